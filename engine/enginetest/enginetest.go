@@ -1,0 +1,148 @@
+// Package enginetest holds checks every game engine must pass: perft node
+// counts, undo restoring position and hash, notation round trips, and random
+// playouts that never panic.
+package enginetest
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/tabla-board/tabla/engine"
+)
+
+// Perft counts the leaf nodes of the move tree to depth plies. At a chance
+// node (a roll due) every face is expanded and counted as a branch without
+// using up depth; a finished game is a leaf.
+func Perft(s engine.State, depth int) uint64 {
+	bufs := make([][]engine.Move, depth+1)
+	for i := range bufs {
+		bufs[i] = make([]engine.Move, 0, 1024)
+	}
+	return perft(s, depth, bufs)
+}
+
+func perft(s engine.State, depth int, bufs [][]engine.Move) uint64 {
+	switch s.Awaiting() {
+	case engine.AwaitNone:
+		return 1
+	case engine.AwaitRoll:
+		var n uint64
+		for f := range s.Info().Die.Faces {
+			if err := s.Roll(f); err != nil {
+				panic(err)
+			}
+			n += perft(s, depth, bufs)
+			s.Undo()
+		}
+		return n
+	}
+	if depth == 0 {
+		return 1
+	}
+	moves := s.Moves(bufs[depth][:0])
+	if depth == 1 {
+		return uint64(len(moves))
+	}
+	var n uint64
+	for _, m := range moves {
+		s.Play(m)
+		n += perft(s, depth-1, bufs)
+		s.Undo()
+	}
+	return n
+}
+
+// Snapshot is everything observable about a position, for comparisons.
+type Snapshot struct {
+	Hash     uint64
+	Position engine.Position
+	ToMove   int
+	Awaiting engine.Awaiting
+	Result   engine.Result
+	Plies    int
+	Moves    []string
+}
+
+// Take records a snapshot of s.
+func Take(s engine.State) Snapshot {
+	snap := Snapshot{Hash: s.Hash(), Position: s.Position(), ToMove: s.ToMove(),
+		Awaiting: s.Awaiting(), Result: s.Result(), Plies: s.Plies()}
+	for _, m := range s.Moves(nil) {
+		snap.Moves = append(snap.Moves, engine.MoveString(s, m))
+	}
+	return snap
+}
+
+// Step makes one random step: a roll when one is due, else a random legal
+// move. It reports false when the game is over.
+func Step(s engine.State, rng *rand.Rand, buf []engine.Move) bool {
+	switch s.Awaiting() {
+	case engine.AwaitNone:
+		return false
+	case engine.AwaitRoll:
+		if err := s.Roll(rng.IntN(len(s.Info().Die.Faces))); err != nil {
+			panic(err)
+		}
+		return true
+	}
+	moves := s.Moves(buf[:0])
+	if len(moves) == 0 {
+		panic("enginetest: no moves while a move is awaited")
+	}
+	s.Play(moves[rng.IntN(len(moves))])
+	return true
+}
+
+// CheckUndo plays random games from s (which it leaves unchanged) for up to
+// maxSteps steps each and checks at every step that Undo restores the exact
+// snapshot, that every legal move's notation parses back to the same move, and
+// that a Clone behaves like the original.
+func CheckUndo(t testing.TB, s engine.State, games, maxSteps int, seed uint64) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	buf := make([]engine.Move, 0, 1024)
+	root := Take(s)
+	for g := 0; g < games; g++ {
+		var trail []Snapshot
+		for step := 0; step < maxSteps; step++ {
+			before := Take(s)
+			for _, m := range s.Moves(buf[:0]) {
+				text := engine.MoveString(s, m)
+				back, err := s.ParseMove(text)
+				if err != nil || back != m {
+					t.Fatalf("game %d step %d: move %q parses back as %v, %v", g, step, text, back, err)
+				}
+			}
+			if !Step(s, rng, buf) {
+				break
+			}
+			trail = append(trail, before)
+			if step%7 == 0 {
+				c := s.Clone()
+				if c.Hash() != s.Hash() || !reflect.DeepEqual(Take(c), Take(s)) {
+					t.Fatalf("game %d step %d: clone differs from original", g, step)
+				}
+			}
+		}
+		for i := len(trail) - 1; i >= 0; i-- {
+			s.Undo()
+			if got := Take(s); !reflect.DeepEqual(got, trail[i]) {
+				t.Fatalf("game %d: undo of step %d: got %+v, want %+v", g, i, got, trail[i])
+			}
+		}
+		if got := Take(s); !reflect.DeepEqual(got, root) {
+			t.Fatalf("game %d: not back at the root after undoing", g)
+		}
+	}
+}
+
+// Playout plays one random game from s to its end or maxPlies plies and
+// returns the number of steps taken. s is left at the final position.
+func Playout(s engine.State, rng *rand.Rand, buf []engine.Move, maxPlies int) int {
+	n := 0
+	for s.Plies() < maxPlies && Step(s, rng, buf) {
+		n++
+	}
+	return n
+}
