@@ -204,8 +204,8 @@ type parser struct {
 	file string
 	line int
 
-	adjLines  map[int]int // cell → line of its adj directive
-	explicitS map[int]int // sensor index → line
+	adjLines            map[int]int // cell → line of its adj directive
+	explicitS           map[int]int // sensor index → line
 	sensorMode, ledMode string
 	sensorLine, ledLine int
 	explicitLED         map[int]int
