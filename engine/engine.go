@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/tabla-board/tabla/boards"
 )
@@ -212,4 +213,12 @@ func (info *Info) SeatIndex(name string) int {
 		}
 	}
 	return -1
+}
+
+// RandomMover is implemented by games that can draw a uniformly random legal
+// move faster than by listing them all; random playouts use it when present.
+type RandomMover interface {
+	// RandomMove returns a uniformly random legal move, or NoMove when no move
+	// is awaited.
+	RandomMove(rng *rand.Rand) Move
 }

@@ -12,8 +12,10 @@ import (
 )
 
 // Perft counts the leaf nodes of the move tree to depth plies. At a chance
-// node (a roll due) every face is expanded and counted as a branch without
-// using up depth; a finished game is a leaf.
+// node (a roll due) every face is expanded as a branch without using up
+// depth, so a dice game's perft counts (roll, move) sequences; the position
+// after the last move is a leaf whether or not a roll is due there. A
+// finished game is a leaf.
 func Perft(s engine.State, depth int) uint64 {
 	bufs := make([][]engine.Move, depth+1)
 	for i := range bufs {
@@ -23,6 +25,9 @@ func Perft(s engine.State, depth int) uint64 {
 }
 
 func perft(s engine.State, depth int, bufs [][]engine.Move) uint64 {
+	if depth == 0 {
+		return 1
+	}
 	switch s.Awaiting() {
 	case engine.AwaitNone:
 		return 1
@@ -36,9 +41,6 @@ func perft(s engine.State, depth int, bufs [][]engine.Move) uint64 {
 			s.Undo()
 		}
 		return n
-	}
-	if depth == 0 {
-		return 1
 	}
 	moves := s.Moves(bufs[depth][:0])
 	if depth == 1 {
@@ -138,11 +140,53 @@ func CheckUndo(t testing.TB, s engine.State, games, maxSteps int, seed uint64) {
 }
 
 // Playout plays one random game from s to its end or maxPlies plies and
-// returns the number of steps taken. s is left at the final position.
+// returns the number of steps taken. s is left at the final position. It
+// draws moves with RandomMove when the game has it.
 func Playout(s engine.State, rng *rand.Rand, buf []engine.Move, maxPlies int) int {
 	n := 0
-	for s.Plies() < maxPlies && Step(s, rng, buf) {
+	rm, fast := s.(engine.RandomMover)
+	for s.Plies() < maxPlies {
+		if fast && s.Awaiting() == engine.AwaitMove {
+			s.Play(rm.RandomMove(rng))
+		} else if !Step(s, rng, buf) {
+			break
+		}
 		n++
 	}
 	return n
+}
+
+// CheckRandomMove checks that a game's RandomMove only returns legal moves and
+// reaches every legal move, on random positions.
+func CheckRandomMove(t testing.TB, s engine.State, games, maxSteps int, seed uint64) {
+	t.Helper()
+	if _, ok := s.(engine.RandomMover); !ok {
+		t.Fatal("enginetest: not a RandomMover")
+	}
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	buf := make([]engine.Move, 0, 1024)
+	for g := 0; g < games; g++ {
+		c := s.Clone()
+		rm := c.(engine.RandomMover)
+		for step := 0; step < maxSteps && c.Awaiting() != engine.AwaitNone; step++ {
+			if c.Awaiting() == engine.AwaitMove && step%5 == 0 {
+				legal := map[engine.Move]bool{}
+				for _, m := range c.Moves(buf[:0]) {
+					legal[m] = true
+				}
+				seen := map[engine.Move]bool{}
+				for i := 0; i < 40*len(legal); i++ {
+					m := rm.RandomMove(rng)
+					if !legal[m] {
+						t.Fatalf("game %d step %d: RandomMove gave illegal %s", g, step, engine.MoveString(c, m))
+					}
+					seen[m] = true
+				}
+				if len(seen) != len(legal) {
+					t.Fatalf("game %d step %d: RandomMove reached %d of %d moves", g, step, len(seen), len(legal))
+				}
+			}
+			Step(c, rng, buf)
+		}
+	}
 }
