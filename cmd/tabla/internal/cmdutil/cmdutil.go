@@ -1,0 +1,79 @@
+// Package cmdutil holds what every tabla command shares: the I/O streams,
+// exit codes and errors that carry them.
+package cmdutil
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// ExitCode is the process exit status, decided in one place (cli.Main).
+type ExitCode int
+
+const (
+	ExitOK    ExitCode = 0
+	ExitError ExitCode = 1 // the command ran and failed (bad record, board out of sync…)
+	ExitUsage ExitCode = 2 // bad flags or arguments, malformed scripts
+)
+
+// IO is the streams a command uses, swapped for buffers in tests.
+type IO struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// System returns the process's own streams.
+func System() *IO { return &IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr} }
+
+// CodeError carries an exit code with an error already reported (or to be
+// printed as is).
+type CodeError struct {
+	Code ExitCode
+	Err  error // nil when the command already printed what went wrong
+}
+
+func (e *CodeError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *CodeError) Unwrap() error { return e.Err }
+
+// Silent is an error that sets the exit code without printing anything more.
+func Silent(code ExitCode) error { return &CodeError{Code: code} }
+
+// WithCode attaches an exit code to an error.
+func WithCode(code ExitCode, err error) error { return &CodeError{Code: code, Err: err} }
+
+// CodeOf returns the exit code an error asks for (ExitError by default).
+func CodeOf(err error) ExitCode {
+	if err == nil {
+		return ExitOK
+	}
+	var ce *CodeError
+	if errors.As(err, &ce) {
+		return ce.Code
+	}
+	return ExitError
+}
+
+// OpenInput opens a file argument, "-" meaning standard input. The name it
+// returns is what errors call it.
+func OpenInput(streams *IO, arg string) (io.ReadCloser, string, error) {
+	if arg == "-" {
+		return readCloser{streams.In}, "<stdin>", nil
+	}
+	f, err := os.Open(arg)
+	if err != nil {
+		return nil, arg, err
+	}
+	return f, arg, nil
+}
+
+type readCloser struct{ io.Reader }
+
+func (readCloser) Close() error { return nil }

@@ -1,0 +1,92 @@
+// Package rulescmd implements `tabla rules moves|check`: the contract other
+// tools check the engines against (RULES.md §7).
+package rulescmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
+	"github.com/tabla-board/tabla/engine"
+	"github.com/tabla-board/tabla/engine/record"
+)
+
+// Options are the inputs of both subcommands.
+type Options struct {
+	IO   *cmdutil.IO
+	File string // path, or "-" for stdin
+}
+
+// NewCmd returns `tabla rules`.
+func NewCmd(streams *cmdutil.IO) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "rules",
+		Short: "Check game records against the rules",
+	}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "moves FILE|-",
+		Short: "Print the legal moves after a record, one a line, sorted by bytes",
+		Long: "Print the legal moves after the record in canonical notation, one a line,\n" +
+			"sorted by bytes; nothing when the game is over or a roll is due.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return MovesRun(&Options{IO: streams, File: args[0]})
+		},
+	})
+	cmd.AddCommand(&cobra.Command{
+		Use:   "check FILE|-",
+		Short: "Print the state after a record as one JSON object",
+		Long: "Print {\"game\",\"ply\",\"to_move\",\"awaiting\",\"status\",\"winner\",\"eliminated\"}\n" +
+			"for the position after the record. A malformed or illegal record exits 1\n" +
+			"and names its line on stderr.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return CheckRun(&Options{IO: streams, File: args[0]})
+		},
+	})
+	return cmd
+}
+
+func replay(opts *Options) (*record.Game, error) {
+	f, name, err := cmdutil.OpenInput(opts.IO, opts.File)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	_ = name
+	return record.Replay(f, name)
+}
+
+// MovesRun prints the legal moves.
+func MovesRun(opts *Options) error {
+	g, err := replay(opts)
+	if err != nil {
+		return err
+	}
+	var lines []string
+	for _, m := range g.State.Moves(make([]engine.Move, 0, 1024)) {
+		lines = append(lines, engine.MoveString(g.State, m))
+	}
+	slices.Sort(lines)
+	for _, l := range lines {
+		fmt.Fprintln(opts.IO.Out, l)
+	}
+	return nil
+}
+
+// CheckRun prints the summary object.
+func CheckRun(opts *Options) error {
+	g, err := replay(opts)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(record.Summary(g.State))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.IO.Out, "%s\n", b)
+	return nil
+}

@@ -1,0 +1,84 @@
+// Package gyges is the rules engine of GYGES (RULES.md §3 and §7), basic and
+// advanced, for two players: south (seat 0, home row 1, aims for goal N) and
+// north (seat 1, home row 6, aims for goal S). It registers itself as
+// "gyges" with engine.Register.
+//
+// # Representation
+//
+// Cells are small integers (type Cell): the grid cells a1…f6 are 0…35 row by
+// row from a1 (c = 6·(row−1) + column), the goals are North (36) and South
+// (37). A Game keeps the height of the piece on every cell (0 for empty) in a
+// [38]uint8 and the occupied cells as a bitboard (bit c), the players' hands
+// during the setup as counts per height, and a Zobrist hash (pieces, hands,
+// player to move) updated on every Play and restored by Undo from the
+// history.
+//
+// # Move generation
+//
+// A move is a bounce chain. New precomputes, from the board's adjacency, for
+// every cell c, segment length L (1–3) and mover, every walk of exactly L
+// steps with no boundary used twice: the cells it enters before its last step
+// (which must be empty), the boundaries it crosses (60 grid links, one bit
+// each) and its end cell. A walk whose last step enters a goal exists only for
+// the mover's target goal, so a goal is never an intermediate cell and a piece
+// never enters its own goal. The link to a goal needs no bit: entering the
+// goal ends the move.
+//
+// The chain search from a start cell s is a depth-first search over (cell,
+// boundaries used, pieces landed on): s is taken off the occupancy (it counts
+// as empty once left), a walk is usable when it uses no boundary used before
+// and enters only empty cells before its last step; ending on an empty cell
+// or the goal records an outcome, ending on a piece not landed on before
+// records a landing (a replace target) and bounces with that piece's height.
+// Outcomes are collected as bit sets (end cells, landing cells), so different
+// chains to the same outcome produce one move; the start cell is removed from
+// the end set at the end ("never comes back to rest where it started"). In the
+// advanced variant every landing cell e gives the replace moves s-e/d for every
+// d in one bit set that depends on s alone: the empty cells of the board with
+// s emptied (e stays occupied by the mover), s included, that are not behind
+// the opponent's nearest row on that board. Move generation allocates nothing
+// when the caller's buffer has room.
+//
+// The mover moves from their nearest row with a piece; only if no piece of
+// that row has a legal move do they use the next row outwards, and so on. A
+// player with no legal move at all has the single move Pass; two passes in a
+// row draw.
+//
+// # Move layout
+//
+// An engine.Move of this package packs:
+//
+//	bits  0–5   to: the placement cell, or the chain's end (0–35, North, South)
+//	bits  6–11  from: the chain's start cell (moves and replaces)
+//	bits 12–17  the displaced piece's new cell (replaces)
+//	bits 18–19  the placed piece's height 1–3 (placements)
+//	bits 20–22  the Kind: 1 place, 2 move, 3 replace, 4 pass
+//
+// The kind is never 0, so no legal move is engine.NoMove. Place, Step,
+// Replace, Pass and Unpack build and read moves.
+//
+// # Decisions
+//
+//   - Pieces are unowned, so "the opponent's nearest row" for a replace is the
+//     row nearest the opponent holding any piece on the board after the move
+//     (displaced piece off). The mover's own piece is then on the board, so
+//     that row always exists; no case without one arises.
+//   - The displaced piece may go to any empty grid cell not behind that row,
+//     the mover's vacated start cell included, never a goal and never the
+//     landing cell (the mover stands there). A replace is offered at every
+//     landing on a piece, deep in a chain too, whether or not the bounce from
+//     there could be completed; a replace counts as a legal move for the
+//     nearest-row rule.
+//   - After a win the winning piece stands on the goal: Position exports it
+//     there, and a start position with a piece on N (S) is a game won by south
+//     (north).
+//   - The count of consecutive passes is neither in the hash nor in Position:
+//     after one pass the position is the same, and its game value too (a
+//     player who must pass after a pass leaves the other player, who also had
+//     to pass, with the same board).
+//   - A start position may hold fewer than 12 pieces (puzzles, endgames), but
+//     at most four of each height on the board and in the hands together, at
+//     most two of each height in one hand, and a hand that fits the empty
+//     cells of its home row. A board file's start layout, if it has one, is a
+//     position after the setup with `first` to move.
+package gyges

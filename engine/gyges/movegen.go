@@ -1,0 +1,156 @@
+package gyges
+
+import (
+	"math/bits"
+
+	"github.com/tabla-board/tabla/engine"
+)
+
+// chain is the state of one bounce-chain search from one start cell.
+type chain struct {
+	paths  []path
+	off    *[numCells*3 + 1]uint16
+	h      *[numCells + 2]uint8
+	occ    uint64 // occupied cells, the start cell left out (it counts as empty)
+	bounce uint64 // occupied cells no segment has ended on yet
+	ends   uint64 // empty cells and the goal where a chain can end
+	lands  uint64 // occupied cells where a segment can end (replace targets)
+}
+
+// search follows every segment of length l from c, given the boundaries
+// already crossed. Outcomes are collected as bit sets, so a chain reaching an
+// outcome found before adds nothing.
+func (x *chain) search(c int, l uint8, used uint64) {
+	i, j := int(x.off[c*3+int(l)-1]), int(x.off[c*3+int(l)])
+	ps := x.paths[i:j:j]
+	for k := range ps {
+		p := &ps[k]
+		if p.edges&used|p.inter&x.occ != 0 {
+			continue
+		}
+		eb := p.endBit
+		if eb&x.occ == 0 {
+			x.ends |= eb
+			continue
+		}
+		if eb&x.bounce == 0 {
+			continue
+		}
+		x.lands |= eb
+		x.bounce &^= eb
+		x.search(int(p.end), x.h[p.end], used|p.edges)
+		x.bounce |= eb
+	}
+}
+
+// outcomes runs the chain search from cell s for player p and returns the
+// cells where a move from s can end (an empty cell or the target goal) and the
+// pieces a segment can land on.
+func (g *Game) outcomes(p int, s Cell) (ends, lands uint64) {
+	occ := g.occ &^ (1 << s) & boardMask
+	x := chain{paths: g.t.paths[p], off: &g.t.off[p], h: &g.h, occ: occ, bounce: occ}
+	x.search(int(s), g.h[s], 0)
+	return x.ends &^ (1 << s), x.lands
+}
+
+// dispCells is where the displaced piece of a replace from s may go: empty
+// grid cells (s included) not behind the opponent's nearest row, that row
+// computed with the mover on its landing cell and the displaced piece off the
+// board, i.e. on the board as it is less s. The mover's piece is on the
+// board, so the opponent always has a nearest row.
+func (g *Game) dispCells(p int, s Cell) uint64 {
+	after := g.occ &^ (1 << s) & boardMask
+	free := ^after & boardMask
+	if p == SouthSeat {
+		// The opponent is north: nothing above north's nearest row.
+		return free & atOrBelow[(bits.Len64(after)-1)/cols]
+	}
+	return free & atOrAbove[bits.TrailingZeros64(after)/cols]
+}
+
+// appendFrom appends the moves starting at s.
+func (g *Game) appendFrom(buf []engine.Move, p int, s Cell) []engine.Move {
+	ends, lands := g.outcomes(p, s)
+	base := engine.Move(KindMove)<<kindShift | engine.Move(s)<<fromShift
+	for ; ends != 0; ends &= ends - 1 {
+		buf = append(buf, base|engine.Move(bits.TrailingZeros64(ends))<<toShift)
+	}
+	if !g.advanced || lands == 0 {
+		return buf
+	}
+	disp := g.dispCells(p, s)
+	base = engine.Move(KindReplace)<<kindShift | engine.Move(s)<<fromShift
+	for ; lands != 0; lands &= lands - 1 {
+		b := base | engine.Move(bits.TrailingZeros64(lands))<<toShift
+		for d := disp; d != 0; d &= d - 1 {
+			buf = append(buf, b|engine.Move(bits.TrailingZeros64(d))<<dispShift)
+		}
+	}
+	return buf
+}
+
+// Moves appends the legal moves to buf[:0].
+func (g *Game) Moves(buf []engine.Move) []engine.Move {
+	buf = buf[:0]
+	if g.status != engine.Playing {
+		return buf
+	}
+	p := int(g.toMove)
+	if g.inH[0]|g.inH[1] != 0 {
+		home := rowMask[0]
+		if p == NorthSeat {
+			home = rowMask[rows-1]
+		}
+		free := home &^ g.occ
+		for h := 1; h <= 3; h++ {
+			if g.hand[p][h] == 0 {
+				continue
+			}
+			base := engine.Move(KindPlace)<<kindShift | engine.Move(h)<<hShift
+			for f := free; f != 0; f &= f - 1 {
+				buf = append(buf, base|engine.Move(bits.TrailingZeros64(f))<<toShift)
+			}
+		}
+		return buf
+	}
+	occ := g.occ & boardMask
+	// Rows from the mover's nearest outwards; the first row with a legal
+	// move is the one to move from.
+	r, dr := 0, 1
+	if p == NorthSeat {
+		r, dr = rows-1, -1
+	}
+	for ; r >= 0 && r < rows; r += dr {
+		for s := occ & rowMask[r]; s != 0; s &= s - 1 {
+			buf = g.appendFrom(buf, p, Cell(bits.TrailingZeros64(s)))
+		}
+		if len(buf) > 0 {
+			return buf
+		}
+	}
+	return append(buf, Pass)
+}
+
+// movableRow is the row (0-based) the mover must move from, -1 when they
+// have no legal move (or the game is not in its movement phase).
+func (g *Game) movableRow() int {
+	if g.status != engine.Playing || g.inH[0]|g.inH[1] != 0 {
+		return -1
+	}
+	p := int(g.toMove)
+	occ := g.occ & boardMask
+	r, dr := 0, 1
+	if p == NorthSeat {
+		r, dr = rows-1, -1
+	}
+	for ; r >= 0 && r < rows; r += dr {
+		for s := occ & rowMask[r]; s != 0; s &= s - 1 {
+			c := Cell(bits.TrailingZeros64(s))
+			ends, lands := g.outcomes(p, c)
+			if ends != 0 || (g.advanced && lands != 0 && g.dispCells(p, c) != 0) {
+				return r
+			}
+		}
+	}
+	return -1
+}

@@ -1,0 +1,12 @@
+// Package record reads and writes game records: UTF-8 JSON Lines, a header
+// line and then one event a line (RULES.md §6 and §7).
+//
+// Reading is strict: unknown header fields, malformed lines and illegal moves
+// are errors that name the 1-based line. A record whose last line was cut off
+// by a power cut (no final newline, not valid JSON) is reported with ErrTorn,
+// so a resuming daemon can cut the torn bytes and go on; Repair does that.
+//
+// Replay sets the game up from the header and applies every move and roll
+// through the engine, checking whose turn it is; other event kinds (sensor
+// changes, corrections…) are kept but not interpreted.
+package record

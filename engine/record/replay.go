@@ -1,0 +1,178 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/tabla-board/tabla/engine"
+)
+
+// Applied is a move or roll that Replay applied.
+type Applied struct {
+	Line int
+	Roll bool        // a roll, else a move
+	Move engine.Move // for moves
+	Face int         // for rolls
+	Text string      // canonical text: the move, or the die face
+	Seat int         // who rolled or moved
+}
+
+// Game is a replayed record.
+type Game struct {
+	Header  *Header
+	State   engine.State
+	Applied []Applied
+	// Other holds the events of other kinds (sensor changes, corrections…).
+	Other []Event
+	Lines int
+}
+
+// Replay reads a whole record and applies it. On error it returns the game as
+// far as it got (nil if the header failed) together with an *Error.
+func Replay(r io.Reader, file string) (*Game, error) {
+	rd := NewReader(r, file)
+	h, err := rd.Header()
+	if err != nil {
+		return nil, err
+	}
+	st, err := NewState(h)
+	if err != nil {
+		return nil, &Error{File: file, Line: 1, Kind: ErrHeader, Msg: "header: " + err.Error(), Err: err}
+	}
+	g := &Game{Header: h, State: st}
+	for rd.Next() {
+		ev := rd.Event()
+		if err := g.Apply(ev); err != nil {
+			return g, &Error{File: file, Line: ev.Line, Kind: ErrEvent, Msg: err.Error(), Err: err}
+		}
+	}
+	g.Lines = rd.Line()
+	return g, rd.Err()
+}
+
+// Apply applies one event to the game (other kinds are only kept).
+func (g *Game) Apply(ev *Event) error {
+	st := g.State
+	info := st.Info()
+	if ev.Kind != "move" && ev.Kind != "roll" {
+		g.Other = append(g.Other, *ev)
+		return nil
+	}
+	if st.Awaiting() == engine.AwaitNone {
+		return fmt.Errorf("%s after the game is over (%s)", ev.Kind, describeResult(st))
+	}
+	seat := st.ToMove()
+	if ev.By != "" && ev.By != info.Seats[seat] {
+		if info.SeatIndex(ev.By) < 0 {
+			return fmt.Errorf("by %q: not a player of %s (want %s)", ev.By, info.Game, strings.Join(info.Seats, ", "))
+		}
+		return fmt.Errorf("%s by %s, but it is %s's turn", ev.Kind, ev.By, info.Seats[seat])
+	}
+	if ev.Kind == "roll" {
+		if st.Awaiting() != engine.AwaitRoll {
+			return fmt.Errorf("roll %s: %s must move, not roll", ev.Roll, info.Seats[seat])
+		}
+		face := -1
+		for i, f := range info.Die.Faces {
+			if f == ev.Roll {
+				face = i
+			}
+		}
+		if face < 0 {
+			return fmt.Errorf("roll %s: want one of %s", ev.Roll, strings.Join(info.Die.Faces, ", "))
+		}
+		if err := st.Roll(face); err != nil {
+			return fmt.Errorf("roll %s: %w", ev.Roll, err)
+		}
+		g.Applied = append(g.Applied, Applied{Line: ev.Line, Roll: true, Face: face, Text: ev.Roll, Seat: seat})
+		return nil
+	}
+	if st.Awaiting() == engine.AwaitRoll {
+		return fmt.Errorf("move %q: %s must roll first", ev.Move, info.Seats[seat])
+	}
+	m, err := st.ParseMove(ev.Move)
+	if err != nil {
+		return fmt.Errorf("move %q: %w", ev.Move, err)
+	}
+	st.Play(m)
+	g.Applied = append(g.Applied, Applied{Line: ev.Line, Move: m, Text: engine.MoveString(st, m), Seat: seat})
+	return nil
+}
+
+func describeResult(st engine.State) string {
+	r := st.Result()
+	if r.Status == engine.Won {
+		return st.Info().Sides[r.Winner] + " won"
+	}
+	return r.Status.String()
+}
+
+// Status is the summary `tabla rules check` prints, in its key order.
+type Status struct {
+	Game       string   `json:"game"`
+	Ply        int      `json:"ply"`
+	ToMove     *string  `json:"to_move"`
+	Awaiting   string   `json:"awaiting"`
+	Status     string   `json:"status"`
+	Winner     *string  `json:"winner"`
+	Eliminated []string `json:"eliminated"`
+}
+
+// Summary describes a game state for `tabla rules check`.
+func Summary(st engine.State) Status {
+	info := st.Info()
+	s := Status{Game: info.Game, Ply: st.Plies(), Awaiting: st.Awaiting().String(), Eliminated: []string{}}
+	if t := st.ToMove(); t >= 0 {
+		s.ToMove = &info.Seats[t]
+	}
+	r := st.Result()
+	s.Status = r.Status.String()
+	if r.Status == engine.Won {
+		s.Winner = &info.Sides[r.Winner]
+	}
+	if e, ok := st.(engine.Eliminator); ok {
+		for _, seat := range e.Eliminated() {
+			s.Eliminated = append(s.Eliminated, info.Seats[seat])
+		}
+	}
+	return s
+}
+
+// Repair makes a record file whose last write was cut short readable again:
+// a torn last line (no newline, not valid JSON) is cut off, a whole last line
+// missing only its newline gets one. It returns the torn bytes it removed.
+func Repair(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) == 0 || data[len(data)-1] == '\n' {
+		return nil, nil
+	}
+	start := bytes.LastIndexByte(data, '\n') + 1
+	tail := data[start:]
+	if json.Valid(tail) {
+		_, err := f.Write([]byte{'\n'})
+		if err == nil {
+			err = f.Sync()
+		}
+		return nil, err
+	}
+	if err := f.Truncate(int64(start)); err != nil {
+		return nil, err
+	}
+	return append([]byte(nil), tail...), f.Sync()
+}
+
+// IsTorn reports whether err is a torn last line.
+func IsTorn(err error) bool { return errors.Is(err, ErrTorn) }
