@@ -226,9 +226,14 @@ func TestChains(t *testing.T) {
 			has: []string{"c1-e1", "f1-d1"}},
 		{name: "never back to rest on the start cell", toMove: "south", spec: "d4:2 e3:2",
 			want: []string{"e3-b4", "e3-c3", "e3-c5", "e3-d2", "e3-d6", "e3-e1", "e3-e5", "e3-f2", "e3-f4"}},
-		// a3 → a2 → a1 → b1 → b2 would land on a2 a second time.
-		{name: "never lands twice on one piece", toMove: "north", spec: "a3:1 a2:1 a1:1 b1:1 b2:1",
-			want: []string{"a3-S", "a3-a4", "a3-b3", "a3-c1", "a3-c2"}},
+		// A ring of pieces: d3 → c3 → b3 → a3 → a2 → a1 → b1 → c1 → c2 →
+		// c3 would land on c3 a second time, so the chain stops there. (No
+		// outcome depends on this rule, see TestRulesThatMatter; it is what
+		// keeps every chain finite.)
+		{name: "never lands twice on one piece", toMove: "north", spec: "d3:1 c3:2 a3:2 a1:2 c1:2",
+			want: []string{"a3-S", "a3-a5", "a3-b2", "a3-b4", "a3-c5", "a3-d2", "a3-d4", "a3-e1",
+				"c3-S", "c3-a5", "c3-b2", "c3-b4", "c3-c5", "c3-d2", "c3-d4", "c3-e1",
+				"d3-S", "d3-a5", "d3-b2", "d3-b4", "d3-c5", "d3-d2", "d3-d4", "d3-e1", "d3-e3"}},
 		{name: "nearest row only", toMove: "south", spec: "a1:1 a3:1",
 			want: []string{"a1-a2", "a1-b1"}},
 		{name: "nearest row only, north", toMove: "north", spec: "c6:1 c4:1",
@@ -633,6 +638,20 @@ func TestNoAllocs(t *testing.T) {
 		var text []byte
 		if n := testing.AllocsPerRun(100, func() { text = g.AppendMove(text[:0], m) }); n != 0 {
 			t.Errorf("%s: AppendMove allocates %v times", variant, n)
+		}
+	}
+}
+
+// TestRows321123 pins the move counts of the benchmark position: both home
+// rows 3,2,1,1,2,3 from a to f, south to move.
+func TestRows321123(t *testing.T) {
+	for _, tc := range []struct {
+		variant string
+		want    int
+	}{{"basic", 24}, {"advanced", 224}} {
+		g := mustGame(t, tc.variant, rowsPosition("321123", "321123", "south"))
+		if got := len(g.Moves(nil)); got != tc.want {
+			t.Errorf("%s: %d moves, want %d", tc.variant, got, tc.want)
 		}
 	}
 }
