@@ -374,9 +374,9 @@ func TestReplace(t *testing.T) {
 		checks             []check
 	}{
 		{"south: not above north's nearest row", "south", "c1:1 c2:2 d4:1", "c1-c2/", 22, []check{
-			{"c1-c2/c1", true, ""},  // the vacated start cell
-			{"c1-c2/a4", true, ""},  // north's nearest row itself
-			{"c1-c2/a1", true, ""},  // south's own home row
+			{"c1-c2/c1", true, ""}, // the vacated start cell
+			{"c1-c2/a4", true, ""}, // north's nearest row itself
+			{"c1-c2/a1", true, ""}, // south's own home row
 			{"c1-c2/a5", false, "behind north's nearest row (row 4)"},
 			{"c1-c2/f6", false, "behind north's nearest row (row 4)"},
 			{"c1-c2/N", false, "never goes to a goal"},
@@ -521,9 +521,9 @@ func TestCheckUndo(t *testing.T) {
 	}
 	for _, variant := range []string{"basic", "advanced"} {
 		for name, start := range map[string]*engine.Position{
-			"setup":     nil,
+			"setup":      nil,
 			"rows321123": rowsPosition("321123", "321123", "south"),
-			"asym":      rowsPosition("123321", "231213", "north"),
+			"asym":       rowsPosition("123321", "231213", "north"),
 		} {
 			t.Run(variant+"/"+name, func(t *testing.T) {
 				enginetest.CheckUndo(t, mustGame(t, variant, start), games, steps, 42)
