@@ -157,3 +157,19 @@ func randomStart(rng *rand.Rand, seats int, placing bool) *engine.Position {
 	}
 	return p
 }
+
+// movementPosition plays random placements from the start until all
+// hexagons are on the table with the game still on.
+func movementPosition(t testing.TB, variant string, players int, rng *rand.Rand) *State {
+	t.Helper()
+	for {
+		s := mustNew(t, variant, players, nil)
+		for s.Placing() && s.Result().Status == engine.Playing {
+			moves := s.Moves(nil)
+			s.Play(moves[rng.IntN(len(moves))])
+		}
+		if s.Result().Status == engine.Playing {
+			return s
+		}
+	}
+}

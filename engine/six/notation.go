@@ -137,7 +137,9 @@ func illegal(text, format string, args ...any) error {
 }
 
 // ParseMove reads canonical notation and returns the legal move it names.
-// The tied-split suffix may name any cell of the kept group.
+// The tied-split suffix may name any cell of the kept group. It checks the
+// move directly (one group labelling for a movement), without listing all
+// legal moves, except for "pass".
 func (s *State) ParseMove(text string) (engine.Move, error) {
 	p, bad := parseText(text)
 	if bad != "" {
@@ -149,118 +151,130 @@ func (s *State) ParseMove(text string) (engine.Move, error) {
 	if p.farCell {
 		return engine.NoMove, illegal(text, "a coordinate is beyond ±%d, where no move can go", MaxCoord)
 	}
-	moves := s.Moves(make([]engine.Move, 0, 2048))
 	seat := s.info.Seats[s.toMove]
-	mustPass := len(moves) == 1 && moves[0] == Pass
-	if p.kind == 'x' {
-		if mustPass {
+	switch {
+	case p.kind == 'x':
+		if s.sc.parse == nil {
+			s.sc.parse = make([]engine.Move, 0, 2048)
+		}
+		moves := s.Moves(s.sc.parse[:0])
+		s.sc.parse = moves[:0]
+		if len(moves) == 1 && moves[0] == Pass {
 			return Pass, nil
 		}
 		return engine.NoMove, illegal(text, "%s has a legal move and may not pass", seat)
-	}
-	if mustPass {
-		switch {
-		case s.Placing() && s.hand[s.toMove] == 0:
-			return engine.NoMove, illegal(text, "%s has no hexagon in hand and must pass", seat)
-		default:
-			return engine.NoMove, illegal(text, "%s has no legal move and must pass", seat)
-		}
-	}
-	if p.kind == 'p' {
-		m := mkPlace(p.tq, p.tr)
-		for _, x := range moves {
-			if x == m {
-				return m, nil
-			}
-		}
-		return engine.NoMove, s.whyNotPlace(text, p)
-	}
-	if s.Placing() {
+	case s.Placing() && s.hand[s.toMove] == 0:
+		return engine.NoMove, illegal(text, "%s has no hexagon in hand and must pass", seat)
+	case p.kind == 'p':
+		return s.checkPlace(text, p)
+	case s.Placing():
 		return engine.NoMove, illegal(text, "hexagons are still in hand: place one (q,r) instead of moving")
 	}
-	base := mkStep(p.fq, p.fr, p.tq, p.tr)
-	var cands []engine.Move
-	for _, x := range moves {
-		if x&(1<<50-1) == base {
-			cands = append(cands, x)
-		}
-	}
-	if len(cands) == 0 {
-		return engine.NoMove, s.whyNotStep(text, p)
-	}
-	_, _, _, _, tied := DecodeMove(cands[0])
-	switch {
-	case !tied && p.hasKeep:
-		return engine.NoMove, illegal(text, "lifting %d,%d leaves no tie for the largest group: drop the /%d,%d suffix", p.fq, p.fr, p.kq, p.kr)
-	case !tied:
-		return cands[0], nil
-	case !p.hasKeep:
-		return engine.NoMove, illegal(text, "lifting %d,%d splits the others into tied largest groups: name the one that stays with /q,r (one of %s)", p.fq, p.fr, s.keepChoices(cands))
-	}
-	// The suffix may name any cell of the kept group.
-	from := s.index(p.fq, p.fr)
-	s.buildAdj()
-	s.groups(int(s.cells[from] >> 2))
-	kc := s.cellAt(p.kq, p.kr)
-	if kc == 0 || s.index(p.kq, p.kr) == from {
-		return engine.NoMove, illegal(text, "no hexagon of a remaining group on %d,%d", p.kq, p.kr)
-	}
-	g := s.sc.comp[kc>>2]
-	for _, x := range cands {
-		kq, kr, _ := moveKeep(x)
-		if s.sc.comp[s.cells[s.index(kq, kr)]>>2] == g {
-			return x, nil
-		}
-	}
-	return engine.NoMove, illegal(text, "%d,%d is not in a largest group (one of %s stays)", p.kq, p.kr, s.keepChoices(cands))
+	return s.checkStep(text, p)
 }
 
-func (s *State) keepChoices(cands []engine.Move) string {
-	out := ""
-	for i, x := range cands {
-		kq, kr, _ := moveKeep(x)
-		if i > 0 {
-			out += ", "
-		}
-		out += string(appendCell(nil, kq, kr))
-	}
-	return out
-}
-
-func (s *State) whyNotPlace(text string, p parsed) error {
+func (s *State) checkPlace(text string, p parsed) (engine.Move, error) {
 	seat := s.info.Seats[s.toMove]
-	if !s.Placing() {
-		return illegal(text, "all hexagons are on the table: move one (q,r>q,r)")
+	switch {
+	case !s.Placing():
+		return engine.NoMove, illegal(text, "all hexagons are on the table: move one (q,r>q,r)")
+	case s.cellAt(p.tq, p.tr) != 0:
+		return engine.NoMove, illegal(text, "cell %d,%d is occupied", p.tq, p.tr)
+	case s.firstPlacement():
+		if hexDist(p.tq, p.tr) != 1 || hexDist(p.tq-1, p.tr) <= 1 {
+			return engine.NoMove, illegal(text, "%s's first hexagon must touch red 0,0 and not black 1,0 (-1,0, 0,-1 or -1,1)", seat)
+		}
+		return mkPlace(p.tq, p.tr), nil
 	}
-	if s.cellAt(p.tq, p.tr) != 0 {
-		return illegal(text, "cell %d,%d is occupied", p.tq, p.tr)
+	for d := range 6 {
+		if s.cellAt(p.tq+dirQ[d], p.tr+dirR[d]) != 0 {
+			return mkPlace(p.tq, p.tr), nil
+		}
 	}
-	if s.firstPlacement() {
-		return illegal(text, "%s's first hexagon must touch red 0,0 and not black 1,0 (-1,0, 0,-1 or -1,1)", seat)
-	}
-	return illegal(text, "cell %d,%d touches no hexagon", p.tq, p.tr)
+	return engine.NoMove, illegal(text, "cell %d,%d touches no hexagon", p.tq, p.tr)
 }
 
-func (s *State) whyNotStep(text string, p parsed) error {
+func (s *State) checkStep(text string, p parsed) (engine.Move, error) {
+	sc := s.sc
 	seat := s.info.Seats[s.toMove]
 	col := Colour(s.toMove & 1)
 	fc := s.cellAt(p.fq, p.fr)
 	switch {
 	case fc == 0:
-		return illegal(text, "no hexagon on %d,%d", p.fq, p.fr)
+		return engine.NoMove, illegal(text, "no hexagon on %d,%d", p.fq, p.fr)
 	case Colour(fc&3-1) != col:
-		return illegal(text, "%s moves %s hexagons, and %d,%d is %s", seat, col, p.fq, p.fr, Colour(fc&3-1))
+		return engine.NoMove, illegal(text, "%s moves %s hexagons, and %d,%d is %s", seat, col, p.fq, p.fr, Colour(fc&3-1))
 	case p.fq == p.tq && p.fr == p.tr:
-		return illegal(text, "the hexagon must go to a different cell")
-	case s.cellAt(p.tq, p.tr) != 0:
-		return illegal(text, "cell %d,%d is occupied", p.tq, p.tr)
+		return engine.NoMove, illegal(text, "the hexagon must go to a different cell")
 	}
 	s.buildAdj()
-	if nc := s.groups(int(fc >> 2)); nc > 1 && !s.advanced {
-		return illegal(text, "lifting %d,%d would split the other hexagons into %d groups", p.fq, p.fr, nc)
+	nc := s.groups(int(fc >> 2))
+	best, ties := s.largest(nc)
+	split := nc > 1
+	if tc := s.cellAt(p.tq, p.tr); tc != 0 {
+		if split && s.advanced && sc.size[sc.comp[tc>>2]] != best {
+			return engine.NoMove, illegal(text, "cell %d,%d is freed by a removed group but touches no hexagon that stays", p.tq, p.tr)
+		}
+		return engine.NoMove, illegal(text, "cell %d,%d is occupied", p.tq, p.tr)
 	}
-	if s.advanced {
-		return illegal(text, "cell %d,%d touches no hexagon that stays once %d,%d is lifted", p.tq, p.tr, p.fq, p.fr)
+	if split && !s.advanced {
+		return engine.NoMove, illegal(text, "lifting %d,%d would split the other hexagons into %d groups", p.fq, p.fr, nc)
 	}
-	return illegal(text, "cell %d,%d touches no other hexagon", p.tq, p.tr)
+	// The group that stays: the only one, the largest, or the one named.
+	keep := int8(-1)
+	switch {
+	case ties > 1 && !p.hasKeep:
+		return engine.NoMove, illegal(text, "lifting %d,%d splits the others into tied largest groups: name the one that stays with /q,r (one of %s)", p.fq, p.fr, s.keepChoices(nc, best))
+	case ties > 1:
+		kc := s.cellAt(p.kq, p.kr)
+		if kc == 0 || kc == fc {
+			return engine.NoMove, illegal(text, "no hexagon of a remaining group on %d,%d", p.kq, p.kr)
+		}
+		if keep = sc.comp[kc>>2]; sc.size[keep] != best {
+			return engine.NoMove, illegal(text, "%d,%d is not in a largest group, which alone may stay", p.kq, p.kr)
+		}
+	case p.hasKeep:
+		return engine.NoMove, illegal(text, "lifting %d,%d leaves no tie for the largest group: drop the /%d,%d suffix", p.fq, p.fr, p.kq, p.kr)
+	default:
+		for k := int8(0); int(k) < nc; k++ {
+			if sc.size[k] == best {
+				keep = k
+			}
+		}
+	}
+	touches := false
+	for d := range 6 {
+		if c := s.cellAt(p.tq+dirQ[d], p.tr+dirR[d]); c != 0 && c != fc && sc.comp[c>>2] == keep {
+			touches = true
+		}
+	}
+	switch {
+	case !touches && ties > 1:
+		return engine.NoMove, illegal(text, "cell %d,%d touches no hexagon of the kept group", p.tq, p.tr)
+	case !touches && split:
+		return engine.NoMove, illegal(text, "cell %d,%d touches no hexagon that stays once %d,%d is lifted", p.tq, p.tr, p.fq, p.fr)
+	case !touches:
+		return engine.NoMove, illegal(text, "cell %d,%d touches no other hexagon", p.tq, p.tr)
+	}
+	m := mkStep(p.fq, p.fr, p.tq, p.tr)
+	if ties > 1 {
+		kq, kr := s.canonicalCell(keep)
+		m = withKeep(m, kq, kr)
+	}
+	return m, nil
+}
+
+// keepChoices lists the canonical cells of the largest groups (sc.comp).
+func (s *State) keepChoices(nc int, best int8) string {
+	out := ""
+	for k := int8(0); int(k) < nc; k++ {
+		if s.sc.size[k] == best {
+			if out != "" {
+				out += ", "
+			}
+			q, r := s.canonicalCell(k)
+			out += string(appendCell(nil, q, r))
+		}
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package six
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -115,4 +116,108 @@ func TestReferenceRandomTables(t *testing.T) {
 		}
 	}
 	t.Logf("%d tied-split moves listed, %d splits played", tiedSeen, splitsSeen)
+}
+
+// TestParseMatchesMoves checks that ParseMove accepts exactly the listed
+// moves: every placement and movement text over the table's surroundings,
+// and every suffix cell of tied splits, on random positions.
+func TestParseMatchesMoves(t *testing.T) {
+	positions := 60
+	if testing.Short() {
+		positions = 16
+	}
+	rng := rand.New(rand.NewPCG(17, 19))
+	tiedChecked, parsed := 0, 0
+	defer func() { t.Logf("%d texts parsed, %d tied splits checked cell by cell", parsed, tiedChecked) }()
+	for i := 0; i < positions; i++ {
+		adv := i%2 == 1
+		seats := 2 + 2*(i/2%2)
+		var s *State
+		if i%3 == 0 {
+			s = movementPosition(t, variantName(adv), seats, rng)
+			for k := rng.IntN(30); k > 0 && s.Result().Status == engine.Playing; k-- {
+				moves := s.Moves(nil)
+				s.Play(moves[rng.IntN(len(moves))])
+			}
+		} else {
+			s = mustNew(t, variantName(adv), seats, randomStart(rng, seats, i%3 == 1))
+		}
+		if s.Result().Status != engine.Playing {
+			continue
+		}
+		legal := map[string]bool{}
+		for _, m := range sortedMoves(s) {
+			legal[m] = true
+		}
+		ref := refFrom(s.Position(), adv, seats)
+		minQ, maxQ, minR, maxR := 1<<30, -1<<30, 1<<30, -1<<30
+		var own []rc
+		for c, col := range ref.pieces {
+			minQ, maxQ, minR, maxR = min(minQ, c.q), max(maxQ, c.q), min(minR, c.r), max(maxR, c.r)
+			if col == ref.toMove%2 {
+				own = append(own, c)
+			}
+		}
+		var area []rc
+		for q := minQ - 2; q <= maxQ+2; q++ {
+			for r := minR - 2; r <= maxR+2; r++ {
+				area = append(area, rc{q, r})
+			}
+		}
+		check := func(text string, want bool, canon string) {
+			parsed++
+			m, err := s.ParseMove(text)
+			switch {
+			case want && err != nil:
+				t.Fatalf("position %d (%s): %s is legal but %v", i, ref, text, err)
+			case want && engine.MoveString(s, m) != canon:
+				t.Fatalf("position %d: %s parses as %s, want %s", i, text, engine.MoveString(s, m), canon)
+			case !want && err == nil:
+				t.Fatalf("position %d (%s): %s is illegal but parses", i, ref, text)
+			case !want && !errors.Is(err, engine.ErrIllegal):
+				t.Fatalf("position %d: %s: %v does not wrap ErrIllegal", i, text, err)
+			}
+		}
+		check("pass", legal["pass"], "pass")
+		for _, c := range area {
+			check(c.String(), legal[c.String()], c.String())
+			for _, f := range own {
+				text := f.String() + ">" + c.String()
+				tied := ""
+				for m := range legal {
+					if strings.HasPrefix(m, text+"/") {
+						tied = m
+					}
+				}
+				if tied == "" {
+					check(text, legal[text], text)
+					if rng.IntN(20) == 0 {
+						check(text+"/"+own[0].String(), false, "")
+					}
+					continue
+				}
+				check(text, false, "")
+				tiedChecked++
+				// Every cell: legal exactly for the cells of the kept
+				// groups that c touches.
+				others := map[rc]bool{}
+				for o := range ref.pieces {
+					if o != f {
+						others[o] = true
+					}
+				}
+				for _, g := range refGroups(others) {
+					small := g[0].String()
+					for _, x := range g {
+						small = min(small, x.String())
+					}
+					canon := text + "/" + small
+					for _, x := range g {
+						check(text+"/"+x.String(), legal[canon], canon)
+					}
+				}
+				check(text+"/"+f.String(), false, "")
+			}
+		}
+	}
 }

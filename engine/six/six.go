@@ -124,6 +124,7 @@ type scratch struct {
 	size  [maxTiles]int8
 	queue [maxTiles]int8
 	dest  [maxTiles * 6]uint16
+	parse []engine.Move // ParseMove's buffer for "pass"
 }
 
 // State is a six position with its history. It implements engine.State.
