@@ -3,6 +3,9 @@
 package games
 
 import (
+	_ "github.com/tabla-board/tabla/engine/daha"
+	_ "github.com/tabla-board/tabla/engine/gyges"
 	_ "github.com/tabla-board/tabla/engine/ray"
+	_ "github.com/tabla-board/tabla/engine/six"
 	_ "github.com/tabla-board/tabla/engine/star"
 )
