@@ -28,7 +28,8 @@ func (x *chain) search(c int, l uint8, used uint64) {
 		if p.edges&used|p.inter&x.occ != 0 {
 			continue
 		}
-		eb := p.endBit
+		end := p.inter >> endShift
+		eb := uint64(1) << end
 		if eb&x.occ == 0 {
 			x.ends |= eb
 			continue
@@ -38,7 +39,7 @@ func (x *chain) search(c int, l uint8, used uint64) {
 		}
 		x.lands |= eb
 		x.bounce &^= eb
-		x.search(int(p.end), x.h[p.end], used|p.edges)
+		x.search(int(end), x.h[end], used|p.edges)
 		x.bounce |= eb
 	}
 }

@@ -17,12 +17,20 @@ const (
 	boardMask = uint64(1)<<numCells - 1
 )
 
-// path is one way a segment of exactly L steps can go from a cell.
+// path is one way a segment of exactly L steps can go from a cell, in 16
+// bytes so that all paths of a mover stay in the L1 cache.
 type path struct {
-	inter  uint64 // cells entered before the last step: they must be empty
-	edges  uint64 // boundaries crossed (goal links are not tracked: a goal ends the move)
-	endBit uint64 // 1 << end
-	end    int32  // the cell entered by the last step (a grid cell or the goal)
+	// Bits 0–37: the cells entered before the last step (they must be
+	// empty). Bits 58–63: the cell entered by the last step (a grid cell or
+	// the goal).
+	inter uint64
+	edges uint64 // boundaries crossed (goal links are not tracked: a goal ends the move)
+}
+
+const endShift = 58
+
+func mkPath(inter, edges uint64, end int) path {
+	return path{inter: inter | uint64(end)<<endShift, edges: edges}
 }
 
 // tables are the precomputed step paths of one board. They never change
@@ -129,7 +137,7 @@ func buildTables(b *boards.Board) (*tables, error) {
 				var walk func(at, left int, inter, edges uint64)
 				walk = func(at, left int, inter, edges uint64) {
 					if left == 1 && t.goalAdj[p]&(1<<at) != 0 {
-						list = append(list, path{inter: inter, edges: edges, endBit: 1 << goal, end: int32(goal)})
+						list = append(list, mkPath(inter, edges, goal))
 					}
 					for _, n := range adj[at] {
 						e := uint64(1) << edge[at][n]
@@ -137,7 +145,7 @@ func buildTables(b *boards.Board) (*tables, error) {
 							continue
 						}
 						if left == 1 {
-							list = append(list, path{inter: inter, edges: edges | e, endBit: 1 << n, end: int32(n)})
+							list = append(list, mkPath(inter, edges|e, n))
 							continue
 						}
 						walk(n, left-1, inter|1<<n, edges|e)
