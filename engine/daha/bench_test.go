@@ -8,45 +8,44 @@ import (
 	"github.com/tabla-board/tabla/engine/enginetest"
 )
 
-// midGames returns positions with a roll due from random games 20–80 plies
-// in, and the same on the state with the DFS generator forced.
-func midGames(b *testing.B, n int) []*State {
-	rng := rand.New(rand.NewPCG(42, 42))
+// phases are ply ranges of random games, from the start (nothing painted) to
+// late games (much of the board painted, colours out).
+var phases = []struct {
+	name   string
+	lo, hi int
+}{{"start", 0, 1}, {"early", 1, 20}, {"mid", 20, 80}, {"late", 80, 200}, {"end", 200, 400}}
+
+// phaseStates returns n positions with a roll due, reached by random games
+// of lo to hi-1 plies.
+func phaseStates(n, lo, hi int) []*State {
+	rng := rand.New(rand.NewPCG(42, uint64(lo)))
 	buf := make([]engine.Move, 0, 64)
 	var out []*State
 	for len(out) < n {
 		s, _ := newState(engine.Config{})
-		target := 20 + rng.IntN(60)
+		target := lo + rng.IntN(hi-lo)
 		for s.Plies() < target && enginetest.Step(s, rng, buf) {
 		}
-		if s.Awaiting() == engine.AwaitRoll {
+		if s.Awaiting() == engine.AwaitRoll && s.Plies() == target {
 			out = append(out, s)
 		}
 	}
 	return out
 }
 
-// BenchmarkMoves measures a full move list per roll from mid-game
-// positions: Roll (which computes the destinations) + Moves + Undo, for each
-// of the six faces. ns/op is per move list.
+// BenchmarkMoves measures a full move list per roll: Roll (which computes
+// the destination set, or eliminates) + Moves + Undo, cycling through 64
+// positions of each game phase and all six faces. ns/op is per move list.
 func BenchmarkMoves(b *testing.B) {
-	for _, tc := range []struct {
-		name string
-		dfs  bool
-	}{{"table", false}, {"dfs", true}} {
-		b.Run(tc.name, func(b *testing.B) {
-			states := midGames(b, 64)
-			for _, s := range states {
-				s.forceDF = tc.dfs
-			}
+	for _, ph := range phases {
+		b.Run(ph.name, func(b *testing.B) {
+			states := phaseStates(64, ph.lo, ph.hi)
 			buf := make([]engine.Move, 0, 64)
-			b.ReportAllocs()
-			b.ResetTimer()
 			n := 0
+			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
 				s := states[i%len(states)]
-				f := (i / len(states)) % 6
-				_ = s.Roll(f)
+				_ = s.Roll((i / len(states)) % 6)
 				buf = s.Moves(buf)
 				n += len(buf)
 				s.Undo()
@@ -56,66 +55,75 @@ func BenchmarkMoves(b *testing.B) {
 	}
 }
 
-// BenchmarkGenerate measures the destination generators alone, for every
-// live colour and roll of mid-game positions.
+// BenchmarkGenerate compares the engine's pruned DFS with the path table of
+// table_test.go on the same queries: every colour in play and every roll of
+// positions from all phases.
 func BenchmarkGenerate(b *testing.B) {
-	states := midGames(b, 64)
-	type q struct {
-		g         *graph
-		from, k   int
-		blocked   uint64
-		wantDests uint64
+	type query struct {
+		from, k int
+		blocked uint64
+		want    uint64
 	}
-	var qs []q
-	for _, s := range states {
-		for c := 0; c < numColours; c++ {
-			if s.pos[c] >= 0 {
-				for k := 1; k <= 6; k++ {
-					qs = append(qs, q{s.g, int(s.pos[c]), k, s.blocked(c), s.gen(c, k)})
+	var qs []query
+	var g *graph
+	for _, ph := range phases {
+		for _, s := range phaseStates(32, ph.lo, ph.hi) {
+			g = s.g
+			for c := 0; c < numColours; c++ {
+				if s.pos[c] >= 0 {
+					for k := 1; k <= maxRoll; k++ {
+						qs = append(qs, query{int(s.pos[c]), k, s.blocked(c), s.gen(c, k)})
+					}
 				}
 			}
 		}
 	}
-	b.Run("table", func(b *testing.B) {
-		for i := 0; b.Loop(); i++ {
-			x := &qs[i%len(qs)]
-			if x.g.table.dests(x.from, x.k, x.blocked) != x.wantDests {
-				b.Fatal("mismatch")
+	table := tableOf(g, 1<<18)
+	for _, gen := range []struct {
+		name string
+		f    func(c, k int, blocked uint64) uint64
+	}{{"dfs", g.dests}, {"table", table.dests}} {
+		b.Run(gen.name, func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				q := &qs[i%len(qs)]
+				if gen.f(q.from, q.k, q.blocked) != q.want {
+					b.Fatal("generators disagree")
+				}
 			}
-		}
-	})
-	b.Run("dfs", func(b *testing.B) {
-		for i := 0; b.Loop(); i++ {
-			x := &qs[i%len(qs)]
-			if x.g.dfsDests(x.from, x.k, x.blocked) != x.wantDests {
-				b.Fatal("mismatch")
-			}
-		}
-	})
+		})
+	}
 }
 
 // BenchmarkPlayout plays random games from the start to the end or 400
-// plies, and reports playouts/s, how many were won (the rest hit the cap)
-// and the average plies per game.
+// plies (DAHA can go on for ever), and reports playouts/s, the share of
+// games won (the rest hit the cap) and the average plies per game. The
+// "table" run uses the path table instead, for comparison.
 func BenchmarkPlayout(b *testing.B) {
 	const limit = 400
-	rng := rand.New(rand.NewPCG(7, 7))
-	buf := make([]engine.Move, 0, 64)
-	s, _ := newState(engine.Config{})
-	root := s.Clone().(*State)
-	won, plies := 0, 0
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		*s = *root
-		s.hist = s.hist[:0]
-		enginetest.Playout(s, rng, buf, limit)
-		if s.Result().Status == engine.Won {
-			won++
-		}
-		plies += s.Plies()
+	for _, gen := range []string{"dfs", "table"} {
+		b.Run(gen, func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(7, 7))
+			buf := make([]engine.Move, 0, 64)
+			root, _ := newState(engine.Config{})
+			if gen == "table" {
+				useTable(b, root)
+			}
+			s := root.Clone().(*State)
+			hist := make([]undo, 0, 2*limit+8)
+			won, plies := 0, 0
+			b.ReportAllocs()
+			for b.Loop() {
+				*s = *root
+				s.hist = hist[:0]
+				enginetest.Playout(s, rng, buf, limit)
+				if s.Result().Status == engine.Won {
+					won++
+				}
+				plies += s.Plies()
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "playouts/s")
+			b.ReportMetric(100*float64(won)/float64(b.N), "%won")
+			b.ReportMetric(float64(plies)/float64(b.N), "plies/game")
+		})
 	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "playouts/s")
-	b.ReportMetric(100*float64(won)/float64(b.N), "%won")
-	b.ReportMetric(float64(plies)/float64(b.N), "plies/game")
 }

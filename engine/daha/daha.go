@@ -99,7 +99,8 @@ type State struct {
 	dests   uint64
 	plies   int
 	hash    uint64
-	forceDF bool // generate with dfsDests even when a path table exists
+	// altGen, when set (by tests and benchmarks only), replaces graph.dests.
+	altGen func(c, k int, blocked uint64) uint64
 
 	hist []undo
 }
@@ -258,11 +259,10 @@ func (s *State) blocked(p int) uint64 {
 
 // gen computes the destinations of p's piece for roll k.
 func (s *State) gen(p, k int) uint64 {
-	from := int(s.pos[p])
-	if t := s.g.table; t != nil && !s.forceDF {
-		return t.dests(from, k, s.blocked(p))
+	if s.altGen != nil {
+		return s.altGen(int(s.pos[p]), k, s.blocked(p))
 	}
-	return s.g.dfsDests(from, k, s.blocked(p))
+	return s.g.dests(int(s.pos[p]), k, s.blocked(p))
 }
 
 // DestinationsFor computes the destinations c's piece would have with roll

@@ -199,10 +199,10 @@ func TestDestinations(t *testing.T) {
 			roll: 2, want: []string{"A0", "B1", "B7", "C2"}},
 		{name: "pieces block paths and destinations",
 			pieces: map[string]string{"C0": "red", "C1": "yellow", "B0": "blue", "C6": "black"},
-			roll: 2, want: []string{"B7"}},
+			roll:   2, want: []string{"B7"}},
 		{name: "no coming back to the start cell",
 			pieces: map[string]string{"C0": "red", "C7": "yellow", "B0": "blue"},
-			roll: 2, want: []string{"B1", "C2"}},
+			roll:   2, want: []string{"B1", "C2"}},
 		{name: "no coming back even around a ring",
 			// O and the B ring blocked: the A ring is a cycle of 8; 6 steps
 			// reach the two cells at distance 6 along it, never A0 itself.

@@ -3,7 +3,6 @@ package daha
 import (
 	"fmt"
 	"math/bits"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,13 +14,13 @@ import (
 // maxRoll is the largest die value, and so the longest path a piece walks.
 const maxRoll = 6
 
-// tableBudget caps the number of path masks a board's path table may hold
-// (8 bytes each). Boards whose simple paths of up to six steps outnumber it
-// (dense graphs) fall back to the depth-first search.
-const tableBudget = 1 << 18
+// reachBudget caps the simple paths enumerated per board to build the exact
+// reach table. Denser boards get the superset "within k steps" instead, which
+// only weakens the pruning.
+const reachBudget = 1 << 22
 
 // graph is what a board contributes to every game played on it: cell names,
-// adjacency bitboards and the path table. It is immutable once built and
+// adjacency bitboards and the reach table. It is immutable once built and
 // shared by every State (and clone) on boards with the same cells and edges.
 type graph struct {
 	board *boards.Board
@@ -30,25 +29,11 @@ type graph struct {
 	index map[string]int
 	adj   [64]uint64
 	start [numColours]int8 // the board's start cell per colour, -1 if none
-	table *pathTable       // nil: use dfsDests
-}
-
-// pathTable lists, for every cell c and step count k, every destination that
-// some simple path of exactly k steps from c reaches, each with the cell
-// masks of all such paths (the start cell excluded, the destination
-// included). A destination is legal when one of its masks avoids every
-// blocked cell. Equal masks with equal destinations are stored once.
-type pathTable struct {
-	off    []uint32 // groups of (c, k): groups[off[c*6+k-1]:off[c*6+k]], off[0] = 0
-	groups []pathGroup
-	masks  []uint64
-}
-
-// pathGroup is one destination of one (cell, k) entry: its masks are
-// masks[lo:hi].
-type pathGroup struct {
-	lo, hi uint32
-	dest   uint8
+	// reach[c][k] holds the ends of the simple paths of exactly k steps from
+	// c on the empty board; where that was too costly to enumerate
+	// (exact false), every cell within k steps of c, a superset.
+	reach [64][maxRoll + 1]uint64
+	exact bool
 }
 
 var (
@@ -70,6 +55,7 @@ func graphFor(b *boards.Board) (*graph, error) {
 	}
 	// The cache key spells out everything the graph depends on.
 	var key strings.Builder
+	key.WriteString(b.Name + "\n")
 	for i, c := range b.Cells {
 		key.WriteString(c.Name)
 		for _, j := range c.Adj {
@@ -90,7 +76,7 @@ func graphFor(b *boards.Board) (*graph, error) {
 	if g, ok := graphCache[k]; ok {
 		return g, nil
 	}
-	g, err := buildGraph(b, tableBudget)
+	g, err := buildGraph(b, reachBudget)
 	if err != nil {
 		return nil, err
 	}
@@ -127,146 +113,102 @@ func buildGraph(b *boards.Board, budget int) (*graph, error) {
 		}
 		g.start[col] = int8(c)
 	}
-	g.table = buildTable(&g.adj, g.n, budget)
+	g.exact = g.exactReach(budget)
+	if !g.exact {
+		g.ballReach()
+	}
 	return g, nil
 }
 
-// buildTable enumerates every simple path of 1..6 steps from every cell. It
-// gives up (nil) once the masks would exceed budget.
-func buildTable(adj *[64]uint64, n int, budget int) *pathTable {
-	type entry struct {
-		dest uint8
-		mask uint64
-	}
-	t := &pathTable{off: make([]uint32, n*maxRoll+1)}
-	var buckets [maxRoll + 1][]entry
-	total := 0
-	var walk func(c int, mask uint64, depth int) bool
-	walk = func(c int, mask uint64, depth int) bool {
+// exactReach fills reach by enumerating every simple path of up to six steps
+// from every cell. It gives up (false) after budget paths.
+func (g *graph) exactReach(budget int) bool {
+	left := budget
+	var walk func(from, c int, visited uint64, depth int) bool
+	walk = func(from, c int, visited uint64, depth int) bool {
 		if depth > 0 {
-			buckets[depth] = append(buckets[depth], entry{uint8(c), mask})
-			total++
-			if total > budget {
+			g.reach[from][depth] |= 1 << uint(c)
+			if left--; left < 0 {
 				return false
 			}
 		}
 		if depth == maxRoll {
 			return true
 		}
-		for m := adj[c] &^ mask; m != 0; m &= m - 1 {
+		for m := g.adj[c] &^ visited; m != 0; m &= m - 1 {
 			j := bits.TrailingZeros64(m)
-			if !walk(j, mask|1<<uint(j), depth+1) {
+			if !walk(from, j, visited|1<<uint(j), depth+1) {
 				return false
 			}
 		}
 		return true
 	}
-	for c := 0; c < n; c++ {
-		for k := range buckets {
-			buckets[k] = buckets[k][:0]
+	for c := 0; c < g.n; c++ {
+		if !walk(c, c, 1<<uint(c), 0) {
+			return false
 		}
-		// The start cell is in the visited mask while walking, and taken
-		// out of the stored masks (the mover's own cell is always blocked).
-		if !walk(c, 1<<uint(c), 0) {
-			return nil
-		}
+	}
+	return true
+}
+
+// ballReach fills reach with the cells within k steps of each cell.
+func (g *graph) ballReach() {
+	for c := 0; c < g.n; c++ {
+		frontier, seen := uint64(1)<<uint(c), uint64(1)<<uint(c)
 		for k := 1; k <= maxRoll; k++ {
-			es := buckets[k]
-			for i := range es {
-				es[i].mask &^= 1 << uint(c)
+			var next uint64
+			for m := frontier; m != 0; m &= m - 1 {
+				next |= g.adj[bits.TrailingZeros64(m)]
 			}
-			slices.SortFunc(es, func(a, b entry) int {
-				if a.dest != b.dest {
-					return int(a.dest) - int(b.dest)
-				}
-				switch {
-				case a.mask < b.mask:
-					return -1
-				case a.mask > b.mask:
-					return 1
-				}
-				return 0
-			})
-			es = slices.Compact(es)
-			for i := 0; i < len(es); {
-				j := i
-				for j < len(es) && es[j].dest == es[i].dest {
-					t.masks = append(t.masks, es[j].mask)
-					j++
-				}
-				t.groups = append(t.groups, pathGroup{lo: uint32(len(t.masks) - (j - i)), hi: uint32(len(t.masks)), dest: es[i].dest})
-				i = j
-			}
-			t.off[c*maxRoll+k] = uint32(len(t.groups))
+			frontier = next &^ seen
+			seen |= next
+			g.reach[c][k] = seen &^ (1 << uint(c))
 		}
 	}
-	t.masks = slices.Clip(t.masks)
-	t.groups = slices.Clip(t.groups)
-	return t
 }
 
-// dests returns the destinations reachable from c in exactly k steps along a
-// simple path avoiding blocked cells.
-func (t *pathTable) dests(c, k int, blocked uint64) uint64 {
-	var d uint64
-	i := c*maxRoll + k
-	gs := t.groups[t.off[i-1]:t.off[i]]
-	for gi := range gs {
-		g := &gs[gi]
-		if blocked>>g.dest&1 != 0 {
-			continue
-		}
-		for _, m := range t.masks[g.lo:g.hi] {
-			if m&blocked == 0 {
-				d |= 1 << g.dest
-				break
-			}
-		}
-	}
-	return d
-}
-
-// dfsDests is the table-free generator: a depth-first search over simple
-// paths with a visited bitmask. It stops early once every cell that could be
-// a destination at all (free cells within k steps through free cells) has
-// been found, which keeps dense boards cheap.
-func (g *graph) dfsDests(c, k int, blocked uint64) uint64 {
-	free := ^blocked &^ (1 << uint(c))
-	// Upper bound: free cells at distance 1..k through free cells.
-	var bound uint64
-	frontier := uint64(1) << uint(c)
-	seen := frontier
-	for step := 0; step < k && frontier != 0; step++ {
-		var next uint64
-		for m := frontier; m != 0; m &= m - 1 {
-			next |= g.adj[bits.TrailingZeros64(m)]
-		}
-		next &= free &^ seen
-		seen |= next
-		bound |= next
-		frontier = next
-	}
-	if bound == 0 {
+// dests returns the ends of the simple paths of exactly k steps from c that
+// enter no blocked cell (c itself must be blocked: a path never returns to
+// its start).
+//
+// It is a depth-first search over simple paths with the visited cells taken
+// out of a free-cell bitmask. Two things keep it small: the last two steps
+// are bitboard unions instead of calls, and a branch into cell j with r steps
+// left is skipped unless reach[j][r] holds a free cell that could still be a
+// destination and has not been found yet — once all possible destinations
+// are found the search stops.
+func (g *graph) dests(c, k int, blocked uint64) uint64 {
+	free := ^blocked
+	want := g.reach[c][k] & free
+	if want == 0 {
 		return 0
 	}
 	var acc uint64
-	g.dfs(c, free, k, &acc, bound)
+	g.dfs(c, free, k, &acc, want)
 	return acc
 }
 
 // dfs adds to *acc the ends of the simple paths of r steps from c through
-// free cells (free excludes every cell already on the path). It reports true
-// once *acc reaches full, to stop the search.
-func (g *graph) dfs(c int, free uint64, r int, acc *uint64, full uint64) bool {
-	if r == 1 {
+// free cells; free excludes every cell already on the path.
+func (g *graph) dfs(c int, free uint64, r int, acc *uint64, want uint64) {
+	switch r {
+	case 1:
 		*acc |= g.adj[c] & free
-		return *acc == full
+		return
+	case 2:
+		// c–j–x: x ≠ j as no cell neighbours itself, x ≠ c as c ∉ free.
+		var x uint64
+		for m := g.adj[c] & free; m != 0; m &= m - 1 {
+			x |= g.adj[bits.TrailingZeros64(m)]
+		}
+		*acc |= x & free
+		return
 	}
 	for m := g.adj[c] & free; m != 0; m &= m - 1 {
 		j := bits.TrailingZeros64(m)
-		if g.dfs(j, free&^(1<<uint(j)), r-1, acc, full) {
-			return true
+		if g.reach[j][r-1]&want&^*acc == 0 {
+			continue
 		}
+		g.dfs(j, free&^(1<<uint(j)), r-1, acc, want)
 	}
-	return false
 }

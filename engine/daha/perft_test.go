@@ -140,9 +140,10 @@ func TestPerft(t *testing.T) {
 			if got := enginetest.Perft(s, l.depth); got != l.count {
 				t.Errorf("engine: got %d, want %d", got, l.count)
 			}
-			s.forceDF = true
+			s = perftRoot(t, l.name)
+			useTable(t, s)
 			if got := enginetest.Perft(s, l.depth); got != l.count {
-				t.Errorf("engine with DFS generator: got %d, want %d", got, l.count)
+				t.Errorf("engine with the path table: got %d, want %d", got, l.count)
 			}
 		})
 	}

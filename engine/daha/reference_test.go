@@ -295,7 +295,7 @@ func maskNames(s *State, m uint64) []string {
 	return out
 }
 
-// compareGenerators checks the table, the DFS and the reference on every
+// compareGenerators checks the engine's DFS, the path table and the reference on every
 // colour in play and every roll of position pos.
 func compareGenerators(t *testing.T, b *boards.Board, pos engine.Position) {
 	t.Helper()
@@ -303,6 +303,7 @@ func compareGenerators(t *testing.T, b *boards.Board, pos engine.Position) {
 	if err != nil {
 		t.Fatalf("start %+v: %v", pos, err)
 	}
+	table := tableOf(s.g, 1<<18)
 	for c := Red; c <= Black; c++ {
 		if s.pos[c] < 0 {
 			continue
@@ -310,14 +311,14 @@ func compareGenerators(t *testing.T, b *boards.Board, pos engine.Position) {
 		for k := 1; k <= 6; k++ {
 			want := naiveDests(b, pos.Pieces, pos.Painted, c.String(), k)
 			blocked := s.blocked(int(c))
-			got := maskNames(s, s.g.dfsDests(int(s.pos[c]), k, blocked))
+			got := maskNames(s, s.g.dests(int(s.pos[c]), k, blocked))
 			if !slices.Equal(got, want) {
-				t.Fatalf("dfs: %s rolls %d in %+v: got %v, want %v", c, k, pos, got, want)
+				t.Fatalf("engine: %s rolls %d in %+v: got %v, want %v", c, k, pos, got, want)
 			}
-			if s.g.table != nil {
-				got := maskNames(s, s.g.table.dests(int(s.pos[c]), k, blocked))
+			if table != nil {
+				got := maskNames(s, table.dests(int(s.pos[c]), k, blocked))
 				if !slices.Equal(got, want) {
-					t.Fatalf("table: %s rolls %d in %+v: got %v, want %v", c, k, pos, got, want)
+					t.Fatalf("path table: %s rolls %d in %+v: got %v, want %v", c, k, pos, got, want)
 				}
 			}
 		}
@@ -358,16 +359,17 @@ func TestGeneratorsAgainstReference(t *testing.T) {
 			}
 		}
 	})
-	t.Run("dense board without table", func(t *testing.T) {
-		b := completeBoard(t, 12)
+	t.Run("dense board with the superset reach", func(t *testing.T) {
+		b := completeBoard(t, 14)
 		g, err := graphFor(b)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g.table != nil {
-			t.Fatalf("K12 has a path table of %d masks; want the DFS fallback", len(g.table.masks))
+		if g.exact {
+			t.Fatal("K14 has more paths than the reach budget; want the superset reach")
 		}
-		for j := 0; j < 20; j++ {
+		// The reference walks up to 1.2 million paths per query here.
+		for j := 0; j < n/500; j++ {
 			compareGenerators(t, b, randomStart(b, rng))
 		}
 	})
