@@ -287,7 +287,7 @@ func TestSplitterScanner(t *testing.T) {
 	in := cat(
 		[]byte{0, 0},
 		stream(1, &wire.Button{Time: 1, Button: wire.ButtonHint}),
-		[]byte{0x55, 0x66, 0}, // garbage
+		[]byte{0x55, 0x66, 0},                             // garbage
 		bytes.Repeat([]byte{0x42}, wire.MaxEncodedLen+10), // an overlong frame
 		[]byte{0},
 		stream(2, &wire.Heartbeat{Time: 2}),

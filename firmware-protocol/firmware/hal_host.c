@@ -1,0 +1,121 @@
+/* hal.h for unit tests on the build machine. See hal_host.h. */
+#include "hal_host.h"
+
+#include <string.h>
+
+hal_board_t hal_host_board;
+uint8_t hal_host_cells[TABLA_MAX_CELLS];
+uint8_t hal_host_buttons;
+uint32_t hal_host_now;
+uint8_t hal_host_leds[TABLA_MAX_LEDS][3];
+unsigned hal_host_shows;
+unsigned hal_host_scans;
+uint8_t hal_host_tx[HAL_HOST_TX_CAP];
+size_t hal_host_tx_len;
+
+static uint8_t staged[TABLA_MAX_LEDS][3];
+static uint8_t rx_queue[65536];
+static size_t rx_head, rx_tail;
+static uint32_t rng = 1;
+
+void hal_host_reset(void)
+{
+    hal_host_board.cells = 64;
+    hal_host_board.leds = 64;
+    hal_host_board.abilities = TABLA_AB_IDENTIFY | TABLA_AB_D6 | TABLA_AB_BUTTONS;
+    hal_host_board.buttons = 0x1F;
+    hal_host_board.vendor = "tabla";
+    hal_host_board.model = "host test";
+    hal_host_board.serial = "T-1";
+    hal_host_board.firmware = "1.0.0";
+    memset(hal_host_cells, 0, sizeof hal_host_cells);
+    hal_host_buttons = 0;
+    hal_host_now = 0;
+    memset(hal_host_leds, 0, sizeof hal_host_leds);
+    memset(staged, 0, sizeof staged);
+    hal_host_shows = 0;
+    hal_host_scans = 0;
+    hal_host_tx_len = 0;
+    rx_head = rx_tail = 0;
+    rng = 1;
+}
+
+void hal_host_receive(const uint8_t *p, size_t n)
+{
+    while (n-- && rx_tail < sizeof rx_queue) {
+        rx_queue[rx_tail++] = *p++;
+    }
+}
+
+void hal_host_seed(uint32_t seed)
+{
+    rng = seed ? seed : 1;
+}
+
+void hal_init(void)
+{
+}
+
+const hal_board_t *hal_board(void)
+{
+    return &hal_host_board;
+}
+
+void hal_scan_begin(void)
+{
+    hal_host_scans++;
+}
+
+uint8_t hal_read_cell(uint16_t cell)
+{
+    return cell < TABLA_MAX_CELLS ? hal_host_cells[cell] : 0;
+}
+
+uint8_t hal_read_buttons(void)
+{
+    return hal_host_buttons;
+}
+
+void hal_led_set(uint16_t led, uint8_t r, uint8_t g, uint8_t b)
+{
+    if (led < TABLA_MAX_LEDS) {
+        staged[led][0] = r;
+        staged[led][1] = g;
+        staged[led][2] = b;
+    }
+}
+
+void hal_led_show(void)
+{
+    memcpy(hal_host_leds, staged, sizeof staged);
+    hal_host_shows++;
+}
+
+uint32_t hal_millis(void)
+{
+    return hal_host_now;
+}
+
+void hal_uart_write(uint8_t byte)
+{
+    if (hal_host_tx_len < HAL_HOST_TX_CAP) {
+        hal_host_tx[hal_host_tx_len++] = byte;
+    }
+}
+
+int hal_uart_read(void)
+{
+    if (rx_head == rx_tail) {
+        return -1;
+    }
+    return rx_queue[rx_head++];
+}
+
+uint32_t hal_random(void)
+{
+    /* xorshift32 (Marsaglia 2003). */
+    rng ^= rng << 13;
+    rng ^= rng >> 17;
+    rng ^= rng << 5;
+    return rng;
+}

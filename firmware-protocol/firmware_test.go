@@ -1,0 +1,74 @@
+package firmwareprotocol_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// requireTools skips the test when a tool is missing on a developer's
+// machine, but fails it in CI (CI set): CI must never skip silently.
+func requireTools(t *testing.T, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") == "" {
+				t.Skipf("%s not installed (apt-get install gcc-avr avr-libc binutils-avr make gcc): %v", tool, err)
+			}
+			t.Fatalf("%s not installed, and CI is set: install gcc-avr avr-libc binutils-avr make gcc: %v", tool, err)
+		}
+	}
+}
+
+func runMake(t *testing.T, target string) string {
+	t.Helper()
+	cmd := exec.Command("make", "--no-print-directory", "-C", "firmware", target, "BUILD="+t.TempDir())
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	err := cmd.Run()
+	if err != nil {
+		t.Fatalf("make %s: %v\n%s", target, err, out.String())
+	}
+	return out.String()
+}
+
+// TestFirmwareHostTests builds the firmware with the host compiler
+// (-std=c99 -Wall -Wextra -Werror -pedantic) and runs its unit tests,
+// which check every vector in testdata/vectors.txt.
+func TestFirmwareHostTests(t *testing.T) {
+	requireTools(t, "make", "cc")
+	out := runMake(t, "host-test")
+	m := regexp.MustCompile(`(?m)^(\d+) passed, (\d+) failed$`).FindStringSubmatch(out)
+	if m == nil || m[2] != "0" || m[1] == "0" {
+		t.Fatalf("firmware host tests did not pass:\n%s", out)
+	}
+	if !strings.Contains(out, "ok   vector coverage") {
+		t.Errorf("firmware tests did not check the vectors:\n%s", out)
+	}
+	t.Logf("firmware host tests: %s passed", m[1])
+}
+
+// TestFirmwareAVR cross-compiles the firmware for the ATmega328P and logs
+// its flash and RAM use.
+func TestFirmwareAVR(t *testing.T) {
+	requireTools(t, "make", "avr-gcc", "avr-objcopy", "avr-size")
+	out := runMake(t, "avr")
+	i := strings.Index(out, "   text")
+	if i < 0 {
+		t.Fatalf("no avr-size output:\n%s", out)
+	}
+	t.Logf("avr-size:\n%s", out[i:])
+	m := regexp.MustCompile(`ram:\s+(\d+) of 2048`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no RAM figure:\n%s", out)
+	}
+	// Static RAM must leave room for the stack (about 300 bytes deep).
+	if ram, err := strconv.Atoi(m[1]); err != nil || ram > 1700 {
+		t.Errorf("static RAM %s bytes leaves too little for the stack of 2048", m[1])
+	}
+}
