@@ -19,7 +19,8 @@
 // every cell c, segment length L (1–3) and mover, every walk of exactly L
 // steps with no boundary used twice: the cells it enters before its last step
 // (which must be empty), the boundaries it crosses (60 grid links, one bit
-// each) and its end cell. A walk whose last step enters a goal exists only for
+// each) and its end cell, packed in 16 bytes (the end cell rides in the top
+// bits of the cell set), so that all of a mover's paths fit in the L1 cache. A walk whose last step enters a goal exists only for
 // the mover's target goal, so a goal is never an intermediate cell and a piece
 // never enters its own goal. The link to a goal needs no bit: entering the
 // goal ends the move.
