@@ -3,6 +3,7 @@ package daha
 import (
 	"fmt"
 	"math/bits"
+	"math/rand/v2"
 
 	"github.com/tabla-board/tabla/boards"
 	"github.com/tabla-board/tabla/engine"
@@ -46,8 +47,8 @@ func colourOf(name string) (Colour, bool) {
 var info = &engine.Info{
 	Game:    "daha",
 	Variant: "basic",
-	Seats:   colourNames[:],
-	Sides:   colourNames[:],
+	Seats:   []string{"red", "yellow", "blue", "black"},
+	Sides:   []string{"red", "yellow", "blue", "black"},
 	SideOf:  []int{0, 1, 2, 3},
 	Die:     &engine.Die{Faces: []string{"1", "2", "3", "4", "5", "6"}, Numeric: true},
 }
@@ -119,8 +120,9 @@ type undo struct {
 }
 
 var (
-	_ engine.State      = (*State)(nil)
-	_ engine.Eliminator = (*State)(nil)
+	_ engine.State       = (*State)(nil)
+	_ engine.Eliminator  = (*State)(nil)
+	_ engine.RandomMover = (*State)(nil)
 )
 
 // New sets up a game of DAHA. Only the basic variant exists. A colour without
@@ -284,21 +286,40 @@ func (s *State) nextLive(p int) int8 {
 	return -1
 }
 
+// moveTo is the move to cell d in the current position (a move is due).
+func (s *State) moveTo(d int) engine.Move {
+	p := s.toMove
+	m := engine.Move(s.roll)<<moveRollShift | engine.Move(p)<<moveSeatShift | engine.Move(d)
+	if s.last[p] == s.roll {
+		m |= movePaintBit
+	}
+	return m
+}
+
 // Moves lists the legal destinations, in board order, when a move is due.
 func (s *State) Moves(buf []engine.Move) []engine.Move {
 	buf = buf[:0]
 	if s.roll == 0 || s.winner >= 0 {
 		return buf
 	}
-	p := int(s.toMove)
-	base := engine.Move(s.roll)<<moveRollShift | engine.Move(p)<<moveSeatShift
-	if s.last[p] == s.roll {
-		base |= movePaintBit
-	}
+	base := s.moveTo(0)
 	for d := s.dests; d != 0; d &= d - 1 {
 		buf = append(buf, base|engine.Move(bits.TrailingZeros64(d)))
 	}
 	return buf
+}
+
+// RandomMove returns a uniformly random legal move, or engine.NoMove when no
+// move is due. It allocates nothing.
+func (s *State) RandomMove(rng *rand.Rand) engine.Move {
+	if s.roll == 0 || s.winner >= 0 {
+		return engine.NoMove
+	}
+	d := s.dests
+	for i := rng.IntN(bits.OnesCount64(d)); i > 0; i-- {
+		d &= d - 1
+	}
+	return s.moveTo(bits.TrailingZeros64(d))
 }
 
 // Play moves the piece to m's destination, paints it when the roll repeats
@@ -335,7 +356,8 @@ func (s *State) Play(m engine.Move) {
 
 // Roll applies die face f (value f+1) for the player to move. When the roll
 // leaves no destination the player is eliminated at once and the turn passes
-// (or the last colour standing wins).
+// (or the last colour standing wins). Errors: engine.ErrNotNow when no roll
+// is due, engine.ErrNotation for a face outside 0–5.
 func (s *State) Roll(face int) error {
 	switch s.Awaiting() {
 	case engine.AwaitNone:
@@ -436,11 +458,7 @@ func (s *State) ParseMove(text string) (engine.Move, error) {
 		return engine.NoMove, fmt.Errorf("daha: %w: %q is not a cell of board %s", engine.ErrNotation, text, s.g.board.Name)
 	}
 	if s.dests>>uint(c)&1 != 0 {
-		for _, m := range s.Moves(make([]engine.Move, 0, bits.OnesCount64(s.dests))) {
-			if Dest(m) == c {
-				return m, nil
-			}
-		}
+		return s.moveTo(c), nil
 	}
 	p := int(s.toMove)
 	bit := uint64(1) << uint(c)

@@ -484,6 +484,13 @@ func TestConfigErrors(t *testing.T) {
 		{"n", engine.Config{N: 12}, "n "},
 		{"players", engine.Config{Players: 4}, "players"},
 		{"board of another game", engine.Config{Board: boards.Default("ray")}, "ray"},
+		{"hand-built board with a shared start cell", engine.Config{Board: &boards.Board{Name: "hb", Game: "daha",
+			Cells: []boards.Cell{{Name: "P", Adj: []int{1}}, {Name: "Q", Adj: []int{0}}},
+			Start: []boards.Placement{{Cell: "P", Piece: "red"}, {Cell: "P", Piece: "blue"}}}}, "both start on P"},
+		{"hand-built board with a bad neighbour", engine.Config{Board: &boards.Board{Name: "hb2", Game: "daha",
+			Cells: []boards.Cell{{Name: "P", Adj: []int{7}}, {Name: "Q"}}}}, "bad neighbour"},
+		{"board without start cells", engine.Config{Board: &boards.Board{Name: "hb3", Game: "daha",
+			Cells: []boards.Cell{{Name: "P", Adj: []int{1}}, {Name: "Q", Adj: []int{0}}}}}, "no start cells"},
 		{"unknown cell", engine.Config{Start: &engine.Position{ToMove: "red", Pieces: map[string]string{"C0": "red", "D9": "blue"}}}, `"D9"`},
 		{"unknown colour", engine.Config{Start: &engine.Position{ToMove: "red", Pieces: map[string]string{"C0": "red", "C1": "green"}}}, `"green"`},
 		{"colour twice", engine.Config{Start: &engine.Position{ToMove: "red", Pieces: map[string]string{"C0": "red", "C1": "red", "C3": "blue"}}}, "red is on both"},
@@ -498,6 +505,7 @@ func TestConfigErrors(t *testing.T) {
 		{"last roll 7", engine.Config{Start: &engine.Position{ToMove: "red", Pieces: piece, LastRoll: map[string]int{"blue": 7}}}, "last_roll.blue"},
 		{"last roll unknown colour", engine.Config{Start: &engine.Position{ToMove: "red", Pieces: piece, LastRoll: map[string]int{"grey": 1}}}, `"grey"`},
 		{"last roll of a colour not in play", engine.Config{Start: &engine.Position{ToMove: "red", Pieces: piece, LastRoll: map[string]int{"black": 1}, Out: []string{"black"}}}, "last_roll.black"},
+		{"hands", engine.Config{Start: &engine.Position{ToMove: "red", Pieces: piece, Hands: map[string]any{"red": 1}}}, "hands"},
 		{"to_move missing", engine.Config{Start: &engine.Position{Pieces: piece}}, "to_move"},
 		{"to_move unknown", engine.Config{Start: &engine.Position{ToMove: "south", Pieces: piece}}, `"south"`},
 		{"to_move without piece", engine.Config{Start: &engine.Position{ToMove: "yellow", Pieces: piece}}, "to_move: yellow"},
@@ -716,6 +724,32 @@ func TestAllocations(t *testing.T) {
 	var nb [16]byte
 	if n := testing.AllocsPerRun(100, func() { _ = s.AppendMove(nb[:0], m) }); n != 0 {
 		t.Errorf("AppendMove: %v allocations", n)
+	}
+}
+
+func TestRandomMove(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	s, _ := newState(engine.Config{})
+	if m := s.RandomMove(rng); m != engine.NoMove {
+		t.Errorf("random move while a roll is due: %x", m)
+	}
+	roll(t, s, 5)
+	legal := s.Moves(nil)
+	seen := map[engine.Move]int{}
+	for i := 0; i < 100*len(legal); i++ {
+		m := s.RandomMove(rng)
+		if !slices.Contains(legal, m) {
+			t.Fatalf("random move %x is not legal", m)
+		}
+		seen[m]++
+	}
+	for _, m := range legal {
+		if seen[m] < 50 {
+			t.Errorf("move %s drawn %d times in %d", engine.MoveString(s, m), seen[m], 100*len(legal))
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = s.RandomMove(rng) }); n != 0 {
+		t.Errorf("RandomMove: %v allocations", n)
 	}
 }
 

@@ -111,6 +111,11 @@ func buildGraph(b *boards.Board, budget int) (*graph, error) {
 		if g.start[col] >= 0 {
 			return nil, fmt.Errorf("daha: %w: board %s: %s has two start cells", engine.ErrConfig, b.Name, col)
 		}
+		for other, sc := range g.start {
+			if int(sc) == c {
+				return nil, fmt.Errorf("daha: %w: board %s: %s and %s both start on %s", engine.ErrConfig, b.Name, Colour(other), col, p.Cell)
+			}
+		}
 		g.start[col] = int8(c)
 	}
 	g.exact = g.exactReach(budget)

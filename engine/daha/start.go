@@ -89,6 +89,9 @@ func (s *State) load(p *engine.Position) error {
 		}
 		return i, nil
 	}
+	if p.Hands != nil {
+		return errf("hands: daha has no pieces in hand")
+	}
 	for _, name := range sortedKeys(p.Pieces) {
 		i, err := cell("pieces", name)
 		if err != nil {
