@@ -1,0 +1,394 @@
+package search
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tabla-board/tabla/engine"
+	"github.com/tabla-board/tabla/engine/search/eval"
+)
+
+// Score bounds. A win found ply plies below the root scores Win − ply.
+const (
+	Win      int32 = 1_000_000
+	winBound int32 = Win - 10_000
+	inf      int32 = Win + 1
+	// MaxDepth is the deepest alpha-beta iteration.
+	MaxDepth = 64
+	maxPly   = MaxDepth + 4
+	moveCap  = 4096
+)
+
+// IsWin reports whether an alpha-beta score is a forced win (>0) or loss (<0).
+func IsWin(score int32) bool { return score > winBound || score < -winBound }
+
+const (
+	ttExact uint8 = iota + 1
+	ttLower
+	ttUpper
+)
+
+type ttEntry struct {
+	key   uint64
+	move  engine.Move
+	score int32
+	depth int8
+	flag  uint8
+}
+
+type abWorker struct {
+	s        engine.State
+	ev       eval.Evaluator
+	sideOf   []int
+	tt       []ttEntry
+	ttMask   uint64
+	moves    [maxPly][]engine.Move
+	scores   [maxPly][]int32
+	killers  [maxPly][2]engine.Move
+	history  [4096]int32
+	pv       [maxPly][maxPly]engine.Move
+	pvLen    [maxPly]int
+	nodes    int64
+	limit    int64
+	deadline time.Time
+	stop     *atomic.Bool
+	aborted  bool
+	capPlies int
+}
+
+func newABWorker(s engine.State, opts Options, limit int64, deadline time.Time, stop *atomic.Bool) *abWorker {
+	w := &abWorker{s: s, sideOf: s.Info().SideOf, limit: limit, deadline: deadline, stop: stop,
+		capPlies: capFor(s, opts.MaxPlies)}
+	if opts.NewEval != nil {
+		w.ev = opts.NewEval()
+	} else {
+		w.ev = eval.New(s.Info().Game)
+	}
+	size := 1 << 12
+	for int64(size) < limit*2 && size < 1<<20 {
+		size <<= 1
+	}
+	w.tt = make([]ttEntry, size)
+	w.ttMask = uint64(size - 1)
+	for i := range w.moves {
+		w.moves[i] = make([]engine.Move, 0, moveCap)
+		w.scores[i] = make([]int32, moveCap)
+	}
+	if w.ev != nil {
+		w.ev.Reset(s)
+	}
+	return w
+}
+
+func (w *abWorker) play(m engine.Move) {
+	seat := w.s.ToMove()
+	w.s.Play(m)
+	if w.ev != nil {
+		w.ev.Played(w.s, m, seat)
+	}
+}
+
+func (w *abWorker) undo() {
+	w.s.Undo()
+	if w.ev != nil {
+		w.ev.Undone(w.s)
+	}
+}
+
+func (w *abWorker) evaluate() int32 {
+	if w.ev == nil {
+		return 0
+	}
+	v := w.ev.Eval(w.s)
+	return max(-winBound+1, min(v, winBound-1))
+}
+
+// child scores the position after a move from the view of side me, who moved;
+// ply is the child's distance from the root.
+func (w *abWorker) child(me, depth, ply int, alpha, beta int32) int32 {
+	s := w.s
+	if s.Awaiting() == engine.AwaitNone {
+		w.nodes++
+		w.pvLen[ply] = 0
+		res := s.Result()
+		switch {
+		case res.Status != engine.Won:
+			return 0
+		case res.Winner == me:
+			return Win - int32(ply)
+		default:
+			return -Win + int32(ply)
+		}
+	}
+	if s.Plies() >= w.capPlies {
+		w.nodes++
+		w.pvLen[ply] = 0
+		return 0
+	}
+	if w.sideOf[s.ToMove()] == me {
+		return w.search(depth, ply, alpha, beta)
+	}
+	return -w.search(depth, ply, -beta, -alpha)
+}
+
+func (w *abWorker) out() bool {
+	if w.aborted {
+		return true
+	}
+	if w.nodes >= w.limit || (w.nodes&1023 == 0 && (w.stop.Load() || (!w.deadline.IsZero() && time.Now().After(w.deadline)))) {
+		// Any abort drops the iteration, so the other workers may stop too.
+		w.aborted = true
+		w.stop.Store(true)
+	}
+	return w.aborted
+}
+
+func moveSlot(m engine.Move) int {
+	return int((uint64(m) * 0x9e3779b97f4a7c15) >> 52)
+}
+
+// order scores moves for ordering: TT move, killers, history.
+func (w *abWorker) order(moves []engine.Move, ply int, ttMove engine.Move) []int32 {
+	sc := w.scores[ply][:len(moves)]
+	k := &w.killers[ply]
+	for i, m := range moves {
+		switch m {
+		case ttMove:
+			sc[i] = 1 << 30
+		case k[0]:
+			sc[i] = 1 << 29
+		case k[1]:
+			sc[i] = 1<<29 - 1
+		default:
+			sc[i] = w.history[moveSlot(m)]
+		}
+	}
+	return sc
+}
+
+// pick moves the best-scored remaining move to position i.
+func pick(moves []engine.Move, sc []int32, i int) {
+	b := i
+	for j := i + 1; j < len(moves); j++ {
+		if sc[j] > sc[b] {
+			b = j
+		}
+	}
+	moves[i], moves[b] = moves[b], moves[i]
+	sc[i], sc[b] = sc[b], sc[i]
+}
+
+// search is negamax for the side to move (the game is not over).
+func (w *abWorker) search(depth, ply int, alpha, beta int32) int32 {
+	w.nodes++
+	w.pvLen[ply] = 0
+	if w.out() {
+		return 0
+	}
+	if depth <= 0 || ply >= maxPly-1 {
+		return w.evaluate()
+	}
+	s := w.s
+	key := s.Hash()
+	e := &w.tt[key&w.ttMask]
+	var ttMove engine.Move
+	if e.key == key {
+		ttMove = e.move
+		if int(e.depth) >= depth && ply > 0 {
+			v := fromTT(e.score, ply)
+			switch {
+			case e.flag == ttExact,
+				e.flag == ttLower && v >= beta,
+				e.flag == ttUpper && v <= alpha:
+				return v
+			}
+		}
+	}
+	moves := s.Moves(w.moves[ply][:0])
+	sc := w.order(moves, ply, ttMove)
+	me := w.sideOf[s.ToMove()]
+	alpha0 := alpha
+	best, bestMove := -inf, engine.NoMove
+	for i := range moves {
+		pick(moves, sc, i)
+		m := moves[i]
+		w.play(m)
+		var v int32
+		if i == 0 {
+			v = w.child(me, depth-1, ply+1, alpha, beta)
+		} else {
+			v = w.child(me, depth-1, ply+1, alpha, alpha+1)
+			if v > alpha && v < beta && !w.aborted {
+				v = w.child(me, depth-1, ply+1, alpha, beta)
+			}
+		}
+		w.undo()
+		if w.aborted {
+			return 0
+		}
+		if v > best {
+			best, bestMove = v, m
+			if v > alpha {
+				alpha = v
+				w.pv[ply][0] = m
+				copy(w.pv[ply][1:], w.pv[ply+1][:w.pvLen[ply+1]])
+				w.pvLen[ply] = w.pvLen[ply+1] + 1
+			}
+		}
+		if alpha >= beta {
+			if k := &w.killers[ply]; k[0] != m {
+				k[1], k[0] = k[0], m
+			}
+			w.history[moveSlot(m)] += int32(depth * depth)
+			break
+		}
+	}
+	flag := ttExact
+	switch {
+	case best <= alpha0:
+		flag = ttUpper
+	case best >= beta:
+		flag = ttLower
+	}
+	*e = ttEntry{key: key, move: bestMove, score: toTT(best, ply), depth: int8(depth), flag: flag}
+	return best
+}
+
+func toTT(v int32, ply int) int32 {
+	switch {
+	case v > winBound:
+		return v + int32(ply)
+	case v < -winBound:
+		return v - int32(ply)
+	}
+	return v
+}
+
+func fromTT(v int32, ply int) int32 {
+	switch {
+	case v > winBound:
+		return v - int32(ply)
+	case v < -winBound:
+		return v + int32(ply)
+	}
+	return v
+}
+
+// rootMove searches one root move with a window and returns its score and PV.
+func (w *abWorker) rootMove(m engine.Move, depth int, alpha, beta int32) int32 {
+	me := w.sideOf[w.s.ToMove()]
+	w.play(m)
+	v := w.child(me, depth-1, 1, alpha, beta)
+	w.undo()
+	w.pv[0][0] = m
+	copy(w.pv[0][1:], w.pv[1][:w.pvLen[1]])
+	w.pvLen[0] = w.pvLen[1] + 1
+	return v
+}
+
+type rootLine struct {
+	move  engine.Move
+	score int32
+	pv    []engine.Move
+	exact bool
+}
+
+func alphaBeta(s engine.State, opts Options) Result {
+	nodes, maxDepth, deadline := budget(opts, true)
+	var stop atomic.Bool
+	nw := opts.Workers
+	workers := make([]*abWorker, nw)
+	for i := range workers {
+		workers[i] = newABWorker(s.Clone(), opts, max(1, nodes/int64(nw)), deadline, &stop)
+	}
+	root := s.Moves(make([]engine.Move, 0, moveCap))
+	lines := make([]rootLine, len(root))
+	for i, m := range root {
+		lines[i] = rootLine{move: m}
+	}
+	// Initial order: the worker's ordering heuristics know nothing yet; keep
+	// the engine's order.
+	var res Result
+	res.Move = root[0]
+	res.PV = []engine.Move{root[0]}
+	for depth := 1; depth <= maxDepth; depth++ {
+		w0 := workers[0]
+		v0 := w0.rootMove(lines[0].move, depth, -inf, inf)
+		if w0.aborted {
+			break
+		}
+		lines[0].score, lines[0].exact = v0, true
+		lines[0].pv = append(lines[0].pv[:0], w0.pv[0][:w0.pvLen[0]]...)
+		var wg sync.WaitGroup
+		for wi, w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for k := 1 + wi; k < len(lines); k += nw {
+					l := &lines[k]
+					v := w.rootMove(l.move, depth, v0, v0+1)
+					if w.aborted {
+						return
+					}
+					l.exact = false
+					l.score = v
+					if v > v0 {
+						v = w.rootMove(l.move, depth, v0, inf)
+						if w.aborted {
+							return
+						}
+						if v > v0 {
+							l.score, l.exact = v, true
+							l.pv = append(l.pv[:0], w.pv[0][:w.pvLen[0]]...)
+						}
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		aborted := false
+		for _, w := range workers {
+			aborted = aborted || w.aborted
+		}
+		if aborted {
+			break
+		}
+		b := 0
+		for k := 1; k < len(lines); k++ {
+			if lines[k].exact && lines[k].score > lines[b].score {
+				b = k
+			}
+		}
+		best := lines[b]
+		// Stable reorder: best first, then the exact ones by score, then the rest.
+		ordered := make([]rootLine, 0, len(lines))
+		ordered = append(ordered, best)
+		for k := range lines {
+			if k != b {
+				ordered = append(ordered, lines[k])
+			}
+		}
+		lines = ordered
+		res.Move, res.Score, res.Depth = best.move, best.score, depth
+		res.PV = append([]engine.Move(nil), best.pv...)
+		if IsWin(best.score) || len(root) == 1 && depth >= 2 {
+			break
+		}
+	}
+	for _, w := range workers {
+		res.Nodes += w.nodes
+	}
+	me := s.Info().SideOf[s.ToMove()]
+	res.Value = eval.WinProb(res.Score)
+	switch {
+	case res.Score > winBound:
+		res.Value, res.Proven = 1, 1
+	case res.Score < -winBound:
+		res.Value, res.Proven = 0, -1
+	}
+	res.Values = make([]float64, len(s.Info().Sides))
+	res.Values[me] = res.Value
+	res.Values[1-me] = 1 - res.Value
+	return res
+}

@@ -1,0 +1,55 @@
+// Package search finds moves for any engine.State: the hint API the referee
+// calls (Best), the engine behind `tabla hint`, `analyze` and `play`, and the
+// AI players of self-play.
+//
+// # Algorithms
+//
+// Two-sided games without dice that have an evaluation function (STAR, GYGES,
+// six; package eval) are searched with alpha-beta (negamax with iterative
+// deepening, a transposition table keyed by State.Hash, TT move, killer and
+// history ordering, principal-variation search at the root). Scores are from
+// the side to move's view; when a move leaves the same side to move (GYGES
+// setup with the other hand empty), the child's score is not negated.
+//
+// Every other game (DAHA, four seats and a die) is searched with Monte Carlo
+// tree search (UCT) with chance nodes: at a position where a roll is due the
+// tree has one child per die face and selection samples a face uniformly.
+// Several players are handled max-n style: every node backs up a vector of
+// rewards, one per side (1 for the winner, 0 for the others, 1/k each on a
+// draw or at the ply cap), and at a decision node UCT maximises the reward of
+// the side of the seat to move. At expansion a move that wins at once is kept
+// as the node's only child (the mover will take it), which also marks proven
+// wins at the root.
+//
+// RAY has no choices at all; its win probabilities come from the exact
+// computation in engine/analysis/rayodds (Algorithm Exact).
+//
+// # Budgets, determinism, parallelism
+//
+// A search stops at Options.Nodes (alpha-beta nodes or MCTS iterations), at
+// Options.Time, or at Options.Depth, whichever comes first; Level picks
+// budgets (see Levels). With a node limit and no time limit a search is
+// deterministic for a given Seed and Workers count. Workers > 1 searches in
+// parallel, each worker on its own Clone: MCTS uses root parallelism (one tree
+// per worker with its own seed and its share of the iterations, root
+// statistics summed); alpha-beta splits the root moves: the first move
+// (previous best) is searched with a full window, the others are spread over
+// the workers in a fixed assignment and searched with a null window around
+// its value, re-searched when they fail high. Each worker has its own table,
+// node budget (Nodes / Workers) and order of work, so the result does not
+// depend on scheduling; an iteration in which any worker ran out is dropped.
+//
+// # Hot loop
+//
+// Nothing is allocated per node: alpha-beta has one move and score buffer per
+// depth, a fixed table and a fixed PV triangle; MCTS keeps its nodes in one
+// slice preallocated from the budget (children of a node are contiguous), a
+// path stack and one move buffer, and draws playout moves with
+// engine.RandomMover when the game has it.
+//
+// # Ply cap
+//
+// Games that can run forever are scored as draws at a ply cap (RULES.md §2):
+// Options.MaxPlies (default 400) counted on State.Plies, but never closer than
+// MinHorizon plies beyond the root, so a long real game can still be searched.
+package search

@@ -1,0 +1,212 @@
+package eval
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/tabla-board/tabla/engine"
+	"github.com/tabla-board/tabla/engine/six"
+)
+
+const (
+	sixBits = 7
+	sixSide = 1 << sixBits
+)
+
+// Six evaluates six positions by partial shapes. It keeps its own board (a
+// 128×128 window of the plane), read from Position at Reset and updated from
+// the moves; under the advanced rule it checks after each movement which
+// tracked hexagons the engine removed.
+type Six struct {
+	cell       [sixSide * sixSide]int8 // 0 empty, colour+1
+	tiles      []int32                 // window indices of all hexagons
+	offQ, offR int
+	advanced   bool
+	hist       []sixUndo
+	removed    []sixRemoved
+}
+
+type sixUndo struct {
+	kind     byte
+	from, to int32
+	colour   int8
+	nRemoved int
+}
+
+type sixRemoved struct {
+	at     int32
+	colour int8
+}
+
+// Shape templates: each is six (dq, dr) offsets.
+var sixShapes = func() [][6][2]int {
+	var out [][6][2]int
+	for _, d := range [3][2]int{{1, 0}, {0, 1}, {1, -1}} {
+		var l [6][2]int
+		for k := range l {
+			l[k] = [2]int{k * d[0], k * d[1]}
+		}
+		out = append(out, l)
+	}
+	out = append(out, [6][2]int{{0, 0}, {1, 0}, {2, 0}, {0, 1}, {1, 1}, {0, 2}})
+	out = append(out, [6][2]int{{0, 0}, {1, 0}, {2, 0}, {1, -1}, {2, -1}, {2, -2}})
+	out = append(out, [6][2]int{{1, 0}, {1, -1}, {0, -1}, {-1, 0}, {-1, 1}, {0, 1}})
+	return out
+}()
+
+// sixOffsets are the templates as window index offsets.
+var sixOffsets = func() [][6]int32 {
+	out := make([][6]int32, len(sixShapes))
+	for i, sh := range sixShapes {
+		for k, d := range sh {
+			out[i][k] = int32(d[1]*sixSide + d[0])
+		}
+	}
+	return out
+}()
+
+// Window weights by own hexagons in a window free of the opponent's.
+var sixWeight = [7]int32{0, 1, 4, 14, 45, 160, 1000}
+
+func (e *Six) index(q, r int) int32 { return int32((r-e.offR)<<sixBits + (q - e.offQ)) }
+
+// Reset reads the hexagons of s and centres the window on them.
+func (e *Six) Reset(s engine.State) {
+	e.advanced = s.Info().Variant == "advanced"
+	clear(e.cell[:])
+	e.tiles, e.hist, e.removed = e.tiles[:0], e.hist[:0], e.removed[:0]
+	type tile struct{ q, r, c int }
+	var ts []tile
+	minQ, minR, maxQ, maxR := 1<<30, 1<<30, -1<<30, -1<<30
+	for name, col := range s.Position().Pieces {
+		a, b, _ := strings.Cut(name, ",")
+		q, _ := strconv.Atoi(a)
+		r, _ := strconv.Atoi(b)
+		c := 0
+		if col == "red" {
+			c = 1
+		}
+		ts = append(ts, tile{q, r, c})
+		minQ, maxQ, minR, maxR = min(minQ, q), max(maxQ, q), min(minR, r), max(maxR, r)
+	}
+	e.offQ, e.offR = (minQ+maxQ)/2-sixSide/2, (minR+maxR)/2-sixSide/2
+	for _, t := range ts {
+		i := e.index(t.q, t.r)
+		e.cell[i] = int8(t.c + 1)
+		e.tiles = append(e.tiles, i)
+	}
+}
+
+func (e *Six) inWindow(i int32) bool {
+	q, r := i&(sixSide-1), i>>sixBits
+	return q >= 8 && r >= 8 && q < sixSide-8 && r < sixSide-8
+}
+
+// Played follows a placement or a movement (and, advanced, removals).
+func (e *Six) Played(s engine.State, m engine.Move, seat int) {
+	kind, from, to, _, _ := six.DecodeMove(m)
+	u := sixUndo{kind: kind, colour: int8(s.Info().SideOf[seat]), nRemoved: len(e.removed)}
+	switch kind {
+	case 'p':
+		u.to = e.index(to.Q, to.R)
+		e.cell[u.to] = u.colour + 1
+		e.tiles = append(e.tiles, u.to)
+	case 'm':
+		u.from, u.to = e.index(from.Q, from.R), e.index(to.Q, to.R)
+		u.colour = e.cell[u.from] - 1
+		e.cell[u.from], e.cell[u.to] = 0, u.colour+1
+		for k, t := range e.tiles {
+			if t == u.from {
+				e.tiles[k] = u.to
+				break
+			}
+		}
+		if e.advanced {
+			st := s.(*six.State)
+			for k := 0; k < len(e.tiles); k++ {
+				t := e.tiles[k]
+				q, r := int(t&(sixSide-1))+e.offQ, int(t>>sixBits)+e.offR
+				if _, ok := st.At(q, r); !ok {
+					e.removed = append(e.removed, sixRemoved{at: t, colour: e.cell[t] - 1})
+					e.cell[t] = 0
+					e.tiles[k] = e.tiles[len(e.tiles)-1]
+					e.tiles = e.tiles[:len(e.tiles)-1]
+					k--
+				}
+			}
+		}
+	}
+	e.hist = append(e.hist, u)
+	if !e.inWindow(u.to) && kind != 'x' {
+		// Drifted near the window's edge: rebuild around the engine's view.
+		h := e.hist
+		e.Reset(s)
+		e.hist = h
+		e.hist[len(e.hist)-1].kind = 'r'
+	}
+}
+
+// Undone takes back the last Played.
+func (e *Six) Undone(s engine.State) {
+	u := e.hist[len(e.hist)-1]
+	e.hist = e.hist[:len(e.hist)-1]
+	switch u.kind {
+	case 'p':
+		e.cell[u.to] = 0
+		e.tiles = e.tiles[:len(e.tiles)-1]
+	case 'm':
+		for _, r := range e.removed[u.nRemoved:] {
+			e.cell[r.at] = r.colour + 1
+			e.tiles = append(e.tiles, r.at)
+		}
+		e.removed = e.removed[:u.nRemoved]
+		e.cell[u.to], e.cell[u.from] = 0, u.colour+1
+		for k, t := range e.tiles {
+			if t == u.to {
+				e.tiles[k] = u.from
+				break
+			}
+		}
+	case 'r':
+		h := e.hist
+		e.Reset(s)
+		e.hist = h
+	}
+}
+
+// Eval sums window weights: the mover's windows minus the opponent's. Each
+// window with at least one hexagon is visited once, from its first occupied
+// cell in template order.
+func (e *Six) Eval(s engine.State) int32 {
+	var score [2]int32
+	cell := &e.cell
+	for _, t := range e.tiles {
+		for _, offs := range sixOffsets {
+			for k := range offs {
+				anchor := t - offs[k]
+				first := true
+				for j := 0; j < k; j++ {
+					if cell[anchor+offs[j]] != 0 {
+						first = false
+						break
+					}
+				}
+				if !first {
+					continue
+				}
+				var cnt [3]int8
+				for j := k; j < 6; j++ {
+					cnt[cell[anchor+offs[j]]]++
+				}
+				switch {
+				case cnt[1] == 0:
+					score[1] += sixWeight[cnt[2]]
+				case cnt[2] == 0:
+					score[0] += sixWeight[cnt[1]]
+				}
+			}
+		}
+	}
+	me := s.Info().SideOf[s.ToMove()]
+	return (score[me] - score[1-me]) / 2
+}

@@ -1,0 +1,50 @@
+package search
+
+import "time"
+
+// DefaultLevel is the level of hints and analysis when none is given.
+const DefaultLevel = 3
+
+// A Level maps a strength to budgets for each algorithm.
+type Level struct {
+	ABNodes  int64 // alpha-beta node budget
+	ABDepth  int   // alpha-beta depth limit (0: none)
+	MCTSIter int64 // MCTS iterations
+}
+
+// levels 1–5. Level 1 looks one ply ahead with the evaluation (or runs a
+// handful of playouts); each level up spends about 5–8 times more.
+var levels = []Level{
+	{ABNodes: 1 << 40, ABDepth: 1, MCTSIter: 100},
+	{ABNodes: 4_000, MCTSIter: 500},
+	{ABNodes: 30_000, MCTSIter: 3_000},
+	{ABNodes: 200_000, MCTSIter: 15_000},
+	{ABNodes: 1_200_000, MCTSIter: 60_000},
+}
+
+// Levels returns a copy of the level table (index 0 is level 1).
+func Levels() []Level { return append([]Level(nil), levels...) }
+
+// budget resolves the node budget, depth and deadline of opts.
+func budget(opts Options, ab bool) (nodes int64, depth int, deadline time.Time) {
+	lv := levels[opts.Level-1]
+	if ab {
+		nodes, depth = lv.ABNodes, lv.ABDepth
+	} else {
+		nodes = lv.MCTSIter
+	}
+	if opts.Time > 0 {
+		nodes = 1 << 50
+		deadline = time.Now().Add(opts.Time)
+	}
+	if opts.Nodes > 0 {
+		nodes = opts.Nodes
+	}
+	if opts.Depth > 0 {
+		depth = opts.Depth
+	}
+	if depth == 0 || depth > MaxDepth {
+		depth = MaxDepth
+	}
+	return nodes, depth, deadline
+}
