@@ -1,6 +1,7 @@
 package six
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/tabla-board/tabla/engine"
@@ -272,9 +273,40 @@ func (s *State) articulation() {
 func (s *State) movements(buf []engine.Move) []engine.Move {
 	sc := s.sc
 	cv := colourOf(s.toMove)
-	nf := s.buildFrontier()
-	s.buildAdj()
+	// One pass over the tiles' neighbours: the tile graph and the frontier.
+	nf := 0
+	for i := 0; i < s.n; i++ {
+		t := int(s.tiles[i])
+		var k int8
+		for _, d := range dirI {
+			e := t + d
+			if c := s.cells[e]; c != 0 {
+				sc.adj[i][k] = int8(c >> 2)
+				k++
+				continue
+			}
+			if sc.cnt[e] == 0 {
+				sc.front[nf] = uint16(e)
+				nf++
+			}
+			sc.cnt[e]++
+		}
+		sc.deg[i] = k
+	}
 	s.articulation()
+	// The candidates in a dense list: the destination-dependent part of
+	// their encoding and their count of adjacent tiles.
+	nd := 0
+	for _, e := range sc.front[:nf] {
+		if s.inLimit(int(e)) {
+			sc.destM[nd] = s.toPart(int(e))
+			sc.destN[nd] = sc.cnt[e]
+			sc.pos[e] = uint8(nd)
+			nd++
+		} else {
+			sc.pos[e] = 255
+		}
+	}
 	for slot := 0; slot < s.n; slot++ {
 		t := int(s.tiles[slot])
 		if s.cells[t]&3 != cv {
@@ -289,24 +321,41 @@ func (s *State) movements(buf []engine.Move) []engine.Move {
 		// Lifting t: frontier cells touching only t drop out.
 		for _, d := range dirI {
 			if s.cells[t+d] == 0 {
-				sc.cnt[t+d]--
+				sc.destN[sc.pos[t+d]]--
 			}
 		}
-		fq, fr := s.coord(t)
-		for _, e := range sc.front[:nf] {
-			if sc.cnt[e] != 0 && s.inLimit(int(e)) {
-				q, r := s.coord(int(e))
-				buf = append(buf, mkStep(fq, fr, q, r))
-			}
+		fp := fromPart(t)
+		buf = slices.Grow(buf, nd)
+		n := len(buf)
+		out := buf[:n+nd]
+		for k, cnt := range sc.destN[:nd] {
+			out[n] = sc.destM[k] + fp
+			n += int((cnt + 7) >> 3) // 1 when cnt ≥ 1 (cnt ≤ 6)
 		}
+		buf = out[:n]
 		for _, d := range dirI {
 			if s.cells[t+d] == 0 {
-				sc.cnt[t+d]++
+				sc.destN[sc.pos[t+d]]++
 			}
 		}
 	}
 	s.clearFrontier(nf)
 	return buf
+}
+
+// toPart and fromPart split a movement's encoding into a part that depends
+// on the destination (window index e) and one that depends on the origin
+// (window index t): mkStep(from, to) == toPart(to) + fromPart(from). The
+// relative fields are differences of window coordinates, each in 0…127, so
+// the sum carries nothing across fields (toPart alone may wrap around).
+func (s *State) toPart(e int) engine.Move {
+	q, r := s.coord(e)
+	return kindStep | engine.Move(q+coordBias)<<2 | engine.Move(r+coordBias)<<19 -
+		(engine.Move(e&wMask)<<36 + engine.Move(e>>wBits)<<43)
+}
+
+func fromPart(t int) engine.Move {
+	return engine.Move(t&wMask+relBias)<<36 + engine.Move(t>>wBits+relBias)<<43
 }
 
 // groups labels the groups the other tiles form once slot lift is lifted:
@@ -382,12 +431,12 @@ func (s *State) splitMoves(buf []engine.Move, lift int) []engine.Move {
 				e := t + d
 				if s.cells[e] == 0 && sc.seen[e] == 0 {
 					sc.seen[e] = 1
-					sc.dest[nd] = uint16(e)
+					sc.kdest[nd] = uint16(e)
 					nd++
 				}
 			}
 		}
-		for _, e := range sc.dest[:nd] {
+		for _, e := range sc.kdest[:nd] {
 			sc.seen[e] = 0
 			if !s.inLimit(int(e)) {
 				continue

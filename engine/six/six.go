@@ -123,8 +123,11 @@ type scratch struct {
 	comp  [maxTiles]int8
 	size  [maxTiles]int8
 	queue [maxTiles]int8
-	dest  [maxTiles * 6]uint16
-	parse []engine.Move // ParseMove's buffer for "pass"
+	pos   [wCells]uint8        // frontier cell → index in destM/destN (255: beyond ±MaxCoord)
+	destM [256]engine.Move     // candidate destinations: toPart
+	destN [256]uint8           // candidate destinations: adjacent tiles
+	kdest [maxTiles * 6]uint16 // destinations next to a kept group
+	parse []engine.Move        // ParseMove's buffer for "pass"
 }
 
 // State is a six position with its history. It implements engine.State.

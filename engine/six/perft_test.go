@@ -1,0 +1,173 @@
+package six
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tabla-board/tabla/engine"
+	"github.com/tabla-board/tabla/engine/enginetest"
+)
+
+var updatePerft = flag.Bool("update", false, "rewrite testdata/perft.txt from the engine")
+
+// perftPositions names the positions of testdata/perft.txt.
+func perftPositions(t testing.TB) map[string]func() *State {
+	data, err := os.ReadFile("testdata/positions.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var named map[string]engine.Position
+	if err := json.Unmarshal(data, &named); err != nil {
+		t.Fatal(err)
+	}
+	from := func(variant, name string) func() *State {
+		return func() *State {
+			p := named[name]
+			return mustNew(t, variant, 2, &p)
+		}
+	}
+	return map[string]func() *State{
+		"start":           func() *State { return mustNew(t, "basic", 2, nil) },
+		"start-advanced":  func() *State { return mustNew(t, "advanced", 2, nil) },
+		"start-4p":        func() *State { return mustNew(t, "basic", 4, nil) },
+		"middle-basic":    from("basic", "middle"),
+		"middle-advanced": from("advanced", "middle"),
+		"late-advanced":   from("advanced", "late"),
+	}
+}
+
+type perftLine struct {
+	name  string
+	depth int
+	count uint64
+}
+
+func readPerft(t *testing.T) []perftLine {
+	f, err := os.Open("testdata/perft.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []perftLine
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		w := strings.Fields(line)
+		if len(w) != 3 {
+			t.Fatalf("perft.txt:%d: want \"name depth count\"", n)
+		}
+		d, err1 := strconv.Atoi(w[1])
+		c, err2 := strconv.ParseUint(w[2], 10, 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("perft.txt:%d: bad numbers", n)
+		}
+		out = append(out, perftLine{w[0], d, c})
+	}
+	return out
+}
+
+// TestPerft checks the node counts of testdata/perft.txt; depths beyond 4
+// and the movement-phase depth 2 run only without -short.
+func TestPerft(t *testing.T) {
+	if *updatePerft {
+		writePerft(t)
+	}
+	positions := perftPositions(t)
+	for _, pl := range readPerft(t) {
+		mk, ok := positions[pl.name]
+		if !ok {
+			t.Fatalf("perft.txt: unknown position %q", pl.name)
+		}
+		deep := pl.depth > 4 || (strings.Contains(pl.name, "middle") && pl.depth > 1) || (strings.Contains(pl.name, "late") && pl.depth > 2)
+		if deep && testing.Short() {
+			continue
+		}
+		t.Run(fmt.Sprintf("%s/%d", pl.name, pl.depth), func(t *testing.T) {
+			if got := enginetest.Perft(mk(), pl.depth); got != pl.count {
+				t.Fatalf("perft %s %d: got %d want %d", pl.name, pl.depth, got, pl.count)
+			}
+		})
+	}
+}
+
+// refPerft counts with the naive reference.
+func refPerft(r *refState, depth int) uint64 {
+	if r.status != engine.Playing {
+		return 1
+	}
+	if depth == 0 {
+		return 1
+	}
+	moves := r.moves()
+	if depth == 1 {
+		return uint64(len(moves))
+	}
+	var n uint64
+	for _, m := range moves {
+		c := *r
+		c.pieces = make(map[rc]int, len(r.pieces))
+		for k, v := range r.pieces {
+			c.pieces[k] = v
+		}
+		c.play(m)
+		n += refPerft(&c, depth-1)
+	}
+	return n
+}
+
+// TestPerftReference recomputes the shallow table lines with the reference.
+func TestPerftReference(t *testing.T) {
+	positions := perftPositions(t)
+	for _, pl := range readPerft(t) {
+		limit := 3
+		if !testing.Short() {
+			limit = 4
+		}
+		if strings.Contains(pl.name, "middle") || strings.Contains(pl.name, "late") {
+			limit = 1
+			if !testing.Short() {
+				limit = 2
+			}
+		}
+		if pl.depth > limit {
+			continue
+		}
+		t.Run(fmt.Sprintf("%s/%d", pl.name, pl.depth), func(t *testing.T) {
+			s := positions[pl.name]()
+			r := refFrom(s.Position(), s.advanced, int(s.nSeats))
+			if got := refPerft(r, pl.depth); got != pl.count {
+				t.Fatalf("reference perft %s %d: got %d, table says %d", pl.name, pl.depth, got, pl.count)
+			}
+		})
+	}
+}
+
+func writePerft(t *testing.T) {
+	positions := perftPositions(t)
+	var b strings.Builder
+	b.WriteString("# six perft: position depth leaf-count (positions in positions.json; start = the default start)\n")
+	for _, name := range []string{"start", "start-advanced", "start-4p", "middle-basic", "middle-advanced", "late-advanced"} {
+		maxD := 7
+		if strings.Contains(name, "middle") {
+			maxD = 2
+		}
+		if name == "late-advanced" {
+			maxD = 3
+		}
+		for d := 1; d <= maxD; d++ {
+			fmt.Fprintf(&b, "%s %d %d\n", name, d, enginetest.Perft(positions[name](), d))
+		}
+	}
+	if err := os.WriteFile("testdata/perft.txt", []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
