@@ -65,22 +65,30 @@ func BenchmarkMoves(b *testing.B) {
 	}
 }
 
+// BenchmarkPlayout plays random games to the end or 200 plies: from the
+// 3,2,1,1,2,3 rows, and from the empty board (the setup included).
 func BenchmarkPlayout(b *testing.B) {
 	for _, v := range []string{"basic", "advanced"} {
-		b.Run("rows321123-"+v, func(b *testing.B) {
-			root := mustGame(b, v, rowsPosition("321123", "321123", "south"))
-			rng := rand.New(rand.NewPCG(3, 4))
-			buf := make([]engine.Move, 0, 4096)
-			g := root.Clone().(*Game)
-			plies := 0
-			b.ReportAllocs()
-			for b.Loop() {
-				*g = *root
-				g.hist = g.hist[:0]
-				plies += enginetest.Playout(g, rng, buf, 200)
-			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "games/s")
-			b.ReportMetric(float64(plies)/float64(b.N), "plies/game")
-		})
+		for name, start := range map[string]*engine.Position{
+			"rows321123": rowsPosition("321123", "321123", "south"),
+			"setup":      nil,
+		} {
+			b.Run(name+"-"+v, func(b *testing.B) {
+				root := mustGame(b, v, start)
+				rng := rand.New(rand.NewPCG(3, 4))
+				buf := make([]engine.Move, 0, 4096)
+				hist := make([]undo, 0, 256)
+				g := &Game{}
+				plies := 0
+				b.ReportAllocs()
+				for b.Loop() {
+					*g = *root
+					g.hist = hist[:0]
+					plies += enginetest.Playout(g, rng, buf, 200)
+				}
+				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "games/s")
+				b.ReportMetric(float64(plies)/float64(b.N), "plies/game")
+			})
+		}
 	}
 }
