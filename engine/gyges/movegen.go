@@ -23,15 +23,17 @@ type chain struct {
 func (x *chain) search(c int, l uint8, used uint64) {
 	i, j := int(x.off[c*3+int(l)-1]), int(x.off[c*3+int(l)])
 	ps := x.paths[i:j:j]
+	occ := x.occ
+	var ends uint64
 	for k := range ps {
 		p := &ps[k]
-		if p.edges&used|p.inter&x.occ != 0 {
+		if p.edges&used|p.inter&occ != 0 {
 			continue
 		}
 		end := p.inter >> endShift
 		eb := uint64(1) << end
-		if eb&x.occ == 0 {
-			x.ends |= eb
+		if eb&occ == 0 {
+			ends |= eb
 			continue
 		}
 		if eb&x.bounce == 0 {
@@ -42,6 +44,7 @@ func (x *chain) search(c int, l uint8, used uint64) {
 		x.search(int(end), x.h[end], used|p.edges)
 		x.bounce |= eb
 	}
+	x.ends |= ends
 }
 
 // outcomes runs the chain search from cell s for player p and returns the
