@@ -1,0 +1,664 @@
+package serial
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+
+	"github.com/tabla-board/tabla/firmware-protocol/wire"
+	"github.com/tabla-board/tabla/hardware"
+	"github.com/tabla-board/tabla/hardware/wiremap"
+)
+
+// Errors the driver reports (wrapped, in Open's error or as the Err of a
+// Status Disconnected event).
+var (
+	// ErrWatchdog: no frame for Config.MissedHeartbeats heartbeat intervals.
+	ErrWatchdog = errors.New("serial: board silent (heartbeat watchdog)")
+	// ErrNoHello: the board did not say Hello within the handshake timeout.
+	ErrNoHello = errors.New("serial: no Hello from the board (is it a tabla board, at the right baud rate?)")
+	// ErrNoSnapshot: the board said Hello but sent no snapshot.
+	ErrNoSnapshot = errors.New("serial: no snapshot from the board after the handshake")
+	// ErrDisconnected: the board is not connected right now.
+	ErrDisconnected = errors.New("serial: board disconnected")
+	// ErrClosed: the Board was closed.
+	ErrClosed = errors.New("serial: board closed")
+)
+
+// Config sets up a serial Board. Only Dial is required; zero values take
+// the defaults in brackets.
+type Config struct {
+	// Dial opens the line (PortDialer for a real port).
+	Dial Dialer
+	// Clock drives timers [real clock].
+	Clock clockwork.Clock
+	// Heartbeat is the heartbeat interval asked of the board [1 s].
+	Heartbeat time.Duration
+	// MissedHeartbeats is how many intervals without any frame count as a
+	// pulled cable [3].
+	MissedHeartbeats int
+	// HelloInterval is how often HelloRequest is repeated while no Hello
+	// came (and SnapshotRequest while no snapshot came) [1 s].
+	HelloInterval time.Duration
+	// HandshakeTimeout bounds dial-to-first-snapshot; Arduino boards
+	// spend up to 2 s in their bootloader after the reset on open [5 s].
+	HandshakeTimeout time.Duration
+	// BackoffMin and BackoffMax bound the delay between reconnection
+	// attempts, doubled after each failure [100 ms, 5 s].
+	BackoffMin, BackoffMax time.Duration
+	// Board is the scan configuration sent after the handshake
+	// [wire.DefaultConfig with HeartbeatMs from Heartbeat].
+	Board *wire.Config
+	// EventBuffer is the capacity of the Events channel [256].
+	EventBuffer int
+}
+
+func (c *Config) defaults() {
+	if c.Clock == nil {
+		c.Clock = clockwork.NewRealClock()
+	}
+	if c.Heartbeat <= 0 {
+		c.Heartbeat = time.Second
+	}
+	if c.MissedHeartbeats <= 0 {
+		c.MissedHeartbeats = 3
+	}
+	if c.HelloInterval <= 0 {
+		c.HelloInterval = time.Second
+	}
+	if c.HandshakeTimeout <= 0 {
+		c.HandshakeTimeout = 5 * time.Second
+	}
+	if c.BackoffMin <= 0 {
+		c.BackoffMin = 100 * time.Millisecond
+	}
+	if c.BackoffMax < c.BackoffMin {
+		c.BackoffMax = max(5*time.Second, c.BackoffMin)
+	}
+	if c.Board == nil {
+		bc := wire.DefaultConfig
+		bc.HeartbeatMs = uint16(min(c.Heartbeat/time.Millisecond, 65535))
+		c.Board = &bc
+	}
+	if c.EventBuffer <= 0 {
+		c.EventBuffer = 256
+	}
+}
+
+// Stats counts what happened on the line since Open.
+type Stats struct {
+	Frames     uint64 // good frames received
+	BadFrames  uint64 // frames that failed to decode
+	Gaps       uint64 // sequence gaps (each triggers a snapshot request)
+	Dropped    uint64 // cell changes dropped while waiting for a snapshot
+	Connects   uint64 // successful handshakes
+	LEDFrames  uint64 // LEDFrame/LEDSet frames sent
+	LEDBytes   uint64 // their bytes on the wire
+	BoardFault uint64 // Error messages from the board
+}
+
+// Board is a sensor board on a serial line. It implements hardware.Board.
+type Board struct {
+	cfg    Config
+	clock  clockwork.Clock
+	events chan hardware.Event
+
+	closing   chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+	ledKick   chan struct{}
+
+	mu    sync.Mutex
+	info  hardware.Info
+	want  []hardware.LED // the frame to show
+	sess  *session       // nil while disconnected
+	stats Stats
+}
+
+var _ hardware.Board = (*Board)(nil)
+
+// Open connects to a board: it dials, waits for the handshake and the first
+// snapshot, and returns the Board, which from then on reconnects by itself
+// until Close. ctx bounds the first connection only.
+func Open(ctx context.Context, cfg Config) (*Board, error) {
+	if cfg.Dial == nil {
+		return nil, errors.New("serial: Config.Dial is nil")
+	}
+	cfg.defaults()
+	b := &Board{
+		cfg:     cfg,
+		clock:   cfg.Clock,
+		events:  make(chan hardware.Event, cfg.EventBuffer),
+		closing: make(chan struct{}),
+		done:    make(chan struct{}),
+		ledKick: make(chan struct{}, 1),
+	}
+	s, err := b.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	go b.run(s)
+	return b, nil
+}
+
+// OpenPath opens the board on a device path ("" or "auto": the first known
+// USB board) with default settings.
+func OpenPath(ctx context.Context, path string) (*Board, error) {
+	return Open(ctx, Config{Dial: PortDialer(path, 0, nil)})
+}
+
+// Info describes the board as its last Hello did.
+func (b *Board) Info() hardware.Info {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.info
+}
+
+// Events delivers what the board senses; see hardware.Board.
+func (b *Board) Events() <-chan hardware.Event { return b.events }
+
+// Stats returns the line counters.
+func (b *Board) Stats() Stats {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.stats
+}
+
+// SetLEDs shows a frame, sending only what changed. A frame longer than the
+// board's LED count is an error; a shorter one leaves the rest dark.
+func (b *Board) SetLEDs(frame []hardware.LED) error {
+	b.mu.Lock()
+	if len(frame) > b.info.LEDs {
+		n := b.info.LEDs
+		b.mu.Unlock()
+		return fmt.Errorf("serial: frame of %d LEDs for a board with %d", len(frame), n)
+	}
+	b.want = slices.Grow(b.want[:0], b.info.LEDs)[:b.info.LEDs]
+	clear(b.want[copy(b.want, frame):])
+	b.mu.Unlock()
+	select {
+	case <-b.closing:
+		return ErrClosed
+	default:
+	}
+	select {
+	case b.ledKick <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// RequestSnapshot asks the board for a Snapshot event. While disconnected it
+// returns ErrDisconnected (a Snapshot comes with the reconnection anyway).
+func (b *Board) RequestSnapshot() error {
+	b.mu.Lock()
+	s := b.sess
+	b.mu.Unlock()
+	if s == nil {
+		return ErrDisconnected
+	}
+	s.send(&wire.SnapshotRequest{})
+	return nil
+}
+
+// Close stops the driver, closes the port and then the Events channel.
+func (b *Board) Close() error {
+	b.closeOnce.Do(func() { close(b.closing) })
+	<-b.done
+	return nil
+}
+
+func (b *Board) emit(ev hardware.Event) bool {
+	select {
+	case b.events <- ev:
+		return true
+	case <-b.closing:
+		return false
+	}
+}
+
+func (b *Board) count(f func(*Stats)) {
+	b.mu.Lock()
+	f(&b.stats)
+	b.mu.Unlock()
+}
+
+// run serves sessions and reconnects until Close.
+func (b *Board) run(s *session) {
+	defer close(b.done)
+	defer close(b.events)
+	for {
+		err := b.serve(s)
+		s.close()
+		b.mu.Lock()
+		b.sess = nil
+		b.mu.Unlock()
+		if errors.Is(err, ErrClosed) {
+			return
+		}
+		if !b.emit(hardware.Event{Kind: hardware.Status, Conn: hardware.Disconnected, Err: err}) {
+			return
+		}
+		delay := b.cfg.BackoffMin
+		announced, lastErr := false, ""
+		for s = nil; s == nil; {
+			select {
+			case <-b.closing:
+				return
+			case <-b.clock.After(delay):
+			}
+			if !announced {
+				announced = true
+				b.emit(hardware.Event{Kind: hardware.Status, Conn: hardware.Reconnecting})
+			}
+			var err error
+			s, err = b.connect(context.Background())
+			if errors.Is(err, ErrClosed) {
+				return
+			}
+			if err != nil && errors.Is(err, wire.ErrIncompatible) && err.Error() != lastErr {
+				lastErr = err.Error()
+				b.emit(hardware.Event{Kind: hardware.Fault, Err: err})
+			}
+			delay = min(2*delay, b.cfg.BackoffMax)
+		}
+	}
+}
+
+// serve watches a live session until it dies or the board closes.
+func (b *Board) serve(s *session) error {
+	t := b.clock.NewTicker(b.cfg.Heartbeat)
+	defer t.Stop()
+	limit := time.Duration(b.cfg.MissedHeartbeats) * b.cfg.Heartbeat
+	for {
+		select {
+		case <-b.closing:
+			return ErrClosed
+		case <-s.dead:
+			return s.err
+		case <-t.Chan():
+			if b.clock.Since(s.lastRx()) > limit {
+				s.fail(ErrWatchdog)
+			}
+		}
+	}
+}
+
+// connect dials and shakes hands; the session it returns has delivered its
+// first Snapshot.
+func (b *Board) connect(ctx context.Context) (*session, error) {
+	port, err := b.cfg.Dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := newSession(b, port)
+	s.start()
+	s.send(&wire.HelloRequest{Major: wire.VersionMajor, Minor: wire.VersionMinor})
+	tick := b.clock.NewTicker(b.cfg.HelloInterval)
+	defer tick.Stop()
+	deadline := b.clock.After(b.cfg.HandshakeTimeout)
+	fail := func(err error) (*session, error) {
+		s.fail(err)
+		s.close()
+		return nil, s.err
+	}
+	for {
+		select {
+		case <-s.ready:
+			b.mu.Lock()
+			b.sess = s
+			b.stats.Connects++
+			b.mu.Unlock()
+			return s, nil
+		case <-s.dead:
+			s.close()
+			return nil, s.err
+		case <-tick.Chan():
+			if !s.gotHello.Load() {
+				s.send(&wire.HelloRequest{Major: wire.VersionMajor, Minor: wire.VersionMinor})
+			} else {
+				s.send(&wire.SnapshotRequest{})
+			}
+		case <-deadline:
+			if s.gotHello.Load() {
+				return fail(ErrNoSnapshot)
+			}
+			return fail(ErrNoHello)
+		case <-ctx.Done():
+			return fail(ctx.Err())
+		case <-b.closing:
+			return fail(ErrClosed)
+		}
+	}
+}
+
+// A session is one connection: a reader goroutine decoding frames into
+// events and a writer goroutine owning the host's sequence number.
+type session struct {
+	b    *Board
+	port io.ReadWriteCloser
+	dec  *wire.Decoder
+
+	ctl      chan ctl
+	dead     chan struct{}
+	err      error
+	deadOnce sync.Once
+	ready    chan struct{}
+	gotHello atomic.Bool
+	rx       atomic.Int64 // clock time of the last good frame, UnixNano
+	wg       sync.WaitGroup
+
+	// reader state
+	hello     bool
+	haveSeq   bool
+	lastSeq   uint16
+	syncing   bool
+	connected bool
+	state     []byte
+	bclock    wiremap.Clock
+
+	// writer state
+	seq    uint16
+	maxRX  atomic.Int32
+	sent   []hardware.LED
+	want   []hardware.LED
+	wbuf   []byte
+	enc    ledEncoder
+	ledsOK bool // the handshake is done: LED frames may go out
+}
+
+type ctl struct {
+	msg  wire.Message
+	leds bool // after the handshake: send the whole LED frame
+	lost bool // the board may have missed LED frames: resend everything
+}
+
+func newSession(b *Board, port io.ReadWriteCloser) *session {
+	s := &session{
+		b: b, port: port, dec: wire.NewDecoder(port),
+		ctl:   make(chan ctl, 32),
+		dead:  make(chan struct{}),
+		ready: make(chan struct{}),
+		wbuf:  make([]byte, 0, 4*wire.MaxFrameLen),
+	}
+	s.touch()
+	return s
+}
+
+func (s *session) start() {
+	s.wg.Add(2)
+	go s.readLoop()
+	go s.writeLoop()
+}
+
+func (s *session) touch()            { s.rx.Store(s.b.clock.Now().UnixNano()) }
+func (s *session) lastRx() time.Time { return time.Unix(0, s.rx.Load()) }
+
+func (s *session) fail(err error) {
+	s.deadOnce.Do(func() {
+		s.err = err
+		close(s.dead)
+		s.port.Close()
+	})
+}
+
+// close ends the session and waits for its goroutines.
+func (s *session) close() {
+	s.fail(ErrClosed)
+	s.wg.Wait()
+}
+
+func (s *session) isDead() bool {
+	select {
+	case <-s.dead:
+		return true
+	default:
+		return false
+	}
+}
+
+func (s *session) send(m wire.Message) { s.post(ctl{msg: m}) }
+
+func (s *session) post(c ctl) {
+	select {
+	case s.ctl <- c:
+	case <-s.dead:
+	}
+}
+
+func (s *session) writeLoop() {
+	defer s.wg.Done()
+	for {
+		select {
+		case <-s.dead:
+			return
+		case c := <-s.ctl:
+			switch {
+			case c.msg != nil:
+				var err error
+				s.wbuf, err = wire.AppendFrame(s.wbuf[:0], s.seq, c.msg)
+				if err != nil {
+					s.b.emit(hardware.Event{Kind: hardware.Fault, Err: fmt.Errorf("serial: encoding %v: %w", c.msg.Type(), err)})
+					continue
+				}
+				s.seq++
+				if _, err := s.port.Write(s.wbuf); err != nil {
+					s.fail(fmt.Errorf("serial: write: %w", err))
+					return
+				}
+			case c.leds:
+				s.ledsOK, s.sent = true, nil
+				s.writeLEDs()
+			case c.lost:
+				s.sent = nil
+				s.writeLEDs()
+			}
+		case <-s.b.ledKick:
+			s.writeLEDs()
+		}
+	}
+}
+
+// writeLEDs sends what changed between the frame the board shows and the
+// one wanted.
+func (s *session) writeLEDs() {
+	if !s.ledsOK {
+		return
+	}
+	b := s.b
+	b.mu.Lock()
+	n := b.info.LEDs
+	if len(b.want) != n {
+		b.want = slices.Grow(b.want[:0], n)[:n]
+		clear(b.want)
+	}
+	s.want = append(s.want[:0], b.want...)
+	b.mu.Unlock()
+	var frames int
+	var err error
+	s.wbuf, frames, err = s.enc.appendUpdate(s.wbuf[:0], &s.seq, s.sent, s.want, int(s.maxRX.Load()))
+	if err != nil {
+		b.emit(hardware.Event{Kind: hardware.Fault, Err: fmt.Errorf("serial: encoding LEDs: %w", err)})
+		return
+	}
+	if frames == 0 {
+		return
+	}
+	if _, err := s.port.Write(s.wbuf); err != nil {
+		s.fail(fmt.Errorf("serial: write: %w", err))
+		return
+	}
+	s.sent = append(s.sent[:0], s.want...)
+	b.count(func(st *Stats) { st.LEDFrames += uint64(frames); st.LEDBytes += uint64(len(s.wbuf)) })
+}
+
+func (s *session) readLoop() {
+	defer s.wg.Done()
+	for {
+		if s.isDead() {
+			return
+		}
+		f, err := s.dec.Next()
+		if err != nil {
+			var fe *wire.FrameError
+			switch {
+			case errors.As(err, &fe):
+				s.badFrame(fe)
+			case errors.Is(err, io.EOF):
+				s.fail(fmt.Errorf("serial: line closed: %w", err))
+				return
+			case unplugged(err):
+				s.fail(fmt.Errorf("serial: read: %w", err))
+				return
+			}
+			continue
+		}
+		s.touch()
+		s.handle(f)
+		s.touch() // the consumer may have kept us waiting
+	}
+}
+
+func (s *session) emit(ev hardware.Event) {
+	if !s.isDead() {
+		s.b.emit(ev)
+	}
+}
+
+func (s *session) badFrame(fe *wire.FrameError) {
+	s.b.count(func(st *Stats) { st.BadFrames++ })
+	s.emit(hardware.Event{Kind: hardware.Fault, Err: fe})
+	if !s.hello || !fe.HasHeader() {
+		return // the next good frame shows the gap
+	}
+	s.checkSeq(fe.Seq)
+	if !errors.Is(fe.Err, wire.ErrUnknownType) {
+		s.resync() // a frame of ours whose content is lost
+	}
+}
+
+// checkSeq notes a board frame's sequence number and asks for a snapshot
+// after a gap.
+func (s *session) checkSeq(seq uint16) {
+	if s.haveSeq && seq != s.lastSeq+1 {
+		s.b.count(func(st *Stats) { st.Gaps++ })
+		s.resync()
+	}
+	s.lastSeq, s.haveSeq = seq, true
+}
+
+func (s *session) resync() {
+	s.syncing = true
+	s.send(&wire.SnapshotRequest{})
+}
+
+// handle turns one good frame into events.
+func (s *session) handle(f wire.Frame) {
+	s.b.count(func(st *Stats) { st.Frames++ })
+	if h, ok := f.Msg.(*wire.Hello); ok {
+		s.onHello(f.Seq, h)
+		return
+	}
+	if !s.hello {
+		return // a board that has not said Hello yet: noise from before
+	}
+	if m, ok := f.Msg.(*wire.Snapshot); ok {
+		s.lastSeq, s.haveSeq = f.Seq, true
+		s.onSnapshot(f.Seq, m)
+		return
+	}
+	s.checkSeq(f.Seq)
+	switch m := f.Msg.(type) {
+	case *wire.CellChange:
+		at := s.bclock.At(m.Time)
+		if s.syncing {
+			s.b.count(func(st *Stats) { st.Dropped += uint64(len(m.Changes)) })
+			return
+		}
+		for _, c := range m.Changes {
+			if int(c.Cell) >= len(s.state) {
+				s.emit(hardware.Event{Kind: hardware.Fault, At: at, Seq: f.Seq,
+					Err: fmt.Errorf("serial: change of cell %d on a board of %d cells", c.Cell, len(s.state))})
+				continue
+			}
+			if s.state[c.Cell] == c.Code {
+				continue
+			}
+			s.state[c.Cell] = c.Code
+			s.emit(hardware.Event{Kind: hardware.Change, At: at, Seq: f.Seq, Sensor: int(c.Cell), Code: c.Code})
+		}
+	case *wire.Roll:
+		s.emit(hardware.Event{Kind: hardware.Roll, At: s.bclock.At(m.Time), Seq: f.Seq, Face: wiremap.Face(m.Die, m.Value)})
+	case *wire.Button:
+		at := s.bclock.At(m.Time)
+		if bt, ok := wiremap.Button(m.Button); ok {
+			s.emit(hardware.Event{Kind: hardware.Press, At: at, Seq: f.Seq, Button: bt})
+		} else {
+			s.emit(hardware.Event{Kind: hardware.Fault, At: at, Seq: f.Seq, Err: fmt.Errorf("serial: unknown button %d", m.Button)})
+		}
+	case *wire.Heartbeat:
+		s.bclock.At(m.Time)
+	case *wire.Error:
+		s.b.count(func(st *Stats) { st.BoardFault++ })
+		e := *m
+		s.emit(hardware.Event{Kind: hardware.Fault, Seq: f.Seq, Err: &e})
+		switch {
+		case m.Code == wire.ErrCodeOverflow:
+			s.resync()
+		case m.Code == wire.ErrCodeBadFrame, m.Ref == wire.TypeLEDFrame, m.Ref == wire.TypeLEDSet:
+			s.post(ctl{lost: true})
+		}
+	case *wire.Ack:
+	default:
+		s.emit(hardware.Event{Kind: hardware.Fault, Seq: f.Seq, Err: fmt.Errorf("serial: board sent a host message %v", f.Type())})
+	}
+}
+
+func (s *session) onHello(seq uint16, h *wire.Hello) {
+	if err := h.CheckVersion(); err != nil {
+		s.fail(fmt.Errorf("serial: refusing the board: %w", err))
+		return
+	}
+	restarted := !s.hello || !s.haveSeq || seq != s.lastSeq+1
+	s.hello = true
+	s.lastSeq, s.haveSeq = seq, true
+	s.send(&wire.Ack{Seq: seq, Ref: wire.TypeHello})
+	if !restarted {
+		return // the board repeats Hello until it sees our Ack
+	}
+	info := wiremap.Info(h)
+	s.bclock.Reset()
+	s.syncing = true
+	s.state = make([]byte, info.Sensors)
+	s.maxRX.Store(int32(h.MaxRX))
+	s.b.mu.Lock()
+	s.b.info = info
+	s.b.mu.Unlock()
+	s.gotHello.Store(true)
+	s.send(s.b.cfg.Board)
+	s.post(ctl{leds: true})
+}
+
+func (s *session) onSnapshot(seq uint16, m *wire.Snapshot) {
+	at := s.bclock.At(m.Time)
+	if len(m.Cells) != len(s.state) {
+		s.emit(hardware.Event{Kind: hardware.Fault, At: at, Seq: seq,
+			Err: fmt.Errorf("serial: snapshot of %d cells from a board that announced %d", len(m.Cells), len(s.state))})
+		s.state = make([]byte, len(m.Cells))
+	}
+	copy(s.state, m.Cells)
+	s.syncing = false
+	s.emit(hardware.Event{Kind: hardware.Snapshot, At: at, Seq: seq, Codes: slices.Clone(m.Cells)})
+	if !s.connected {
+		s.connected = true
+		s.emit(hardware.Event{Kind: hardware.Status, At: at, Conn: hardware.Connected})
+		close(s.ready)
+	}
+}
