@@ -72,3 +72,25 @@ func TestFirmwareAVR(t *testing.T) {
 		t.Errorf("static RAM %s bytes leaves too little for the stack of 2048", m[1])
 	}
 }
+
+// TestFirmwareAVRSimulated runs the ATmega328P build in simavr and talks
+// to it over the simulated UART: handshake, scanning, LED frames (checking
+// the WS2812 waveform bit by bit), the die, a corrupted frame, heartbeat.
+func TestFirmwareAVRSimulated(t *testing.T) {
+	requireTools(t, "make", "cc", "avr-gcc", "avr-objcopy", "avr-size")
+	probe := exec.Command("cc", "-fsyntax-only", "-x", "c", "-")
+	probe.Stdin = strings.NewReader("#include <simavr/sim_avr.h>\nint main(void) { return 0; }\n")
+	if out, err := probe.CombinedOutput(); err != nil {
+		msg := "simavr headers missing (apt-get install libsimavr-dev): " + strings.TrimSpace(string(out))
+		if os.Getenv("CI") == "" {
+			t.Skip(msg)
+		}
+		t.Fatal(msg + "; CI is set")
+	}
+	out := runMake(t, "avr-sim")
+	m := regexp.MustCompile(`(?m)^(\d+) passed, (\d+) failed$`).FindStringSubmatch(out)
+	if m == nil || m[2] != "0" || m[1] == "0" {
+		t.Fatalf("simulated AVR tests did not pass:\n%s", out)
+	}
+	t.Logf("simulated AVR: %s checks passed", m[1])
+}
