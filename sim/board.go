@@ -73,9 +73,9 @@ var (
 type opKind uint8
 
 const (
-	opEvent opKind = iota + 1 // a hardware event (Change, Roll, Press, Status, Fault)
-	opSnapshot                // a snapshot of codes
-	opLine                    // a serial line fault, for the pty
+	opEvent    opKind = iota + 1 // a hardware event (Change, Roll, Press, Status, Fault)
+	opSnapshot                   // a snapshot of codes
+	opLine                       // a serial line fault, for the pty
 )
 
 // LineFault is a fault of the serial line, acted on in pty mode.

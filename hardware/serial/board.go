@@ -303,7 +303,8 @@ func (b *Board) connect(ctx context.Context) (*session, error) {
 	s.send(&wire.HelloRequest{Major: wire.VersionMajor, Minor: wire.VersionMinor})
 	tick := b.clock.NewTicker(b.cfg.HelloInterval)
 	defer tick.Stop()
-	deadline := b.clock.After(b.cfg.HandshakeTimeout)
+	deadline := b.clock.NewTimer(b.cfg.HandshakeTimeout)
+	defer deadline.Stop()
 	fail := func(err error) (*session, error) {
 		s.fail(err)
 		s.close()
@@ -326,7 +327,7 @@ func (b *Board) connect(ctx context.Context) (*session, error) {
 			} else {
 				s.send(&wire.SnapshotRequest{})
 			}
-		case <-deadline:
+		case <-deadline.Chan():
 			if s.gotHello.Load() {
 				return fail(ErrNoSnapshot)
 			}

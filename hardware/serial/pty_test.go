@@ -206,3 +206,93 @@ func waitFor(t *testing.T, cond func() bool) {
 }
 
 var _ = errors.New
+
+func TestPTYLEDs(t *testing.T) {
+	r := newPTYRig(t, "gyges", sim.Presence)
+	r.settle()
+	n := r.hw.Info().LEDs
+	frame := make([]hardware.LED, n)
+	frame[0] = hardware.LED{R: 255}
+	frame[n-1] = hardware.LED{G: 255, Blink: hardware.Slow}
+	for i := 5; i < 15; i++ {
+		frame[i] = hardware.LED{B: 50}
+	}
+	r.do(r.hw.SetLEDs(frame))
+	waitFor(t, func() bool { return slices.Equal(r.vb.LEDs(), frame) })
+	frame[7] = hardware.Off
+	r.do(r.hw.SetLEDs(frame))
+	waitFor(t, func() bool { return slices.Equal(r.vb.LEDs(), frame) })
+	// The board loses its LEDs in a pull; they come back on replug, with a
+	// frame set while it was away.
+	r.do(r.vb.Unplug())
+	waitFor(t, func() bool { return hasStatus(r, hardware.Disconnected) })
+	frame[8] = hardware.LED{R: 1, G: 2, B: 3}
+	r.do(r.hw.SetLEDs(frame))
+	r.do(r.vb.SetLEDs(nil)) // a reset board is dark
+	r.do(r.vb.Replug())
+	waitFor(t, func() bool { return slices.Equal(r.vb.LEDs(), frame) })
+	if err := r.hw.SetLEDs(make([]hardware.LED, n+1)); err == nil {
+		t.Error("a frame longer than the strip was accepted")
+	}
+}
+
+// BenchmarkPTYRoundTrip measures a sensor change on the virtual board to
+// the LED frame the host sends in answer, through a real pty.
+func BenchmarkPTYRoundTrip(b *testing.B) {
+	vb, err := sim.New(sim.Options{Board: boards.Default("gyges"), Empty: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer vb.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p, err := sim.NewPTY(ctx, vb)
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			b.Fatal(err)
+		}
+		b.Skip(err)
+	}
+	defer p.Close()
+	hw, err := serial.Open(ctx, serial.Config{Dial: serial.PortDialer(p.Path(), 0, nil), HelloInterval: 50 * time.Millisecond})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer hw.Close()
+	lit := make(chan bool, 1)
+	vb.OnLEDs(func(f []hardware.LED) {
+		select {
+		case lit <- f[0].Lit():
+		default:
+		}
+	})
+	frame := make([]hardware.LED, hw.Info().LEDs)
+	go func() {
+		for ev := range hw.Events() {
+			if ev.Kind == hardware.Change {
+				frame[0] = hardware.Off
+				if ev.Code != 0 {
+					frame[0] = hardware.LED{G: 255}
+				}
+				hw.SetLEDs(frame)
+			}
+		}
+	}()
+	for len(lit) > 0 {
+		<-lit
+	}
+	on := false
+	for b.Loop() {
+		on = !on
+		if on {
+			vb.Place("c3", "1")
+		} else {
+			vb.Lift("c3")
+		}
+		for got := range lit {
+			if got == on {
+				break
+			}
+		}
+	}
+}

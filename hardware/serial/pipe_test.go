@@ -1,0 +1,371 @@
+package serial
+
+import (
+	"bytes"
+	"io"
+	"context"
+	"errors"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+
+	"github.com/tabla-board/tabla/firmware-protocol/wire"
+	"github.com/tabla-board/tabla/hardware"
+)
+
+// fakeMCU is a scripted board on the far end of a net.Pipe.
+type fakeMCU struct {
+	t    *testing.T
+	conn net.Conn
+	seq  uint16
+	host chan wire.Frame // host frames, messages cloned
+}
+
+func newFakeMCU(t *testing.T, conn net.Conn) *fakeMCU {
+	m := &fakeMCU{t: t, conn: conn, host: make(chan wire.Frame, 256)}
+	go func() {
+		defer close(m.host)
+		d := wire.NewDecoder(conn)
+		for {
+			f, err := d.Next()
+			var fe *wire.FrameError
+			if errors.As(err, &fe) {
+				continue
+			}
+			if err != nil {
+				return
+			}
+			m.host <- wire.Frame{Seq: f.Seq, Msg: cloneMsg(f.Msg)}
+		}
+	}()
+	return m
+}
+
+func cloneMsg(m wire.Message) wire.Message {
+	switch m := m.(type) {
+	case *wire.LEDFrame:
+		return m.Clone()
+	case *wire.LEDSet:
+		return m.Clone()
+	case *wire.Ack:
+		c := *m
+		return &c
+	case *wire.Config:
+		c := *m
+		return &c
+	case *wire.HelloRequest:
+		c := *m
+		return &c
+	case *wire.SnapshotRequest:
+		return &wire.SnapshotRequest{}
+	}
+	return m
+}
+
+func (m *fakeMCU) send(msg wire.Message) {
+	m.t.Helper()
+	b, err := wire.AppendFrame(nil, m.seq, msg)
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	m.seq++
+	m.raw(b)
+}
+
+func (m *fakeMCU) raw(b []byte) {
+	if _, err := m.conn.Write(b); err != nil {
+		m.t.Logf("fake MCU write: %v", err)
+	}
+}
+
+// await returns the next host frame of type typ, skipping others.
+func (m *fakeMCU) await(typ wire.Type) wire.Frame {
+	m.t.Helper()
+	timeout := time.After(2 * time.Second)
+	for {
+		select {
+		case f, ok := <-m.host:
+			if !ok {
+				m.t.Fatalf("line closed waiting for %v", typ)
+			}
+			if f.Type() == typ {
+				return f
+			}
+		case <-timeout:
+			m.t.Fatalf("no %v from the host", typ)
+		}
+	}
+}
+
+var testHello = wire.Hello{Major: 1, Minor: 0, Abilities: wire.AbilityDieD6 | wire.AbilityButtons, Buttons: 0x1F,
+	Cells: 16, LEDs: 16, MaxRX: 64, Vendor: "test", Model: "pipe"}
+
+// handshake answers the host's HelloRequest and Ack with a snapshot.
+func (m *fakeMCU) handshake(cells []byte) {
+	m.t.Helper()
+	m.await(wire.TypeHelloRequest)
+	h := testHello
+	m.send(&h)
+	ack := m.await(wire.TypeAck)
+	if a := ack.Msg.(*wire.Ack); a.Ref != wire.TypeHello {
+		m.t.Fatalf("ack of %v", a.Ref)
+	}
+	m.send(&wire.Snapshot{Reason: wire.ReasonConnect, Cells: cells})
+}
+
+type pipeRig struct {
+	t     *testing.T
+	mcus  chan *fakeMCU
+	board *Board
+}
+
+func pipeDialer(t *testing.T, mcus chan *fakeMCU) Dialer {
+	return func(ctx context.Context) (ioRWC, error) {
+		host, dev := net.Pipe()
+		mcus <- newFakeMCU(t, dev)
+		return host, nil
+	}
+}
+
+func nextEvent(t *testing.T, b *Board, kinds ...hardware.EventKind) hardware.Event {
+	t.Helper()
+	timeout := time.After(2 * time.Second)
+	for {
+		select {
+		case ev, ok := <-b.Events():
+			if !ok {
+				t.Fatal("events closed")
+			}
+			for _, k := range kinds {
+				if ev.Kind == k {
+					return ev
+				}
+			}
+		case <-timeout:
+			t.Fatalf("no %v event", kinds)
+		}
+	}
+}
+
+func openPipe(t *testing.T, cfg Config, cells []byte) (*Board, chan *fakeMCU, *fakeMCU) {
+	t.Helper()
+	mcus := make(chan *fakeMCU, 4)
+	cfg.Dial = func(ctx context.Context) (ioRWC, error) {
+		host, dev := net.Pipe()
+		mcus <- newFakeMCU(t, dev)
+		return host, nil
+	}
+	type res struct {
+		b   *Board
+		err error
+	}
+	done := make(chan res, 1)
+	go func() {
+		b, err := Open(context.Background(), cfg)
+		done <- res{b, err}
+	}()
+	m := <-mcus
+	m.handshake(cells)
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	t.Cleanup(func() { r.b.Close() })
+	return r.b, mcus, m
+}
+
+func TestPipeGarbageBecomesFaults(t *testing.T) {
+	b, _, m := openPipe(t, Config{Heartbeat: time.Hour}, make([]byte, 16))
+	if ev := nextEvent(t, b, hardware.Snapshot); len(ev.Codes) != 16 {
+		t.Fatalf("snapshot %v", ev)
+	}
+	m.send(&wire.CellChange{Time: 10, Changes: []wire.Change{{Cell: 3, Code: 255}}})
+	if ev := nextEvent(t, b, hardware.Change); ev.Sensor != 3 || ev.Code != 255 || ev.At != 10*time.Millisecond {
+		t.Fatalf("change %v at %v", ev, ev.At)
+	}
+	// Garbage ended by a delimiter: one bad frame, nothing lost.
+	m.raw([]byte{0x13, 0x37, 0xFF, 0x42, 0x00})
+	fault := nextEvent(t, b, hardware.Fault, hardware.Change)
+	var fe *wire.FrameError
+	if !errors.As(fault.Err, &fe) {
+		t.Fatalf("got %v, want a frame error", fault)
+	}
+	if fe.Offset == 0 {
+		t.Errorf("fault without a stream offset: %v", fe)
+	}
+	m.send(&wire.CellChange{Time: 20, Changes: []wire.Change{{Cell: 4, Code: 255}}})
+	if ev := nextEvent(t, b, hardware.Change); ev.Sensor != 4 {
+		t.Fatalf("after garbage: %v", ev)
+	}
+	// Garbage glued to a frame destroys it: the next frame shows the gap,
+	// the driver asks for a snapshot and drops changes until it comes.
+	m.raw([]byte{0x55, 0x66})
+	m.send(&wire.CellChange{Time: 30, Changes: []wire.Change{{Cell: 5, Code: 255}}})
+	m.send(&wire.CellChange{Time: 40, Changes: []wire.Change{{Cell: 6, Code: 255}}})
+	nextEvent(t, b, hardware.Fault)
+	m.await(wire.TypeSnapshotRequest)
+	truth := make([]byte, 16)
+	truth[3], truth[4], truth[5], truth[6] = 255, 255, 255, 255
+	m.send(&wire.Snapshot{Reason: wire.ReasonRequest, Cells: truth})
+	ev := nextEvent(t, b, hardware.Snapshot, hardware.Change)
+	if ev.Kind != hardware.Snapshot || !bytes.Equal(ev.Codes, truth) {
+		t.Fatalf("got %v %v, want the resync snapshot and no change", ev, ev.Codes)
+	}
+	if st := b.Stats(); st.Gaps != 1 || st.Dropped != 1 || st.BadFrames != 2 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+type ioRWC = io.ReadWriteCloser
+
+func TestPipeVersionMismatch(t *testing.T) {
+	mcus := make(chan *fakeMCU, 1)
+	cfg := Config{Dial: func(ctx context.Context) (ioRWC, error) {
+		host, dev := net.Pipe()
+		mcus <- newFakeMCU(t, dev)
+		return host, nil
+	}}
+	go func() {
+		m := <-mcus
+		m.await(wire.TypeHelloRequest)
+		m.send(&wire.Hello{Major: 2, Minor: 1})
+	}()
+	_, err := Open(context.Background(), cfg)
+	if !errors.Is(err, wire.ErrIncompatible) {
+		t.Fatalf("got %v, want ErrIncompatible", err)
+	}
+	if !strings.Contains(err.Error(), "2.1") || !strings.Contains(err.Error(), "update the host software") {
+		t.Errorf("unclear error: %v", err)
+	}
+}
+
+func TestPipeNoHello(t *testing.T) {
+	mcus := make(chan *fakeMCU, 8)
+	cfg := Config{HelloInterval: 10 * time.Millisecond, HandshakeTimeout: 100 * time.Millisecond,
+		Dial: func(ctx context.Context) (ioRWC, error) {
+			host, dev := net.Pipe()
+			mcus <- newFakeMCU(t, dev)
+			return host, nil
+		}}
+	_, err := Open(context.Background(), cfg)
+	if !errors.Is(err, ErrNoHello) {
+		t.Fatalf("got %v, want ErrNoHello", err)
+	}
+	m := <-mcus
+	n := 0
+	for f := range m.host {
+		if f.Type() == wire.TypeHelloRequest {
+			n++
+		}
+	}
+	if n < 2 {
+		t.Errorf("%d HelloRequests, want it repeated", n)
+	}
+}
+
+func TestPipeWatchdogAndReconnect(t *testing.T) {
+	b, mcus, m := openPipe(t, Config{Heartbeat: 20 * time.Millisecond, MissedHeartbeats: 3, BackoffMin: time.Millisecond}, make([]byte, 16))
+	nextEvent(t, b, hardware.Snapshot)
+	if ev := nextEvent(t, b, hardware.Status); ev.Conn != hardware.Connected {
+		t.Fatalf("got %v", ev)
+	}
+	cfgMsg := m.await(wire.TypeConfig).Msg.(*wire.Config)
+	if cfgMsg.HeartbeatMs != 20 {
+		t.Errorf("heartbeat asked %d ms", cfgMsg.HeartbeatMs)
+	}
+	// The board goes silent: the watchdog declares it gone.
+	ev := nextEvent(t, b, hardware.Status)
+	if ev.Conn != hardware.Disconnected || !errors.Is(ev.Err, ErrWatchdog) {
+		t.Fatalf("got %v, want disconnected by the watchdog", ev)
+	}
+	if err := b.RequestSnapshot(); err == nil {
+		// racing with the reconnection is fine; no assertion
+	}
+	b.SetLEDs([]hardware.LED{{R: 9}, {G: 9}}) // while disconnected
+	m2 := <-mcus
+	cells := make([]byte, 16)
+	cells[7] = 255
+	m2.handshake(cells)
+	snap := nextEvent(t, b, hardware.Snapshot)
+	if snap.Codes[7] != 255 {
+		t.Fatalf("resync snapshot %v", snap.Codes)
+	}
+	if ev := nextEvent(t, b, hardware.Status); ev.Conn != hardware.Connected {
+		t.Fatalf("got %v", ev)
+	}
+	// The frame set while disconnected arrives in full.
+	f := m2.await(wire.TypeLEDFrame).Msg.(*wire.LEDFrame)
+	if f.Start != 0 || len(f.Colors) != 16 || f.Colors[0] != (wire.Color{R: 9}) || f.Colors[1] != (wire.Color{G: 9}) {
+		t.Errorf("frame on reconnection %+v", f)
+	}
+}
+
+func TestBackoffDoublesOnFakeClock(t *testing.T) {
+	clock := clockwork.NewFakeClock()
+	mcus := make(chan *fakeMCU, 1)
+	attempts := make(chan time.Time, 16)
+	fail := false
+	cfg := Config{Clock: clock, Heartbeat: time.Second, MissedHeartbeats: 2, BackoffMin: 100 * time.Millisecond, BackoffMax: 400 * time.Millisecond,
+		HandshakeTimeout: time.Hour, HelloInterval: time.Hour,
+		Dial: func(ctx context.Context) (ioRWC, error) {
+			if fail {
+				attempts <- clock.Now()
+				return nil, errors.New("no such device")
+			}
+			fail = true
+			host, dev := net.Pipe()
+			mcus <- newFakeMCU(t, dev)
+			return host, nil
+		}}
+	done := make(chan *Board, 1)
+	go func() {
+		b, err := Open(context.Background(), cfg)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- b
+	}()
+	m := <-mcus
+	m.handshake(make([]byte, 16))
+	b := <-done
+	defer b.Close()
+	ctx := context.Background()
+	start := clock.Now()
+	// Silence: after two heartbeat ticks the watchdog fires.
+	for range 3 {
+		clock.BlockUntilContext(ctx, 1)
+		clock.Advance(time.Second)
+	}
+	for ev := nextEvent(t, b, hardware.Status); ev.Conn != hardware.Disconnected; ev = nextEvent(t, b, hardware.Status) {
+	}
+	var got []time.Duration
+	prev := time.Duration(0)
+	for range 5 {
+		clock.BlockUntilContext(ctx, 1)
+		clock.Advance(50 * time.Millisecond)
+		for {
+			select {
+			case at := <-attempts:
+				d := at.Sub(start)
+				got = append(got, d-prev)
+				prev = d
+			default:
+				clock.BlockUntilContext(ctx, 1)
+				clock.Advance(50 * time.Millisecond)
+				continue
+			}
+			break
+		}
+	}
+	// Delays between attempts: 100 ms after the drop, then 200, 400, 400.
+	want := []time.Duration{200, 400, 400, 400}
+	for i, w := range want {
+		if got[i+1] != w*time.Millisecond {
+			t.Errorf("delays %v, want ... %v", got, want)
+			break
+		}
+	}
+}
