@@ -1,0 +1,83 @@
+// Package referee turns a sensor board's events into moves of a game and
+// decides what the board's LEDs show. It is pure: it imports only engine,
+// boards and the hardware types, does no I/O and reads no clock — time
+// comes from event timestamps (board time) and explicit Tick calls, tabla's
+// own die from Config.Rand.
+//
+// # Recognising moves
+//
+// Changes are collected until the sensors have been quiet for the settle
+// window (Config.Settle, default 100 ms of board time; a press, a roll or a
+// snapshot reads the board at once). The settled board is then compared as a
+// whole — never as a sequence of events — with every reading the game allows:
+//
+//   - the position as it stands (nothing happened, or a piece was bumped and
+//     put back);
+//   - the position after each legal move (expected board = the engine's
+//     Position after Play);
+//   - the position before each of the last moves (a physical takeback, up to
+//     Config.TakebackDepth moves);
+//   - the position after another move of the last mover from the position
+//     before the last move: a move stays revisable until the next player
+//     rolls or moves, so a piece counted along its path (DAHA steps, GYGES
+//     bounces) that rests for a moment on a cell that is itself a legal
+//     destination is followed to where it ends.
+//
+// Presence-only sensors (code 255) match any piece; identifying sensors
+// (codes named by the board definition) must show the right kind. A reading
+// counts only if every cell it changes was touched since the last accepted
+// move; among several, the one with the most such cells wins (a GYGES replace
+// also needs the landing piece lifted while the moving piece was off the
+// board). When several readings remain equally good, or the board fits both
+// the position and a move that looks the same to presence sensors (a GYGES
+// replace whose displaced piece goes back to the start cell), the referee
+// never guesses: it enters confirm mode. The confirm button accepts the
+// proposal, the takeback button shows the next one, any change to the board
+// re-reads it.
+//
+// A move that leaves the board as it was (a forced pass) is played at once.
+// When the settled board fits nothing, the referee is in correction mode:
+// nothing is recorded until the board fits again, and the LEDs show how to
+// get there. A snapshot after a reconnect is read the same way. Setting up
+// the start position of the game (after a move) starts a new game, as does
+// the new button.
+//
+// # Modes
+//
+// play (in sync, or a move under way), correct, confirm, setup (the start
+// position being set up; GYGES placements) and over.
+//
+// # LEDs
+//
+// Every lit cell has a role; when roles compete for a cell the later row of
+// this table wins. Slow blinking is 1 Hz, fast 4 Hz.
+//
+//	role     colour                       blink   meaning
+//	paint    owner's colour, dim          steady  DAHA: a painted cell
+//	last     dim white                    steady  the last move's destination
+//	turn     mover's colour               steady  whose turn: the pieces the mover may lift
+//	         mover's colour, dim          steady  …or the cells they may place on (GYGES setup, six)
+//	roll     mover's colour               slow    a roll is due: the mover's pieces
+//	target   green                        slow    after a roll: where the roll lets the mover go (RAY: the forced target)
+//	dest     green                        steady  the lifted piece's legal destinations (GYGES replace: then where the displaced piece may go, slow)
+//	pivot    white                        steady  STAR: the pivots of the lifted piece's destinations
+//	remove   orange                       slow    pieces the move under way takes off (six split-off groups)
+//	hint     cyan                         steady  a suggested move (from and to)
+//	take     red                          fast    correction: take this piece off the board (DAHA: an eliminated piece)
+//	fill     the piece's colour           slow    correction: a piece of this kind belongs here
+//	pair     one colour of a palette      fast    correction: move this piece…
+//	         (magenta, lime, pink, azure) steady  …to this cell (pairs from a minimum-cost matching on board distance)
+//	illegal  red                          slow    a piece put where it may not go (its legal destinations stay green)
+//	confirm  white                        fast    the proposed reading's cells (slow: the other candidates)
+//	win      winner's colour              fast    the winning pieces (GYGES: the piece on the goal)
+//
+// Seat and piece colours: red, yellow (255,170,0), blue (0,80,255), black as
+// violet (150,0,255), white; GYGES south blue, north yellow, heights white.
+//
+// # State
+//
+// State returns a plain struct (JSON-ready) for `expect` assertions, the
+// status API and the simulator page; State.Check implements the `expect`
+// keys of SCRIPTS.md. Actions returns what was decided (moves, rolls,
+// takebacks, new games, hint requests) for the owner to journal.
+package referee

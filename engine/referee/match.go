@@ -1,0 +1,440 @@
+package referee
+
+import (
+	"slices"
+
+	"github.com/tabla-board/tabla/engine"
+)
+
+// mismatch appends to dst the sensed cells whose reading does not fit want.
+func (r *Referee) mismatch(dst []int, want []uint8) []int {
+	for c, s := range r.sensed {
+		if r.hasSensor[c] && !matches(s, want[c]) {
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// fits reports whether the board base changed by d is what the sensors read,
+// given the mismatch m of base.
+func (r *Referee) fits(d []change, m []int) bool {
+	for _, ch := range d {
+		if r.hasSensor[ch.cell] && !matches(r.sensed[ch.cell], ch.new) {
+			return false
+		}
+	}
+	for _, c := range m {
+		if !inDiff(d, c) {
+			return false
+		}
+	}
+	return true
+}
+
+func inDiff(d []change, c int) bool {
+	for _, ch := range d {
+		if int(ch.cell) == c {
+			return true
+		}
+	}
+	return false
+}
+
+func (n note) cells() [3]int { return [3]int{n.from, n.to, n.extra} }
+
+// relevant is a cheap filter before a move's changes are computed: its
+// notation names a mismatched cell, or (when the board fits the position) a
+// cell touched since since.
+func (r *Referee) relevant(n note, m []int, since uint64) bool {
+	for _, c := range n.cells() {
+		if c < 0 {
+			continue
+		}
+		if len(m) == 0 {
+			if r.touched[c] > since {
+				return true
+			}
+		} else if slices.Contains(m, c) {
+			return true
+		}
+	}
+	return len(m) > 0 && n.from < 0 && n.to < 0 && !n.pass
+}
+
+// evidence checks that every key cell of a move (its changes and the cells
+// its notation names) was touched since since, and the order of lifts where
+// it matters (a GYGES replace: the landing piece was lifted while the moving
+// piece was off the board; put back on the start cell, the landing cell was
+// filled first). It returns the number of key cells.
+func (r *Referee) evidence(n note, d []change, since uint64, keys []int) (int, []int, bool) {
+	keys = keys[:0]
+	add := func(c int) bool {
+		if c < 0 || !r.hasSensor[c] || slices.Contains(keys, c) {
+			return true
+		}
+		if r.touched[c] <= since {
+			return false
+		}
+		keys = append(keys, c)
+		return true
+	}
+	for _, ch := range d {
+		if !add(int(ch.cell)) {
+			return 0, keys, false
+		}
+	}
+	for _, c := range n.cells() {
+		if !add(c) {
+			return 0, keys, false
+		}
+	}
+	if n.extra >= 0 && n.from >= 0 && n.to >= 0 && r.hasSensor[n.from] && r.hasSensor[n.to] {
+		co, first := r.coEmpty(n.from, n.to, since)
+		if !co || (n.extra == n.from && first != n.to) {
+			return 0, keys, false
+		}
+	}
+	return len(keys), keys, true
+}
+
+// coEmpty replays the trace since since: were a and b ever empty at once,
+// and which of them was filled first after that?
+func (r *Referee) coEmpty(a, b int, since uint64) (bool, int) {
+	ea, eb := false, false
+	co, first := false, -1
+	for _, t := range r.trace {
+		if t.seq <= since {
+			continue
+		}
+		c := int(t.cell)
+		if c != a && c != b {
+			continue
+		}
+		if c == a {
+			ea = t.empty
+		} else {
+			eb = t.empty
+		}
+		if ea && eb {
+			co = true
+		} else if co && !t.empty && first < 0 {
+			first = c
+		}
+	}
+	return co, first
+}
+
+// candidates lists the readings of the settled board that are consistent
+// with it and with what was touched: the position as it is, each legal move,
+// each takeback, each revision of the last move.
+func (r *Referee) candidates() []candidate {
+	var out []candidate
+	m := r.mismatch(nil, r.cur)
+	if len(m) == 0 {
+		out = append(out, candidate{kind: candCurrent})
+	}
+	var keys []int
+	if r.st.Awaiting() == engine.AwaitMove {
+		c := r.ensure()
+		for i := range c.moves {
+			if !r.relevant(c.notes[i], m, r.lastAcc) {
+				continue
+			}
+			d := r.diff(c, i)
+			if !r.fits(d, m) {
+				continue
+			}
+			ev, k, ok := r.evidence(c.notes[i], d, r.lastAcc, keys)
+			keys = k
+			if ok {
+				out = append(out, candidate{kind: candMove, idx: i, text: c.texts[i], note: c.notes[i], evidence: ev, cells: slices.Clone(k)})
+			}
+		}
+	}
+	// Takebacks and revisions only when no move fits: a legal move that
+	// looks the same wins (the takeback button is there for that case).
+	if len(m) > 0 && !hasKind(out, candMove) {
+		out = r.takebacks(out)
+		if !hasKind(out, candTakeback) {
+			out = r.revisions(out)
+		}
+	}
+	return out
+}
+
+// takebacks adds the positions before the last moves that the board shows.
+// The cells where such a position differs from the present one must have
+// been touched since the last accepted move.
+func (r *Referee) takebacks(out []candidate) []candidate {
+	if len(r.ops) == 0 {
+		return out
+	}
+	board := r.scratch
+	copy(board, r.cur)
+	moves := 0
+	for i := len(r.ops) - 1; i >= 0 && moves < r.cfg.TakebackDepth; i-- {
+		o := &r.ops[i]
+		applyDiff(board, o.diff, true)
+		if o.roll {
+			continue
+		}
+		moves++
+		if len(r.mismatch(nil, board)) != 0 {
+			continue
+		}
+		var keys []int
+		ok := true
+		for c := range board {
+			if board[c] != r.cur[c] && r.hasSensor[c] {
+				keys = append(keys, c)
+				if r.touched[c] <= r.lastAcc {
+					ok = false
+				}
+			}
+		}
+		if ok && len(keys) > 0 {
+			out = append(out, candidate{kind: candTakeback, plies: moves, evidence: len(keys), cells: keys})
+		}
+	}
+	return out
+}
+
+// revisions adds the other moves of the last mover from the position before
+// the last move: a move is revised (a piece counted on along its path after
+// a pause on a cell that was itself a legal destination) until the next
+// player rolls or moves.
+func (r *Referee) revisions(out []candidate) []candidate {
+	if !r.prevOK || len(r.ops) == 0 || r.ops[len(r.ops)-1].roll {
+		return out
+	}
+	last := r.ops[len(r.ops)-1]
+	// Step back to the previous position, on the engine and the board.
+	r.st.Undo()
+	applyDiff(r.cur, last.diff, true)
+	m := r.mismatch(nil, r.cur)
+	c := &r.prev
+	var keys []int
+	for i := range c.moves {
+		if c.moves[i] == last.move || !r.relevant(c.notes[i], m, last.since) {
+			continue
+		}
+		d := r.diff(c, i)
+		if !r.fits(d, m) {
+			continue
+		}
+		// The revision must be shown by what was touched since the last
+		// move was accepted: where it differs from the board now.
+		keys = keys[:0]
+		ok := true
+		for _, set := range [][]change{d, last.diff} {
+			for _, ch := range set {
+				cell := int(ch.cell)
+				if !r.hasSensor[cell] || slices.Contains(keys, cell) {
+					continue
+				}
+				revised, now := r.cur[cell], r.cur[cell]
+				for _, x := range d {
+					if int(x.cell) == cell {
+						revised = x.new
+					}
+				}
+				for _, x := range last.diff {
+					if int(x.cell) == cell {
+						now = x.new
+					}
+				}
+				if revised == now {
+					continue
+				}
+				if r.touched[cell] <= r.lastAcc {
+					ok = false
+				}
+				keys = append(keys, cell)
+			}
+		}
+		if ok && len(keys) > 0 {
+			out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i], note: c.notes[i], evidence: len(keys), cells: slices.Clone(keys)})
+		}
+	}
+	applyDiff(r.cur, last.diff, false)
+	r.st.Play(last.move)
+	return out
+}
+
+func hasKind(cs []candidate, k candKind) bool {
+	for _, c := range cs {
+		if c.kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+// recognise reads the settled board: it carries out the one consistent
+// reading, or asks for confirmation when several remain.
+func (r *Referee) recognise() {
+	for round := 0; round < 4; round++ {
+		cands := r.candidates()
+		var current bool
+		others := cands[:0:0]
+		for _, c := range cands {
+			if c.kind == candCurrent {
+				current = true
+			} else {
+				others = append(others, c)
+			}
+		}
+		switch {
+		case len(others) == 0:
+			if !current && r.maybeNewGame() {
+				continue
+			}
+			r.confirm = nil
+			return
+		case current:
+			// The board fits the position as it stands and a move that
+			// looks the same: never guess.
+			r.ask(others)
+			return
+		}
+		best := others[0].evidence
+		for _, c := range others[1:] {
+			best = max(best, c.evidence)
+		}
+		top := others[:0:0]
+		for _, c := range others {
+			if c.evidence == best {
+				top = append(top, c)
+			}
+		}
+		if len(top) > 1 {
+			r.ask(top)
+			return
+		}
+		r.confirm = nil
+		r.take(top[0], r.cfg.Source)
+	}
+}
+
+// ask enters the confirm state (keeping the proposal when the candidates did
+// not change).
+func (r *Referee) ask(c []candidate) {
+	same := len(c) == len(r.confirm)
+	for i := 0; same && i < len(c); i++ {
+		same = c[i].kind == r.confirm[i].kind && c[i].text == r.confirm[i].text && c[i].plies == r.confirm[i].plies
+	}
+	if !same {
+		r.proposal = 0
+	}
+	r.confirm = c
+}
+
+// maybeNewGame starts a new game when the board shows the start position.
+func (r *Referee) maybeNewGame() bool {
+	if r.start == nil || r.cfg.NewGame == nil || r.lastMove() < 0 || len(r.mismatch(nil, r.start)) != 0 {
+		return false
+	}
+	touched := false
+	for c := range r.start {
+		if r.start[c] != r.cur[c] && r.hasSensor[c] {
+			if r.touched[c] <= r.lastAcc {
+				return false
+			}
+			touched = true
+		}
+	}
+	if !touched {
+		return false
+	}
+	return r.NewGame(r.now) == nil
+}
+
+// evaluate reads the board and works out the mode and the LEDs.
+func (r *Referee) evaluate() {
+	if r.known {
+		r.recognise()
+	}
+	r.progress = r.progress[:0]
+	var m []int
+	if r.known {
+		m = r.mismatch(nil, r.cur)
+	}
+	r.inSync = r.known && len(m) == 0
+	if r.inSync || len(r.ops) > 0 {
+		r.synced = true
+	}
+	if r.known && !r.inSync && r.st.Awaiting() == engine.AwaitMove && len(r.confirm) == 0 {
+		r.underWay(m)
+	}
+	status := r.st.Result().Status
+	switch {
+	case len(r.confirm) > 0:
+		r.mode = ModeConfirm
+	case status != engine.Playing && r.inSync:
+		r.mode = ModeOver
+	case r.inSync || len(r.progress) > 0 || !r.known:
+		if r.setupPhase() {
+			r.mode = ModeSetup
+		} else if status != engine.Playing {
+			r.mode = ModeOver
+		} else {
+			r.mode = ModePlay
+		}
+	case !r.synced:
+		r.mode = ModeSetup
+	default:
+		r.mode = ModeCorrect
+	}
+	r.render(m)
+	r.bump()
+}
+
+// setupPhase: GYGES placements.
+func (r *Referee) setupPhase() bool {
+	if r.info.Game != "gyges" || r.st.Awaiting() != engine.AwaitMove {
+		return false
+	}
+	c := r.ensure()
+	return len(c.notes) > 0 && c.notes[0].place
+}
+
+// underWay finds the legal moves the board is on its way to: every
+// mismatched cell is a cell of the move that already shows the move's
+// result, or a piece of it lifted for the moment.
+func (r *Referee) underWay(m []int) {
+	c := r.ensure()
+	for i := range c.moves {
+		if !r.relevant(c.notes[i], m, r.lastAcc) {
+			continue
+		}
+		d := r.diff(c, i)
+		if r.fits(d, m) {
+			continue // the board shows it, but it was not accepted (taken back)
+		}
+		ok := true
+		for _, cell := range m {
+			s := r.sensed[cell]
+			want, in := r.cur[cell], false
+			for _, ch := range d {
+				if int(ch.cell) == cell {
+					want, in = ch.new, true
+				}
+			}
+			n := c.notes[i]
+			named := cell == n.from || cell == n.to || cell == n.extra
+			switch {
+			case in && matches(s, want):
+			case s == empty && r.cur[cell] != empty && (in || named):
+			default:
+				ok = false
+			}
+			if !ok {
+				break
+			}
+		}
+		if ok {
+			r.progress = append(r.progress, i)
+		}
+	}
+}

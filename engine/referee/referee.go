@@ -1,0 +1,887 @@
+package referee
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tabla-board/tabla/boards"
+	"github.com/tabla-board/tabla/engine"
+	"github.com/tabla-board/tabla/hardware"
+)
+
+// DefaultSettle is how long the sensors must stay quiet (board time) before
+// the referee reads the board.
+const DefaultSettle = 100 * time.Millisecond
+
+// Cell values on the referee's boards: 0 empty, 1…len(kinds) a piece kind
+// (boards.Games order, plus one), unknown an occupied cell whose piece the
+// sensor cannot tell.
+const (
+	empty   uint8 = 0
+	unknown uint8 = 255
+)
+
+// Config sets a referee up.
+type Config struct {
+	// Board is the board definition with its wiring; nil means the game's
+	// default board.
+	Board *boards.Board
+	// Settle is the quiet time after a change before the board is read
+	// (default DefaultSettle).
+	Settle time.Duration
+	// TakebackDepth is how many moves a physical takeback may undo at once
+	// (default: the number of seats).
+	TakebackDepth int
+	// Rand rolls tabla's own die on a roll-button press: a face index in
+	// [0,n). Nil disables rolling by tabla.
+	Rand func(n int) int
+	// NewGame sets up a fresh game for the new button and for a board set
+	// back to the start position. Nil disables both.
+	NewGame func() (engine.State, error)
+	// Source names where physical actions come from in Actions ("board" or
+	// "sim"; default "board").
+	Source string
+}
+
+// ActionKind tells the referee's decisions apart.
+type ActionKind uint8
+
+const (
+	// Moved: a move was accepted.
+	Moved ActionKind = iota + 1
+	// Rolled: a roll was applied (from the board's die, or tabla's).
+	Rolled
+	// TookBack: Ops journalled events (moves and rolls) were undone.
+	TookBack
+	// NewGame: a new game started; State() holds it.
+	NewGame
+	// HintWanted: the hint button was pressed; the owner may call ShowHint.
+	HintWanted
+)
+
+func (k ActionKind) String() string {
+	switch k {
+	case Moved:
+		return "move"
+	case Rolled:
+		return "roll"
+	case TookBack:
+		return "takeback"
+	case NewGame:
+		return "new"
+	case HintWanted:
+		return "hint"
+	}
+	return fmt.Sprintf("ActionKind(%d)", uint8(k))
+}
+
+// Action is something the referee decided; its owner journals it.
+type Action struct {
+	Kind   ActionKind
+	At     time.Duration // board time of the event that caused it
+	Seat   string        // who moved or rolled
+	Move   string        // Moved: canonical notation
+	Face   string        // Rolled: the die face's text
+	Tabla  bool          // Rolled: tabla rolled it (not the board's die)
+	Source string        // Moved, Rolled: Config.Source, or "cli" for commands
+	Ops    int           // TookBack: moves and rolls undone
+	Plies  int           // TookBack: moves undone
+}
+
+// Mode is what the referee is doing.
+type Mode uint8
+
+const (
+	ModePlay    Mode = iota // following the game (in sync, or a move under way)
+	ModeCorrect             // the board matches nothing: guiding it back
+	ModeConfirm             // several readings fit: waiting for confirm
+	ModeSetup               // the start position is being set up (GYGES: placements)
+	ModeOver                // the game has ended
+)
+
+var modeNames = [...]string{"play", "correct", "confirm", "setup", "over"}
+
+func (m Mode) String() string {
+	if int(m) < len(modeNames) {
+		return modeNames[m]
+	}
+	return fmt.Sprintf("Mode(%d)", uint8(m))
+}
+
+type change struct {
+	cell     int32
+	old, new uint8
+}
+
+// op is one applied engine event.
+type op struct {
+	roll  bool
+	move  engine.Move
+	face  int
+	text  string
+	seat  int
+	diff  []change // expected board changes it made
+	seq   uint64   // event sequence number when it was applied
+	since uint64   // the referee's lastAcc before it
+	at    time.Duration
+}
+
+// note is what a move's notation says about cells.
+type note struct {
+	from, to, extra int  // -1 when absent
+	place           bool // a piece from outside the board
+	pass            bool
+}
+
+// posCache holds the legal moves of one position, their notation and,
+// lazily, their expected-board changes.
+type posCache struct {
+	ready bool
+	seat  int
+	moves []engine.Move
+	texts []string
+	notes []note
+	diffs [][]change
+	done  []bool
+}
+
+type traceEv struct {
+	seq   uint64
+	cell  int32
+	empty bool
+}
+
+type candKind uint8
+
+const (
+	candCurrent candKind = iota
+	candMove
+	candTakeback
+	candRevise
+)
+
+type candidate struct {
+	kind     candKind
+	idx      int // move index in its cache
+	text     string
+	note     note
+	plies    int // takeback depth
+	evidence int
+	cells    []int // key cells, for confirm display
+}
+
+// Referee turns board events into moves and LED frames. It is pure: time
+// comes from event timestamps and Tick, randomness from Config.Rand. It is
+// not safe for concurrent use.
+type Referee struct {
+	cfg    Config
+	b      *boards.Board
+	st     engine.State
+	info   *engine.Info
+	kinds  []string
+	kindOf map[string]uint8
+	code   [256]uint8
+	ncell  int
+
+	hasSensor []bool
+	sensed    []uint8
+	infer     []uint8
+	hand      []uint8
+	known     bool
+	conn      hardware.Conn
+
+	cur    []uint8 // expected board now
+	start  []uint8 // expected board of a new game (nil: none)
+	offb   int     // pieces of the position that stand off the physical board
+	ops    []op
+	cache  posCache
+	prev   posCache // the position before the last move (for revisions)
+	prevOK bool
+
+	pending    bool
+	lastChange time.Duration
+	now        time.Duration
+	seq        uint64
+	lastAcc    uint64 // seq at the last applied op
+	touched    []uint64
+	trace      []traceEv
+
+	mode     Mode
+	inSync   bool
+	synced   bool  // the board has matched the game since it started
+	progress []int // indices of legal moves the board is under way to
+	confirm  []candidate
+	proposal int
+	hint     note
+	hintText string
+	message  string
+	lastRoll string
+	rollBy   string
+
+	actions []Action
+	version uint64
+
+	buf     []engine.Move
+	scratch []uint8
+	lit     []litCell
+	frame   []hardware.LED
+}
+
+// Errors of the command methods.
+var (
+	ErrNoMove     = errors.New("referee: no move to take back")
+	ErrNoNewGame  = errors.New("referee: no way to set up a new game")
+	ErrNotRolling = errors.New("referee: no roll is due")
+	ErrNoDie      = errors.New("referee: tabla has no die to roll")
+	ErrNoChoice   = errors.New("referee: nothing to choose")
+)
+
+// New returns a referee for a game in progress (usually just set up). It
+// takes st over; the referee plays, rolls and undoes on it.
+func New(st engine.State, cfg Config) (*Referee, error) {
+	info := st.Info()
+	if cfg.Board == nil {
+		cfg.Board = boards.Default(info.Game)
+	}
+	if cfg.Board.Game != info.Game {
+		return nil, fmt.Errorf("referee: board %s is for %s, not %s", cfg.Board.Name, cfg.Board.Game, info.Game)
+	}
+	if cfg.Settle <= 0 {
+		cfg.Settle = DefaultSettle
+	}
+	if cfg.TakebackDepth <= 0 {
+		cfg.TakebackDepth = len(info.Seats)
+	}
+	if cfg.Source == "" {
+		cfg.Source = "board"
+	}
+	b := cfg.Board
+	r := &Referee{cfg: cfg, b: b, info: info, kinds: boards.Games[info.Game], kindOf: map[string]uint8{},
+		ncell: len(b.Cells), conn: hardware.Connected, buf: make([]engine.Move, 0, 4096)}
+	for i, k := range r.kinds {
+		r.kindOf[k] = uint8(i + 1)
+	}
+	for i := range r.code {
+		r.code[i] = unknown
+	}
+	r.code[hardware.Empty] = empty
+	for c, k := range b.Codes {
+		if v, ok := r.kindOf[k]; ok {
+			r.code[c] = v
+		}
+	}
+	r.hasSensor = make([]bool, r.ncell)
+	for _, c := range b.Sensors {
+		if c >= 0 && c < r.ncell {
+			r.hasSensor[c] = true
+		}
+	}
+	r.sensed = make([]uint8, r.ncell)
+	r.infer = make([]uint8, r.ncell)
+	r.cur = make([]uint8, r.ncell)
+	r.scratch = make([]uint8, r.ncell)
+	r.touched = make([]uint64, r.ncell)
+	r.frame = make([]hardware.LED, b.LEDCount)
+	r.setState(st)
+	return r, nil
+}
+
+// setState installs a game (new or resumed).
+func (r *Referee) setState(st engine.State) {
+	r.install(st)
+	r.autoPass()
+	r.evaluate()
+}
+
+func (r *Referee) install(st engine.State) {
+	r.st = st
+	r.ops = r.ops[:0]
+	r.offb = r.toBoard(st.Position(), r.cur)
+	if r.cfg.NewGame != nil {
+		if fresh, err := r.cfg.NewGame(); err == nil {
+			r.start = make([]uint8, r.ncell)
+			r.toBoard(fresh.Position(), r.start)
+		}
+	}
+	r.cache.ready, r.prevOK = false, false
+	r.synced = false
+	r.confirm, r.hint, r.hintText = nil, note{}, ""
+	r.lastRoll, r.rollBy = "", ""
+	r.lastAcc = r.seq
+}
+
+// Resume installs a game replayed from a journal, with history: moves
+// replayed there can be taken back here. texts are the canonical texts of
+// the applied moves and rolls in order (from record.Game.Applied).
+func (r *Referee) Resume(st engine.State, applied []Applied) {
+	r.install(st)
+	// Rebuild the op log by undoing and redoing, so takebacks know the diffs.
+	n := len(applied)
+	for i := 0; i < n; i++ {
+		st.Undo()
+	}
+	board := make([]uint8, r.ncell)
+	r.toBoard(st.Position(), board)
+	for _, a := range applied {
+		o := op{roll: a.Roll, move: a.Move, face: a.Face, text: a.Text, seat: a.Seat}
+		if a.Roll {
+			st.Roll(a.Face)
+		} else {
+			st.Play(a.Move)
+		}
+		next := make([]uint8, r.ncell)
+		r.toBoard(st.Position(), next)
+		o.diff = diffBoards(board, next)
+		board = next
+		r.ops = append(r.ops, o)
+		if a.Roll {
+			r.lastRoll, r.rollBy = a.Text, r.info.Seats[a.Seat]
+		}
+	}
+	r.cache.ready, r.prevOK = false, false
+	r.lastAcc = r.seq
+	r.autoPass()
+	r.evaluate()
+	r.bump()
+}
+
+// Applied is one move or roll of a resumed game (record.Applied's fields).
+type Applied struct {
+	Roll bool
+	Move engine.Move
+	Face int
+	Text string
+	Seat int
+}
+
+// State returns the engine state (owned by the referee: read only).
+func (r *Referee) Game() engine.State { return r.st }
+
+// Board returns the board definition.
+func (r *Referee) Board() *boards.Board { return r.b }
+
+// Version counts changes of what State reports; equal versions mean an
+// equal state.
+func (r *Referee) Version() uint64 { return r.version }
+
+// Actions returns and forgets the decisions taken since the last call.
+func (r *Referee) Actions() []Action {
+	a := r.actions
+	r.actions = nil
+	return a
+}
+
+// Pending reports whether changes wait to settle, and when they will.
+func (r *Referee) Pending() (bool, time.Duration) {
+	return r.pending, r.lastChange + r.cfg.Settle
+}
+
+// toBoard writes a position's pieces into dst and returns how many stand on
+// cells the board does not have.
+func (r *Referee) toBoard(p engine.Position, dst []uint8) int {
+	clear(dst)
+	off := 0
+	for name, piece := range p.Pieces {
+		c, ok := r.b.Index(name)
+		if !ok {
+			off++
+			continue
+		}
+		v := r.kindOf[piece]
+		if v == 0 {
+			v = unknown
+		}
+		dst[c] = v
+	}
+	return off
+}
+
+func diffBoards(a, b []uint8) []change {
+	var d []change
+	for i := range a {
+		if a[i] != b[i] {
+			d = append(d, change{int32(i), a[i], b[i]})
+		}
+	}
+	return d
+}
+
+// matches reports whether a sensed value fits an expected one: equal, or a
+// presence-only reading of any piece.
+func matches(sensed, want uint8) bool {
+	return sensed == want || (sensed == unknown && want != empty)
+}
+
+// Handle feeds one board event.
+func (r *Referee) Handle(ev hardware.Event) {
+	if ev.At > r.now {
+		r.now = ev.At
+	}
+	switch ev.Kind {
+	case hardware.Change:
+		if r.pending && ev.At-r.lastChange >= r.cfg.Settle {
+			r.settle()
+		}
+		if ev.Sensor < 0 || ev.Sensor >= len(r.b.Sensors) || r.b.Sensors[ev.Sensor] < 0 {
+			r.note("sensor %d is not wired to a cell", ev.Sensor)
+			return
+		}
+		r.sense(r.b.Sensors[ev.Sensor], r.code[ev.Code])
+		r.pending, r.lastChange = true, ev.At
+		if r.mode == ModeConfirm || r.hintText != "" {
+			// a disambiguating action, or the board moves on from the hint
+			r.hintText, r.hint = "", note{}
+			r.bump()
+		}
+	case hardware.Snapshot:
+		r.pending = false
+		for s, code := range ev.Codes {
+			if s < len(r.b.Sensors) && r.b.Sensors[s] >= 0 {
+				r.sense(r.b.Sensors[s], r.code[code])
+			}
+		}
+		r.known = true
+		r.conn = hardware.Connected
+		r.settleNow()
+	case hardware.Roll:
+		r.flush()
+		face := -1
+		if d := r.info.Die; d != nil {
+			for i, f := range d.Faces {
+				if f == ev.Face {
+					face = i
+				}
+			}
+		}
+		if face < 0 {
+			r.note("the die shows %q, not a face of %s's die", ev.Face, r.info.Game)
+			return
+		}
+		if err := r.roll(face, false, r.cfg.Source); err != nil {
+			r.note("roll %s ignored: %v", ev.Face, err)
+		}
+	case hardware.Press:
+		r.flush()
+		r.press(ev.Button)
+	case hardware.Status:
+		r.conn = ev.Conn
+		if ev.Conn != hardware.Connected {
+			r.known = false
+			r.pending = false
+		}
+		r.bump()
+	case hardware.Fault:
+		r.note("board fault: %v", ev.Err)
+	}
+}
+
+// Tick tells the referee that board time now has been reached with no new
+// event; it reads the board if the last changes have settled. It reports
+// whether it did.
+func (r *Referee) Tick(now time.Duration) bool {
+	if now > r.now {
+		r.now = now
+	}
+	if r.pending && now-r.lastChange >= r.cfg.Settle {
+		r.settle()
+		return true
+	}
+	return false
+}
+
+// flush reads the board at once if changes are pending (a press or roll says
+// the person is done).
+func (r *Referee) flush() {
+	if r.pending {
+		r.settle()
+	}
+}
+
+func (r *Referee) note(format string, args ...any) {
+	r.message = fmt.Sprintf(format, args...)
+	r.bump()
+}
+
+func (r *Referee) bump() { r.version++ }
+
+// sense records a new reading of cell c.
+func (r *Referee) sense(c int, v uint8) {
+	old := r.sensed[c]
+	if old == v {
+		return
+	}
+	r.seq++
+	r.sensed[c] = v
+	r.touched[c] = r.seq
+	r.trace = append(r.trace, traceEv{r.seq, int32(c), v == empty})
+	if len(r.trace) > 8192 {
+		r.trace = append(r.trace[:0], r.trace[4096:]...)
+	}
+	switch {
+	case v == empty:
+		if old != empty {
+			r.hand = append(r.hand, r.infer[c])
+		}
+		r.infer[c] = empty
+	case v != unknown:
+		r.infer[c] = v
+		r.takeFromHand(v)
+	case old == empty && len(r.hand) > 0:
+		r.infer[c] = r.hand[len(r.hand)-1]
+		r.hand = r.hand[:len(r.hand)-1]
+	case old == empty:
+		r.infer[c] = unknown
+	}
+}
+
+func (r *Referee) takeFromHand(v uint8) {
+	for i := len(r.hand) - 1; i >= 0; i-- {
+		if r.hand[i] == v {
+			r.hand = append(r.hand[:i], r.hand[i+1:]...)
+			return
+		}
+	}
+	if len(r.hand) > 0 {
+		r.hand = r.hand[:len(r.hand)-1]
+	}
+}
+
+func (r *Referee) settle() {
+	r.pending = false
+	r.settleNow()
+}
+
+func (r *Referee) settleNow() {
+	if r.known {
+		r.evaluate()
+	}
+	r.bump()
+}
+
+// ensure fills the move cache of the current position.
+func (r *Referee) ensure() *posCache {
+	c := &r.cache
+	if c.ready {
+		return c
+	}
+	r.fill(c)
+	return c
+}
+
+func (r *Referee) fill(c *posCache) {
+	c.ready = true
+	c.seat = r.st.ToMove()
+	c.moves = c.moves[:0]
+	c.texts = c.texts[:0]
+	c.notes = c.notes[:0]
+	c.diffs = c.diffs[:0]
+	c.done = c.done[:0]
+	if r.st.Awaiting() != engine.AwaitMove {
+		return
+	}
+	r.buf = r.st.Moves(r.buf[:0])
+	moverCell := -1
+	if g := r.info.Game; (g == "daha" || g == "ray") && c.seat >= 0 {
+		want := r.kindOf[r.info.Seats[c.seat]]
+		for i, v := range r.cur {
+			if v == want {
+				moverCell = i
+				break
+			}
+		}
+	}
+	var nb [64]byte
+	for _, m := range r.buf {
+		text := string(r.st.AppendMove(nb[:0], m))
+		c.moves = append(c.moves, m)
+		c.texts = append(c.texts, text)
+		c.notes = append(c.notes, r.parse(text, moverCell))
+		c.diffs = append(c.diffs, nil)
+		c.done = append(c.done, false)
+	}
+}
+
+// diff returns the expected-board changes of move i of c, computing them
+// on the engine state, which must be at c's position.
+func (r *Referee) diff(c *posCache, i int) []change {
+	if c.done[i] {
+		return c.diffs[i]
+	}
+	r.st.Play(c.moves[i])
+	r.toBoard(r.st.Position(), r.scratch)
+	r.st.Undo()
+	c.diffs[i] = diffBoards(r.cur, r.scratch)
+	c.done[i] = true
+	return c.diffs[i]
+}
+
+// parse reads the cells a move's notation names.
+func (r *Referee) parse(text string, moverCell int) note {
+	n := note{from: -1, to: -1, extra: -1}
+	if text == "pass" {
+		n.pass = true
+		return n
+	}
+	idx := func(s string) int {
+		i, ok := r.b.Index(s)
+		if !ok {
+			return -1
+		}
+		return i
+	}
+	switch r.info.Game {
+	case "star":
+		a, b, _ := strings.Cut(text, "-")
+		n.from, n.to = idx(a), idx(b)
+	case "gyges":
+		if _, c, ok := strings.Cut(text, "@"); ok {
+			n.to, n.place = idx(c), true
+			return n
+		}
+		a, rest, _ := strings.Cut(text, "-")
+		b, d, hasD := strings.Cut(rest, "/")
+		n.from, n.to = idx(a), idx(b)
+		if hasD {
+			n.extra = idx(d)
+		}
+	case "six":
+		before, _, _ := strings.Cut(text, "/")
+		if a, b, ok := strings.Cut(before, ">"); ok {
+			n.from, n.to = idx(a), idx(b)
+		} else {
+			n.to, n.place = idx(before), true
+		}
+	default: // daha, ray: the destination; the piece is the mover's
+		n.from, n.to = moverCell, idx(text)
+	}
+	return n
+}
+
+// autoPass plays a forced move that leaves the board as it is (a pass):
+// nobody can show it on the board.
+func (r *Referee) autoPass() {
+	for i := 0; i < 4 && r.st.Awaiting() == engine.AwaitMove; i++ {
+		c := r.ensure()
+		if len(c.moves) != 1 || len(r.diff(c, 0)) != 0 {
+			return
+		}
+		r.apply(c, 0, r.now, r.cfg.Source)
+	}
+}
+
+// apply plays move i of the current cache.
+func (r *Referee) apply(c *posCache, i int, at time.Duration, source string) {
+	d := r.diff(c, i)
+	seat := r.st.ToMove()
+	// keep this position's cache for revisions
+	r.prev, r.cache = r.cache, r.prev
+	r.prevOK = true
+	r.cache.ready = false
+	r.st.Play(r.prev.moves[i])
+	r.ops = append(r.ops, op{move: r.prev.moves[i], text: r.prev.texts[i], seat: seat, diff: d, seq: r.seq, since: r.lastAcc, at: at})
+	applyDiff(r.cur, d, false)
+	r.offb = r.toBoard(r.st.Position(), r.scratch) // paint and off-board count
+	copy(r.cur, r.scratch)
+	r.lastAcc = r.seq
+	r.hintText, r.hint = "", note{}
+	r.message = ""
+	r.actions = append(r.actions, Action{Kind: Moved, At: at, Seat: r.info.Seats[seat], Move: r.prev.texts[i], Source: source})
+	r.bump()
+}
+
+func applyDiff(b []uint8, d []change, reverse bool) {
+	for _, ch := range d {
+		if reverse {
+			b[ch.cell] = ch.old
+		} else {
+			b[ch.cell] = ch.new
+		}
+	}
+}
+
+// roll applies a die face.
+func (r *Referee) roll(face int, tabla bool, source string) error {
+	if r.st.Awaiting() != engine.AwaitRoll {
+		if r.st.Awaiting() == engine.AwaitNone {
+			return fmt.Errorf("the game is over")
+		}
+		return fmt.Errorf("%s must move, not roll", r.info.Seats[r.st.ToMove()])
+	}
+	seat := r.st.ToMove()
+	if err := r.st.Roll(face); err != nil {
+		return err
+	}
+	before := append([]uint8(nil), r.cur...)
+	r.offb = r.toBoard(r.st.Position(), r.cur)
+	text := r.info.Die.Faces[face]
+	r.ops = append(r.ops, op{roll: true, face: face, text: text, seat: seat, diff: diffBoards(before, r.cur), seq: r.seq, at: r.now})
+	r.lastRoll, r.rollBy = text, r.info.Seats[seat]
+	r.cache.ready, r.prevOK = false, false
+	r.message = ""
+	r.actions = append(r.actions, Action{Kind: Rolled, At: r.now, Seat: r.info.Seats[seat], Face: text, Tabla: tabla, Source: source})
+	if len(r.ops[len(r.ops)-1].diff) != 0 {
+		r.message = r.info.Seats[seat] + " has no move and is out: take the piece off the board"
+	}
+	r.autoPass()
+	r.evaluate()
+	r.bump()
+	return nil
+}
+
+func (r *Referee) press(b hardware.Button) {
+	var err error
+	switch b {
+	case hardware.ButtonRoll:
+		err = r.RollDie(r.now, r.cfg.Source)
+	case hardware.ButtonTakeback:
+		if r.mode == ModeConfirm {
+			r.proposal = (r.proposal + 1) % len(r.confirm)
+			r.bump()
+			return
+		}
+		err = r.Takeback(r.now)
+	case hardware.ButtonConfirm:
+		if r.mode == ModeConfirm {
+			err = r.Choose(r.proposal, r.now)
+		}
+	case hardware.ButtonHint:
+		if r.st.Awaiting() == engine.AwaitMove {
+			r.actions = append(r.actions, Action{Kind: HintWanted, At: r.now})
+		}
+	case hardware.ButtonNew:
+		err = r.NewGame(r.now)
+	}
+	if err != nil {
+		r.note("%s: %v", b, err)
+	}
+}
+
+// RollDie rolls tabla's die (the roll button, or a command).
+func (r *Referee) RollDie(at time.Duration, source string) error {
+	r.flush()
+	if r.cfg.Rand == nil || r.info.Die == nil {
+		return ErrNoDie
+	}
+	if r.st.Awaiting() != engine.AwaitRoll {
+		return ErrNotRolling
+	}
+	r.stamp(at)
+	return r.roll(r.cfg.Rand(len(r.info.Die.Faces)), true, source)
+}
+
+func (r *Referee) stamp(at time.Duration) {
+	if at > r.now {
+		r.now = at
+	}
+}
+
+// Takeback undoes the last move (and the rolls after it); the board is then
+// guided back to the position before it.
+func (r *Referee) Takeback(at time.Duration) error {
+	r.flush()
+	r.stamp(at)
+	if !r.undo(1) {
+		return ErrNoMove
+	}
+	r.evaluate()
+	return nil
+}
+
+// undo takes back the last plies moves and every roll after the earliest.
+func (r *Referee) undo(plies int) bool {
+	n, moves := 0, 0
+	for i := len(r.ops) - 1; i >= 0 && moves < plies; i-- {
+		n++
+		if !r.ops[i].roll {
+			moves++
+		}
+	}
+	if moves < plies {
+		return false
+	}
+	for k := 0; k < n; k++ {
+		o := r.ops[len(r.ops)-1]
+		r.ops = r.ops[:len(r.ops)-1]
+		r.st.Undo()
+		applyDiff(r.cur, o.diff, true)
+	}
+	r.offb = r.toBoard(r.st.Position(), r.cur)
+	r.lastRoll, r.rollBy = "", ""
+	if k := len(r.ops) - 1; k >= 0 && r.ops[k].roll { // a roll still to move on
+		r.lastRoll, r.rollBy = r.ops[k].text, r.info.Seats[r.ops[k].seat]
+	}
+	r.cache.ready, r.prevOK = false, false
+	r.confirm = nil
+	r.hintText, r.hint = "", note{}
+	r.lastAcc = r.seq
+	r.actions = append(r.actions, Action{Kind: TookBack, At: r.now, Ops: n, Plies: plies})
+	r.bump()
+	return true
+}
+
+// NewGame abandons the game and starts a new one from the start position;
+// the board is guided to it.
+func (r *Referee) NewGame(at time.Duration) error {
+	r.flush()
+	r.stamp(at)
+	if r.cfg.NewGame == nil {
+		return ErrNoNewGame
+	}
+	st, err := r.cfg.NewGame()
+	if err != nil {
+		return err
+	}
+	r.setState(st)
+	r.actions = append(r.actions, Action{Kind: NewGame, At: r.now})
+	r.bump()
+	return nil
+}
+
+// Choose accepts candidate i of a pending confirmation.
+func (r *Referee) Choose(i int, at time.Duration) error {
+	r.stamp(at)
+	if r.mode != ModeConfirm || i < 0 || i >= len(r.confirm) {
+		return ErrNoChoice
+	}
+	c := r.confirm[i]
+	r.confirm = nil
+	r.take(c, r.cfg.Source)
+	r.evaluate()
+	return nil
+}
+
+// ShowHint lights a suggested move (canonical notation) until the board
+// changes.
+func (r *Referee) ShowHint(move string) error {
+	if r.st.Awaiting() != engine.AwaitMove {
+		return ErrNotRolling
+	}
+	c := r.ensure()
+	for i, t := range c.texts {
+		if t == move {
+			r.hint, r.hintText = c.notes[i], move
+			r.bump()
+			return nil
+		}
+	}
+	return fmt.Errorf("referee: hint %q is not a legal move", move)
+}
+
+// take carries a chosen candidate out.
+func (r *Referee) take(c candidate, source string) {
+	switch c.kind {
+	case candMove:
+		r.apply(&r.cache, c.idx, r.now, source)
+	case candTakeback:
+		r.undo(c.plies)
+	case candRevise:
+		saved := r.prev // the position before the last move, with its moves
+		r.prev = posCache{}
+		r.undo(1)
+		r.cache = saved
+		r.apply(&r.cache, c.idx, r.now, source)
+	}
+	r.autoPass()
+}
