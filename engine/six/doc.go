@@ -22,10 +22,14 @@
 // mixer of q, r and the colour), the hands, the seat to move and the
 // pending-pass flag, so they do not depend on the window's offset.
 //
-// Move generation in the movement phase builds the frontier (empty cells with
-// their number of adjacent tiles) once, finds the articulation points of the
-// tile graph with one iterative Hopcroft–Tarjan lowlink DFS, and then for each
-// liftable own tile lists the frontier cells that still touch another tile.
+// Move generation in the movement phase makes one pass over the tiles'
+// neighbours to build the tile graph and the frontier (the empty cells
+// touching a tile, as a dense list with their number of adjacent tiles and
+// the destination half of their Move encoding; generation stamps spare any
+// clearing), finds the articulation points of the tile graph with one
+// iterative Hopcroft–Tarjan lowlink DFS, and then for each liftable own tile
+// decrements the counts round it and emits, branch-free, the frontier cells
+// still touching another tile.
 // Under the advanced rule an articulation tile splits the others; its groups
 // are labelled by a search over at most 41 tiles and one move is listed per
 // largest group that may stay.

@@ -161,7 +161,6 @@ func (s *State) placements(buf []engine.Move) []engine.Move {
 			buf = append(buf, mkPlace(q, r))
 		}
 	}
-	s.clearFrontier(nf)
 	return buf
 }
 
@@ -176,32 +175,35 @@ func abs32(x int32) int32 {
 	return x
 }
 
-// buildFrontier lists the empty cells touching a tile in sc.front and counts
-// their tile neighbours in sc.cnt. clearFrontier must follow.
+// buildFrontier lists the empty cells touching a tile in sc.front, each
+// once, and returns their number. It marks them with a fresh stamp, so that
+// nothing needs clearing afterwards.
 func (s *State) buildFrontier() int {
 	sc := s.sc
+	gen := sc.nextGen()
 	nf := 0
 	for i := 0; i < s.n; i++ {
 		t := int(s.tiles[i])
 		for _, d := range dirI {
 			e := t + d
-			if s.cells[e] != 0 {
-				continue
-			}
-			if sc.cnt[e] == 0 {
+			if s.cells[e] == 0 && sc.stamp[e] != gen {
+				sc.stamp[e] = gen
 				sc.front[nf] = uint16(e)
 				nf++
 			}
-			sc.cnt[e]++
 		}
 	}
 	return nf
 }
 
-func (s *State) clearFrontier(nf int) {
-	for _, e := range s.sc.front[:nf] {
-		s.sc.cnt[e] = 0
+// nextGen returns a stamp no cell carries.
+func (sc *scratch) nextGen() uint16 {
+	sc.gen++
+	if sc.gen == 0 {
+		clear(sc.stamp[:])
+		sc.gen = 1
 	}
+	return sc.gen
 }
 
 // buildAdj fills sc.adj/sc.deg with the tile graph (slots).
@@ -273,8 +275,12 @@ func (s *State) articulation() {
 func (s *State) movements(buf []engine.Move) []engine.Move {
 	sc := s.sc
 	cv := colourOf(s.toMove)
-	// One pass over the tiles' neighbours: the tile graph and the frontier.
-	nf := 0
+	// One pass over the tiles' neighbours: the tile graph, and the
+	// candidate destinations in a dense list with their number of adjacent
+	// tiles (destN) and the destination-dependent part of their encoding
+	// (destM, filled below).
+	gen := sc.nextGen()
+	nd := 0
 	for i := 0; i < s.n; i++ {
 		t := int(s.tiles[i])
 		var k int8
@@ -285,27 +291,20 @@ func (s *State) movements(buf []engine.Move) []engine.Move {
 				k++
 				continue
 			}
-			if sc.cnt[e] == 0 {
-				sc.front[nf] = uint16(e)
-				nf++
+			if sc.stamp[e] != gen {
+				sc.stamp[e] = gen
+				sc.pos[e] = uint8(nd)
+				sc.destE[nd] = uint16(e)
+				sc.destN[nd] = 0
+				nd++
 			}
-			sc.cnt[e]++
+			sc.destN[sc.pos[e]]++
 		}
 		sc.deg[i] = k
 	}
 	s.articulation()
-	// The candidates in a dense list: the destination-dependent part of
-	// their encoding and their count of adjacent tiles.
-	nd := 0
-	for _, e := range sc.front[:nf] {
-		if s.inLimit(int(e)) {
-			sc.destM[nd] = s.toPart(int(e))
-			sc.destN[nd] = sc.cnt[e]
-			sc.pos[e] = uint8(nd)
-			nd++
-		} else {
-			sc.pos[e] = 255
-		}
+	for k, e := range sc.destE[:nd] {
+		sc.destM[k] = s.toPart(int(e))
 	}
 	for slot := 0; slot < s.n; slot++ {
 		t := int(s.tiles[slot])
@@ -328,9 +327,18 @@ func (s *State) movements(buf []engine.Move) []engine.Move {
 		buf = slices.Grow(buf, nd)
 		n := len(buf)
 		out := buf[:n+nd]
-		for k, cnt := range sc.destN[:nd] {
-			out[n] = sc.destM[k] + fp
-			n += int((cnt + 7) >> 3) // 1 when cnt ≥ 1 (cnt ≤ 6)
+		if !s.nearEdge {
+			for k, cnt := range sc.destN[:nd] {
+				out[n] = sc.destM[k] + fp
+				n += int((cnt + 7) >> 3) // 1 when cnt ≥ 1 (cnt ≤ 6)
+			}
+		} else {
+			for k, cnt := range sc.destN[:nd] {
+				if cnt != 0 && s.inLimit(int(sc.destE[k])) {
+					out[n] = sc.destM[k] + fp
+					n++
+				}
+			}
 		}
 		buf = out[:n]
 		for _, d := range dirI {
@@ -339,7 +347,6 @@ func (s *State) movements(buf []engine.Move) []engine.Move {
 			}
 		}
 	}
-	s.clearFrontier(nf)
 	return buf
 }
 

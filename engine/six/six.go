@@ -109,8 +109,9 @@ type removal struct {
 // scratch is per-State working memory of the move generator; it is not
 // copied by Clone and holds no position information between calls.
 type scratch struct {
-	cnt   [wCells]uint8 // frontier: number of adjacent tiles (0 elsewhere)
-	seen  [wCells]uint8 // per-group destination dedupe
+	stamp [wCells]uint16 // frontier cells seen in the current pass carry gen
+	gen   uint16
+	seen  [wCells]uint8 // per-group destination dedupe (cleared after use)
 	front [maxTiles * 6]uint16
 	adj   [maxTiles][6]int8
 	deg   [maxTiles]int8
@@ -123,7 +124,8 @@ type scratch struct {
 	comp  [maxTiles]int8
 	size  [maxTiles]int8
 	queue [maxTiles]int8
-	pos   [wCells]uint8        // frontier cell → index in destM/destN (255: beyond ±MaxCoord)
+	pos   [wCells]uint8        // frontier cell → index in destE/destM/destN
+	destE [256]uint16          // candidate destinations: window index
 	destM [256]engine.Move     // candidate destinations: toPart
 	destN [256]uint8           // candidate destinations: adjacent tiles
 	kdest [maxTiles * 6]uint16 // destinations next to a kept group

@@ -849,3 +849,63 @@ func TestAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestPlaneEdge: no move leaves |q|,|r| ≤ MaxCoord; otherwise the moves are
+// the reference's.
+func TestPlaneEdge(t *testing.T) {
+	inside := func(m string) bool {
+		if m == "pass" {
+			return true
+		}
+		for _, part := range strings.FieldsFunc(m, func(r rune) bool { return r == '>' || r == '/' }) {
+			c := refCell(part)
+			if c.q > MaxCoord || c.q < -MaxCoord || c.r > MaxCoord || c.r < -MaxCoord {
+				return false
+			}
+		}
+		return true
+	}
+	for _, tc := range []struct {
+		name, toMove, black, red string
+		hands                    map[string]any
+	}{
+		{"placement east", "black", "65535,0 65534,1", "65533,1 65535,-1", map[string]any{"black": 3, "red": 3}},
+		{"placement south-west", "red", "-65535,-65535 -65534,-65535", "-65535,-65534", map[string]any{"black": 3, "red": 3}},
+		{"movement east", "black", "65535,0 65534,1 65533,0", "65533,1 65535,-1 65534,0", nil},
+		{"movement north", "red", "0,65535 1,65534 2,65533", "0,65534 1,65535 -1,65535", nil},
+	} {
+		for _, adv := range []bool{false, true} {
+			t.Run(tc.name+"/"+variantName(adv), func(t *testing.T) {
+				s := mustNew(t, variantName(adv), 2, pos(tc.toMove, tc.black, tc.red, tc.hands))
+				if !s.nearEdge {
+					t.Fatal("window not near the edge")
+				}
+				rng := rand.New(rand.NewPCG(1, 1))
+				ref := refFrom(s.Position(), adv, 2)
+				for ply := 0; ply < 30 && s.Result().Status == engine.Playing; ply++ {
+					var want []string
+					for _, m := range ref.moves() {
+						if inside(m) {
+							want = append(want, m)
+						}
+					}
+					if len(want) == 0 {
+						want = []string{"pass"}
+					}
+					got := sortedMoves(s)
+					if !slices.Equal(got, want) {
+						t.Fatalf("ply %d: engine %v, reference %v", ply, minus(got, want), minus(want, got))
+					}
+					m := got[rng.IntN(len(got))]
+					playText(t, s, m)
+					ref.play(m)
+					checkInvariants(t, s)
+				}
+				for s.Plies() > 0 {
+					s.Undo()
+				}
+				checkInvariants(t, s)
+			})
+		}
+	}
+}
