@@ -2,9 +2,9 @@ package serial
 
 import (
 	"bytes"
-	"io"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"strings"
 	"testing"

@@ -1,0 +1,240 @@
+package script
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tabla-board/tabla/hardware"
+	"github.com/tabla-board/tabla/sim"
+)
+
+func TestParseErrors(t *testing.T) {
+	const hdr = `{"tabla-script":1,"game":"gyges","seed":1}` + "\n"
+	tests := []struct {
+		name, text string
+		line       int
+		want       string
+	}{
+		{"empty", "", 1, "empty script"},
+		{"no header", `{"lift":"a1"}`, 1, "first line must be the header"},
+		{"version", `{"tabla-script":2,"game":"gyges"}`, 1, "version 2"},
+		{"unknown header key", `{"tabla-script":1,"game":"gyges","colour":"red"}`, 1, `unknown field "colour"`},
+		{"unknown game", `{"tabla-script":1,"game":"chess"}`, 1, `unknown game "chess"`},
+		{"sensors", `{"tabla-script":1,"game":"gyges","sensors":"magic"}`, 1, `sensors "magic"`},
+		{"board of another game", `{"tabla-script":1,"game":"gyges","board":"six"}`, 1, "is for six"},
+		{"bad json", hdr + `{"lift":"a1"}` + "\n" + `{"lift":}`, 3, "bad JSON"},
+		{"not an object", hdr + `["lift","a1"]`, 2, "want a JSON object"},
+		{"trailing text", hdr + `{"lift":"a1"} x`, 2, "text after the JSON object"},
+		{"duplicate key", hdr + `{"place":"a1","place":"a2"}`, 2, `key "place" given twice`},
+		{"two actions", hdr + `{"lift":"a1","wait":5}`, 2, "two actions on one line"},
+		{"no action", hdr + `{"move":"a1"}`, 2, "no action"},
+		{"unknown key", hdr + `{"place":"a1","colour":"2"}`, 2, `place: unknown key "colour"`},
+		{"unknown cell", hdr + `{"lift":"z9"}`, 2, `no cell "z9"`},
+		{"cell not a string", hdr + `{"lift":3}`, 2, "want a cell name"},
+		{"unknown piece", hdr + `{"place":"a1","piece":"red"}`, 2, `unknown gyges piece "red"`},
+		{"roll 7", hdr + `{"roll":7}`, 2, "1 to 6"},
+		{"roll x", hdr + `{"roll":"X"}`, 2, "want 1–6"},
+		{"press", hdr + `{"press":"jump"}`, 2, `unknown button "jump"`},
+		{"wait negative", hdr + `{"wait":-5}`, 2, "at least 0"},
+		{"wait fraction", hdr + `{"wait":1.5}`, 2, "whole number"},
+		{"fault unknown", hdr + `{"fault":"fire"}`, 2, `unknown fault "fire"`},
+		{"bounce without times", hdr + `{"fault":"bounce","cell":"a1"}`, 2, `missing "times"`},
+		{"bounce zero", hdr + `{"fault":"bounce","cell":"a1","times":0}`, 2, "at least 1"},
+		{"garbage extra key", hdr + `{"fault":"garbage","bytes":4,"cell":"a1"}`, 2, `unexpected key "cell"`},
+		{"slide one cell", hdr + `{"fault":"slide","cells":["a1"]}`, 2, "at least two"},
+		{"expect empty", hdr + `{"expect":{}}`, 2, "empty assertion"},
+		{"expect not object", hdr + `{"expect":true}`, 2, "want an object"},
+		{"lit unknown cell", hdr + `{"expect":{"lit":["q9"]}}`, 2, `lit: no cell "q9"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("t.jsonl", strings.NewReader(tc.text))
+			var se *Error
+			if !errors.As(err, &se) || !errors.Is(err, ErrSyntax) {
+				t.Fatalf("got %v, want a syntax *Error", err)
+			}
+			if se.Line != tc.line || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got %q (line %d), want line %d and %q", err, se.Line, tc.line, tc.want)
+			}
+			if !strings.HasPrefix(err.Error(), fmt.Sprintf("t.jsonl:%d: ", tc.line)) {
+				t.Errorf("error %q does not start with FILE:LINE", err)
+			}
+		})
+	}
+}
+
+// referee is a tiny consumer: it tracks the board from events, lights a
+// lifted piece's cell, and answers expectations.
+type referee struct {
+	vb    *sim.Board
+	reqs  chan func()
+	state []byte
+	conn  bool
+	rolls []string
+	press []string
+	done  chan struct{}
+}
+
+func newReferee(vb *sim.Board) *referee {
+	r := &referee{vb: vb, reqs: make(chan func()), done: make(chan struct{})}
+	go r.loop()
+	return r
+}
+
+func (r *referee) loop() {
+	defer close(r.done)
+	def := r.vb.Def()
+	for {
+		select {
+		case ev, ok := <-r.vb.Events():
+			if !ok {
+				return
+			}
+			switch ev.Kind {
+			case hardware.Snapshot:
+				r.state = ev.Codes
+			case hardware.Change:
+				r.state[ev.Sensor] = ev.Code
+				frame := make([]hardware.LED, def.LEDCount)
+				if ev.Code == 0 {
+					frame[def.LEDs[def.Sensors[ev.Sensor]]] = hardware.LED{G: 255}
+				}
+				r.vb.SetLEDs(frame)
+			case hardware.Status:
+				r.conn = ev.Conn == hardware.Connected
+			case hardware.Roll:
+				r.rolls = append(r.rolls, ev.Face)
+			case hardware.Press:
+				r.press = append(r.press, ev.Button.String())
+			}
+		case f := <-r.reqs:
+			f()
+		}
+	}
+}
+
+func (r *referee) do(f func()) {
+	done := make(chan struct{})
+	r.reqs <- func() { f(); close(done) }
+	<-done
+}
+
+func (r *referee) Sync(ctx context.Context) error { r.do(func() {}); return nil }
+
+func (r *referee) Expect(ctx context.Context, a Action, as map[string]json.RawMessage) error {
+	var err error
+	r.do(func() {
+		for k, raw := range as {
+			var got any
+			switch k {
+			case "in_sync":
+				got = r.conn && slices.Equal(r.state, r.vb.Truth())
+			case "occupied":
+				n := 0
+				for _, c := range r.state {
+					if c != 0 {
+						n++
+					}
+				}
+				got = n
+			case "rolls":
+				got = r.rolls
+			case "presses":
+				got = r.press
+			default:
+				err = fmt.Errorf("unknown assertion %q", k)
+				return
+			}
+			g, _ := json.Marshal(got)
+			var want any
+			json.Unmarshal(raw, &want)
+			w, _ := json.Marshal(want)
+			if string(g) != string(w) {
+				err = fmt.Errorf("%s: got %s, want %s", k, g, w)
+				return
+			}
+		}
+	})
+	return err
+}
+
+func TestExampleScripts(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/*.jsonl")
+	if len(files) == 0 {
+		t.Fatal("no example scripts")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			s, err := ParseFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vb, err := NewBoard(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := newReferee(vb)
+			defer func() { vb.Close(); <-r.done }()
+			if err := Run(context.Background(), s, vb, r); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func TestRunErrorsNameTheLine(t *testing.T) {
+	text := `{"tabla-script":1,"game":"gyges"}
+{"place":"a1","piece":"1"}
+{"expect":{"lit":["a1"]}}
+`
+	s, err := Parse("x.jsonl", strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vb, _ := NewBoard(s)
+	r := newReferee(vb)
+	defer func() { vb.Close(); <-r.done }()
+	err = Run(context.Background(), s, vb, r)
+	if !errors.Is(err, ErrExpect) || !strings.HasPrefix(err.Error(), "x.jsonl:3: ") || !strings.Contains(err.Error(), "lit: got [], want [a1]") {
+		t.Fatalf("got %v", err)
+	}
+
+	s, _ = Parse("y.jsonl", strings.NewReader(`{"tabla-script":1,"game":"gyges"}
+{"lift":"c3"}
+`))
+	vb2, _ := NewBoard(s)
+	r2 := newReferee(vb2)
+	defer func() { vb2.Close(); <-r2.done }()
+	err = Run(context.Background(), s, vb2, r2)
+	if !errors.Is(err, ErrAction) || !strings.HasPrefix(err.Error(), "y.jsonl:2: ") || !strings.Contains(err.Error(), "empty") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestVirtualTime(t *testing.T) {
+	s, err := Parse("t.jsonl", strings.NewReader(`{"tabla-script":1,"game":"gyges"}
+{"place":"a1","piece":"1"}
+{"wait":500}
+{"lift":"a1"}
+{"expect":{"lit":["a1"]}}
+{"place":"a2"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vb, _ := NewBoard(s)
+	r := newReferee(vb)
+	defer func() { vb.Close(); <-r.done }()
+	if err := Run(context.Background(), s, vb, r); err != nil {
+		t.Fatal(err)
+	}
+	if got := vb.Now().Milliseconds(); got != 200+500+200+200 {
+		t.Errorf("board time %d ms, want 1100", got)
+	}
+}
