@@ -2,6 +2,7 @@ package gyges
 
 import (
 	"math/bits"
+	"slices"
 
 	"github.com/tabla-board/tabla/engine"
 )
@@ -82,15 +83,29 @@ func (g *Game) appendFrom(buf []engine.Move, p int, s Cell) []engine.Move {
 	if !g.advanced || lands == 0 {
 		return buf
 	}
-	disp := g.dispCells(p, s)
+	// Every landing cell takes the same displacement cells.
+	var dm [numCells]engine.Move
+	nd := 0
+	for d := g.dispCells(p, s); d != 0; d &= d - 1 {
+		dm[nd] = engine.Move(bits.TrailingZeros64(d)) << dispShift
+		nd++
+	}
+	if nd == 0 {
+		return buf
+	}
+	ds := dm[:nd]
+	start := len(buf)
+	buf = slices.Grow(buf, bits.OnesCount64(lands)*nd)
 	base = engine.Move(KindReplace)<<kindShift | engine.Move(s)<<fromShift
 	for ; lands != 0; lands &= lands - 1 {
 		b := base | engine.Move(bits.TrailingZeros64(lands))<<toShift
-		for d := disp; d != 0; d &= d - 1 {
-			buf = append(buf, b|engine.Move(bits.TrailingZeros64(d))<<dispShift)
+		out := buf[start : start+nd]
+		for i, d := range ds {
+			out[i] = b | d
 		}
+		start += nd
 	}
-	return buf
+	return buf[:start]
 }
 
 // Moves appends the legal moves to buf[:0].
