@@ -22,6 +22,8 @@ type Six struct {
 	tiles      []int32                 // window indices of all hexagons
 	offQ, offR int
 	advanced   bool
+	win        [sixSide * sixSide * 6][2]int8 // hexagons per window (anchor·6 + template) and colour
+	score      [2]int32                       // Σ window weights per colour
 	hist       []sixUndo
 	removed    []sixRemoved
 }
@@ -90,10 +92,41 @@ func (e *Six) Reset(s engine.State) {
 		minQ, maxQ, minR, maxR = min(minQ, q), max(maxQ, q), min(minR, r), max(maxR, r)
 	}
 	e.offQ, e.offR = (minQ+maxQ)/2-sixSide/2, (minR+maxR)/2-sixSide/2
+	clear(e.win[:])
+	e.score = [2]int32{}
 	for _, t := range ts {
 		i := e.index(t.q, t.r)
 		e.cell[i] = int8(t.c + 1)
 		e.tiles = append(e.tiles, i)
+		e.count(i, t.c, 1)
+	}
+}
+
+// contribution of a window holding a hexagons of colour 0 and b of colour 1.
+func sixContribution(a, b int8) (int32, int32) {
+	switch {
+	case b == 0:
+		return sixWeight[a], 0
+	case a == 0:
+		return 0, sixWeight[b]
+	}
+	return 0, 0
+}
+
+// count adds delta hexagons of colour c on cell i to the 36 windows through
+// it, keeping the score up to date.
+func (e *Six) count(i int32, c int, delta int8) {
+	for tmpl, offs := range sixOffsets {
+		for _, o := range offs {
+			w := &e.win[int(i-o)*6+tmpl]
+			a, b := sixContribution(w[0], w[1])
+			e.score[0] -= a
+			e.score[1] -= b
+			w[c] += delta
+			a, b = sixContribution(w[0], w[1])
+			e.score[0] += a
+			e.score[1] += b
+		}
 	}
 }
 
@@ -111,10 +144,13 @@ func (e *Six) Played(s engine.State, m engine.Move, seat int) {
 		u.to = e.index(to.Q, to.R)
 		e.cell[u.to] = u.colour + 1
 		e.tiles = append(e.tiles, u.to)
+		e.count(u.to, int(u.colour), 1)
 	case 'm':
 		u.from, u.to = e.index(from.Q, from.R), e.index(to.Q, to.R)
 		u.colour = e.cell[u.from] - 1
 		e.cell[u.from], e.cell[u.to] = 0, u.colour+1
+		e.count(u.from, int(u.colour), -1)
+		e.count(u.to, int(u.colour), 1)
 		for k, t := range e.tiles {
 			if t == u.from {
 				e.tiles[k] = u.to
@@ -128,6 +164,7 @@ func (e *Six) Played(s engine.State, m engine.Move, seat int) {
 				q, r := int(t&(sixSide-1))+e.offQ, int(t>>sixBits)+e.offR
 				if _, ok := st.At(q, r); !ok {
 					e.removed = append(e.removed, sixRemoved{at: t, colour: e.cell[t] - 1})
+					e.count(t, int(e.cell[t]-1), -1)
 					e.cell[t] = 0
 					e.tiles[k] = e.tiles[len(e.tiles)-1]
 					e.tiles = e.tiles[:len(e.tiles)-1]
@@ -154,13 +191,17 @@ func (e *Six) Undone(s engine.State) {
 	case 'p':
 		e.cell[u.to] = 0
 		e.tiles = e.tiles[:len(e.tiles)-1]
+		e.count(u.to, int(u.colour), -1)
 	case 'm':
 		for _, r := range e.removed[u.nRemoved:] {
 			e.cell[r.at] = r.colour + 1
 			e.tiles = append(e.tiles, r.at)
+			e.count(r.at, int(r.colour), 1)
 		}
 		e.removed = e.removed[:u.nRemoved]
 		e.cell[u.to], e.cell[u.from] = 0, u.colour+1
+		e.count(u.to, int(u.colour), -1)
+		e.count(u.from, int(u.colour), 1)
 		for k, t := range e.tiles {
 			if t == u.to {
 				e.tiles[k] = u.from
@@ -174,10 +215,16 @@ func (e *Six) Undone(s engine.State) {
 	}
 }
 
-// Eval sums window weights: the mover's windows minus the opponent's. Each
-// window with at least one hexagon is visited once, from its first occupied
-// cell in template order.
+// Eval is the mover's window score minus the opponent's (kept up to date by
+// Played and Undone; slowEval recomputes it from scratch for the tests).
 func (e *Six) Eval(s engine.State) int32 {
+	me := s.Info().SideOf[s.ToMove()]
+	return e.score[me] - e.score[1-me]
+}
+
+// slowEval sums window weights from the board: each window with at least one
+// hexagon is visited once, from its first occupied cell in template order.
+func (e *Six) slowEval() [2]int32 {
 	var score [2]int32
 	cell := &e.cell
 	for _, t := range e.tiles {
@@ -198,15 +245,11 @@ func (e *Six) Eval(s engine.State) int32 {
 				for j := k; j < 6; j++ {
 					cnt[cell[anchor+offs[j]]]++
 				}
-				switch {
-				case cnt[1] == 0:
-					score[1] += sixWeight[cnt[2]]
-				case cnt[2] == 0:
-					score[0] += sixWeight[cnt[1]]
-				}
+				a, b := sixContribution(cnt[1], cnt[2])
+				score[0] += a
+				score[1] += b
 			}
 		}
 	}
-	me := s.Info().SideOf[s.ToMove()]
-	return (score[me] - score[1-me]) / 2
+	return score
 }

@@ -1,0 +1,105 @@
+package aicmd
+
+import (
+	"fmt"
+	"os"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
+	"github.com/tabla-board/tabla/engine/analysis"
+)
+
+// AnalyzeOptions are the inputs of `tabla analyze`.
+type AnalyzeOptions struct {
+	IO       *cmdutil.IO
+	File     string
+	JSON     bool
+	SVG      string // write the plot here
+	Blunder  float64
+	Strength Strength
+}
+
+// NewAnalyzeCmd returns `tabla analyze`.
+func NewAnalyzeCmd(streams *cmdutil.IO) *cobra.Command {
+	opts := &AnalyzeOptions{IO: streams}
+	cmd := &cobra.Command{
+		Use:   "analyze RECORD|-",
+		Short: "Review every move of a game: win chances, the engine's move, blunders",
+		Long: "For every move: the win probability of the mover's side before and after it,\n" +
+			"the engine's preferred move and the loss; blunders (loss ≥ --blunder) and\n" +
+			"missed wins (a forced win existed and was let go) are flagged; then a summary\n" +
+			"per player. --svg draws the win-probability curve. --workers positions are\n" +
+			"searched in parallel (the result does not depend on it).",
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.File = args[0]
+			return AnalyzeRun(opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the report as JSON")
+	cmd.Flags().StringVar(&opts.SVG, "svg", "", "write the win-probability plot to this SVG file")
+	cmd.Flags().Float64Var(&opts.Blunder, "blunder", analysis.DefaultBlunder, "loss of win probability that makes a blunder")
+	opts.Strength.flags(cmd, 0)
+	return cmd
+}
+
+// AnalyzeRun analyses the record.
+func AnalyzeRun(opts *AnalyzeOptions) error {
+	so, err := opts.Strength.options()
+	if err != nil {
+		return err
+	}
+	g, err := replay(opts.IO, opts.File)
+	if err != nil {
+		return err
+	}
+	rep, err := analysis.Analyze(g.Header, g.Applied, analysis.Options{Search: so, Workers: opts.Strength.Workers, Blunder: opts.Blunder})
+	if err != nil {
+		return err
+	}
+	if opts.SVG != "" {
+		f, err := os.Create(opts.SVG)
+		if err != nil {
+			return err
+		}
+		if err := analysis.WriteSVG(f, rep); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+	}
+	if opts.JSON {
+		rep.TimeMS = 0 // keep the output reproducible; timing goes to stderr
+		return writeJSON(opts.IO, rep)
+	}
+	return writeReport(opts.IO, rep)
+}
+
+func writeReport(streams *cmdutil.IO, rep *analysis.Report) error {
+	w := tabwriter.NewWriter(streams.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(w, "%s, %s; level %d (%s)\n", rep.Game, rep.Result, rep.Level, rep.Algo)
+	fmt.Fprintln(w, "#\tseat\tmove\tbefore\tafter\tbest\tloss\t")
+	for _, m := range rep.Moves {
+		best, flag := m.Best, ""
+		if m.Forced {
+			best = "(forced)"
+		}
+		if m.Blunder {
+			flag = "blunder"
+		}
+		if m.MissedWin {
+			flag += " missed win"
+		}
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%.1f\t%s\n", m.N, m.Seat, m.Move, pct(m.Before), pct(m.After), best, 100*m.Loss, flag)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "seat\tmoves\tmean loss\tblunders\tmissed wins\tagreement\t")
+	for _, p := range rep.Players {
+		fmt.Fprintf(w, "%s\t%d\t%.1f\t%d\t%d\t%s\t\n", p.Seat, p.Moves, 100*p.MeanLoss, p.Blunders, p.MissedWins, pct(p.Agreement))
+	}
+	return w.Flush()
+}

@@ -1,0 +1,78 @@
+package aicmd
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
+	"github.com/tabla-board/tabla/engine"
+	"github.com/tabla-board/tabla/engine/record"
+	"github.com/tabla-board/tabla/engine/search"
+)
+
+// Strength is the search budget flags every command shares.
+type Strength struct {
+	Level   int
+	Time    time.Duration
+	Nodes   int64
+	Workers int
+	Seed    uint64
+	Algo    string
+}
+
+func (st *Strength) flags(cmd *cobra.Command, workersDefault int) {
+	cmd.Flags().IntVar(&st.Level, "level", search.DefaultLevel, "strength 1–5")
+	cmd.Flags().DurationVar(&st.Time, "time", 0, "think for this long instead of the level's node budget (not deterministic)")
+	cmd.Flags().Int64Var(&st.Nodes, "nodes", 0, "node (alpha-beta) or iteration (MCTS) budget; overrides the level's")
+	cmd.Flags().IntVar(&st.Workers, "workers", workersDefault, "parallel search workers (0: all cores)")
+	cmd.Flags().Uint64Var(&st.Seed, "seed", 1, "random seed of MCTS")
+	cmd.Flags().StringVar(&st.Algo, "algo", "auto", "auto, alphabeta, mcts or exact")
+}
+
+func (st *Strength) options() (search.Options, error) {
+	o := search.Options{Level: st.Level, Time: st.Time, Nodes: st.Nodes, Workers: st.Workers, Seed: st.Seed}
+	if st.Level < 1 || st.Level > 5 {
+		return o, cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("--level %d: want 1–5", st.Level))
+	}
+	switch st.Algo {
+	case "", "auto":
+	case "alphabeta":
+		o.Algo = search.AlphaBeta
+	case "mcts":
+		o.Algo = search.MCTS
+	case "exact":
+		o.Algo = search.Exact
+	default:
+		return o, cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("--algo %q: want auto, alphabeta, mcts or exact", st.Algo))
+	}
+	return o, nil
+}
+
+func replay(streams *cmdutil.IO, file string) (*record.Game, error) {
+	f, name, err := cmdutil.OpenInput(streams, file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return record.Replay(f, name)
+}
+
+// noMove says why no move is due, "" when one is.
+func noMove(s engine.State) string {
+	info := s.Info()
+	switch s.Awaiting() {
+	case engine.AwaitNone:
+		r := s.Result()
+		if r.Status == engine.Won {
+			return "the game is over: " + info.Sides[r.Winner] + " won"
+		}
+		return "the game is over: " + r.Status.String()
+	case engine.AwaitRoll:
+		return info.Seats[s.ToMove()] + " must roll the die first"
+	}
+	return ""
+}
+
+func pct(p float64) string { return fmt.Sprintf("%.1f%%", 100*p) }

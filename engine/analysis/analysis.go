@@ -1,0 +1,223 @@
+package analysis
+
+import (
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/tabla-board/tabla/engine"
+	"github.com/tabla-board/tabla/engine/record"
+	"github.com/tabla-board/tabla/engine/search"
+)
+
+// Options configure an analysis.
+type Options struct {
+	Search  search.Options // per position (Workers is ignored: see Workers)
+	Workers int            // positions searched in parallel; 0: all cores
+	// Blunder is the loss (in win probability) from which a move is a
+	// blunder; 0 means DefaultBlunder.
+	Blunder float64
+}
+
+// DefaultBlunder is the default blunder threshold: 20 points of win chance.
+const DefaultBlunder = 0.20
+
+// Move is the analysis of one move.
+type Move struct {
+	N         int       `json:"n"`    // 1-based move number (plies)
+	Line      int       `json:"line"` // record line
+	Seat      string    `json:"seat"`
+	Side      string    `json:"side"`
+	Move      string    `json:"move"`
+	Before    float64   `json:"before"` // mover's side win probability before
+	After     float64   `json:"after"`  // … and after the move
+	Best      string    `json:"best"`   // the engine's move ("" when forced)
+	BestAfter float64   `json:"-"`
+	Loss      float64   `json:"loss"`
+	Blunder   bool      `json:"blunder,omitempty"`
+	MissedWin bool      `json:"missed_win,omitempty"`
+	Forced    bool      `json:"forced,omitempty"` // only one legal move
+	Values    []float64 `json:"values"`           // every side's win probability after
+}
+
+// Player sums up one seat.
+type Player struct {
+	Seat       string  `json:"seat"`
+	Moves      int     `json:"moves"`
+	MeanLoss   float64 `json:"mean_loss"`
+	Blunders   int     `json:"blunders"`
+	MissedWins int     `json:"missed_wins"`
+	Agreement  float64 `json:"agreement"` // share of unforced moves equal to the engine's
+}
+
+// Report is a whole analysis.
+type Report struct {
+	Game    string    `json:"game"`
+	Sides   []string  `json:"sides"`
+	Seats   []string  `json:"seats"`
+	Result  string    `json:"result"`
+	Start   []float64 `json:"start"` // every side's win probability at the start
+	Moves   []Move    `json:"moves"`
+	Players []Player  `json:"players"`
+	Level   int       `json:"level"`
+	Algo    string    `json:"algorithm"`
+	Nodes   int64     `json:"nodes"`
+	TimeMS  int64     `json:"time_ms"`
+}
+
+type job struct {
+	s   engine.State
+	res search.Result
+}
+
+// Analyze replays the record's applied events from its header and analyses
+// every move.
+func Analyze(h *record.Header, applied []record.Applied, opts Options) (*Report, error) {
+	start := time.Now()
+	if opts.Blunder == 0 {
+		opts.Blunder = DefaultBlunder
+	}
+	st, err := record.NewState(h)
+	if err != nil {
+		return nil, err
+	}
+	info := st.Info()
+	rep := &Report{Game: info.Game, Sides: info.Sides, Seats: info.Seats, Level: opts.Search.Level}
+	if rep.Level == 0 {
+		rep.Level = search.DefaultLevel
+	}
+	// Collect positions: before and after every move.
+	var jobs []*job
+	type pair struct {
+		before, after *job
+		a             record.Applied
+		n             int
+		forced        bool
+	}
+	var pairs []pair
+	var last *job
+	snap := func() *job {
+		if last != nil && last.s.Hash() == st.Hash() && last.s.Awaiting() == st.Awaiting() {
+			return last
+		}
+		last = &job{s: st.Clone()}
+		jobs = append(jobs, last)
+		return last
+	}
+	first := snap()
+	n := 0
+	for _, a := range applied {
+		if a.Roll {
+			if err := st.Roll(a.Face); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		b := snap()
+		forced := len(st.Moves(nil)) == 1
+		st.Play(a.Move)
+		n++
+		pairs = append(pairs, pair{before: b, after: snap(), a: a, n: n, forced: forced})
+	}
+	rep.Result = describe(st)
+	// Search them all.
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	so := opts.Search
+	so.Workers = 1
+	var wg sync.WaitGroup
+	next := make(chan *job)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				j.res = search.Search(j.s, so)
+			}
+		}()
+	}
+	for _, j := range jobs {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+	rep.Start = first.res.Values
+	rep.Algo = search.Pick(first.s, so.Algo).String()
+	for _, j := range jobs {
+		rep.Nodes += j.res.Nodes
+	}
+	players := make([]Player, len(info.Seats))
+	agree := make([]int, len(info.Seats))
+	unforced := make([]int, len(info.Seats))
+	for i := range players {
+		players[i].Seat = info.Seats[i]
+	}
+	for _, p := range pairs {
+		side := info.SideOf[p.a.Seat]
+		bv, av := p.before.res.Values, p.after.res.Values
+		m := Move{N: p.n, Line: p.a.Line, Seat: info.Seats[p.a.Seat], Side: info.Sides[side], Move: p.a.Text,
+			Before: bv[side], After: av[side], Forced: p.forced, Values: av}
+		if !p.forced && p.before.res.Move != engine.NoMove {
+			m.Best = engine.MoveString(p.before.s, p.before.res.Move)
+		}
+		m.Loss = max(0, m.Before-m.After)
+		if m.Best == m.Move || p.forced {
+			m.Loss = 0 // the engine's own move (or no choice) loses nothing
+		}
+		m.Blunder = m.Loss >= opts.Blunder
+		m.MissedWin = p.before.res.Proven == 1 && !provenWin(p.after, side)
+		pl := &players[p.a.Seat]
+		pl.Moves++
+		pl.MeanLoss += m.Loss
+		if m.Blunder {
+			pl.Blunders++
+		}
+		if m.MissedWin {
+			pl.MissedWins++
+		}
+		if !p.forced {
+			unforced[p.a.Seat]++
+			if m.Best == m.Move {
+				agree[p.a.Seat]++
+			}
+		}
+		rep.Moves = append(rep.Moves, m)
+	}
+	for i := range players {
+		if players[i].Moves > 0 {
+			players[i].MeanLoss /= float64(players[i].Moves)
+		}
+		if unforced[i] > 0 {
+			players[i].Agreement = float64(agree[i]) / float64(unforced[i])
+		}
+	}
+	rep.Players = players
+	rep.TimeMS = time.Since(start).Milliseconds()
+	return rep, nil
+}
+
+// provenWin: does side have a forced win (or has won) at j's position?
+func provenWin(j *job, side int) bool {
+	s := j.s
+	if s.Awaiting() == engine.AwaitNone {
+		r := s.Result()
+		return r.Status == engine.Won && r.Winner == side
+	}
+	if s.Info().SideOf[s.ToMove()] == side {
+		return j.res.Proven == 1
+	}
+	return j.res.Proven == -1 && len(s.Info().Sides) == 2
+}
+
+func describe(s engine.State) string {
+	r := s.Result()
+	switch r.Status {
+	case engine.Won:
+		return s.Info().Sides[r.Winner] + " won"
+	case engine.Draw:
+		return "draw"
+	}
+	return "unfinished"
+}
