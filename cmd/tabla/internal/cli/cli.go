@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tabla-board/tabla/cmd/tabla/internal/aicmd"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/boardscmd"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/rulescmd"
@@ -36,7 +37,7 @@ func NewRoot(streams *cmdutil.IO) *cobra.Command {
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.Err)
-	root.AddCommand(rulescmd.NewCmd(streams), boardscmd.NewCmd(streams))
+	root.AddCommand(rulescmd.NewCmd(streams), boardscmd.NewCmd(streams), aicmd.NewHintCmd(streams), aicmd.NewAnalyzeCmd(streams), aicmd.NewPlayCmd(streams), aicmd.NewStatsCmd(streams))
 	return root
 }
 
