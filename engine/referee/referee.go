@@ -885,3 +885,12 @@ func (r *Referee) take(c candidate, source string) {
 	}
 	r.autoPass()
 }
+
+// History returns the moves and rolls applied so far, for Resume.
+func (r *Referee) History() []Applied {
+	out := make([]Applied, len(r.ops))
+	for i, o := range r.ops {
+		out[i] = Applied{Roll: o.roll, Move: o.move, Face: o.face, Text: o.text, Seat: o.seat}
+	}
+	return out
+}

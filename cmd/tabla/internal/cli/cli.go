@@ -14,7 +14,10 @@ import (
 	"github.com/tabla-board/tabla/cmd/tabla/internal/aicmd"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/boardscmd"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/replaycmd"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/rulescmd"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/runcmd"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/simcmd"
 	_ "github.com/tabla-board/tabla/engine/games" // every game engine
 	"github.com/tabla-board/tabla/engine/record"
 )
@@ -37,7 +40,7 @@ func NewRoot(streams *cmdutil.IO) *cobra.Command {
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.Err)
-	root.AddCommand(rulescmd.NewCmd(streams), boardscmd.NewCmd(streams), aicmd.NewHintCmd(streams), aicmd.NewAnalyzeCmd(streams), aicmd.NewPlayCmd(streams), aicmd.NewStatsCmd(streams))
+	root.AddCommand(rulescmd.NewCmd(streams), boardscmd.NewCmd(streams), aicmd.NewHintCmd(streams), aicmd.NewAnalyzeCmd(streams), aicmd.NewPlayCmd(streams), aicmd.NewStatsCmd(streams), runcmd.NewCmd(streams), simcmd.NewCmd(streams), replaycmd.NewCmd(streams))
 	return root
 }
 

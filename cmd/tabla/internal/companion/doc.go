@@ -1,0 +1,31 @@
+// Package companion is the session loop of `tabla run` and `tabla sim`: it
+// ties a hardware.Board to the referee, journals every board event and every
+// decision, resumes an unfinished game, and serves the status API.
+//
+// # Sessions
+//
+// Open sets a Session up on a board (real or virtual) and a journal
+// directory: it resumes the latest unfinished game found there (repairing
+// a torn last line, replaying the record, and letting correction mode bring
+// the physical board back in line) or starts a new game. Run reads the
+// board's events and reads the board when its sensors have been quiet for
+// the settle window (board time, estimated between events from the host
+// clock); drivers on virtual time call Handle and Tick themselves (Player).
+//
+// The simulator page uses a Session as its backend: State (referee.State,
+// JSON-ready), Subscribe (a channel poked on every change), Command
+// (takeback, new, roll, hint, confirm, choose) and, on a virtual board,
+// Player.Act to perform a SCRIPTS.md action. NewMux returns the status API
+// on a *http.ServeMux the page can add routes to.
+//
+// # Journal
+//
+// A journal is a game record (RULES.md §6) whose other event kinds are the
+// board events behind it (see journal.go for the line kinds). Board events
+// are written as they come, decisions (moves, rolls) with an fsync each, so
+// the file survives a power cut at any byte: at worst the last line is torn,
+// and Repair cuts it. A takeback rewrites the undone move and roll lines as
+// {"undone":…} (a new file renamed over the old), so the journal is always a
+// valid record of the game as it stands. Replay re-runs the referee over the
+// board events and compares its decisions with the journal's.
+package companion

@@ -1,0 +1,370 @@
+package companion
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tabla-board/tabla/boards"
+	"github.com/tabla-board/tabla/engine"
+	"github.com/tabla-board/tabla/engine/record"
+	"github.com/tabla-board/tabla/engine/referee"
+	"github.com/tabla-board/tabla/hardware"
+)
+
+// Journal line kinds besides the record's move and roll lines. Board events
+// carry "at", the board time in milliseconds.
+//
+//	{"sensor":"c3","code":255,"at":1200}     a sensor change (cell name; "#17" for an unwired sensor)
+//	{"snapshot":"00ff…","at":0}               every sensor's code, two hex digits each, sensor order
+//	{"die":"4","at":1400}                     the board's electronic die
+//	{"press":"roll","at":1500}                a board button
+//	{"conn":"disconnected","at":1600,"err":"…"} the connection changed
+//	{"fault":"…","at":1700}                   the board reported a problem
+//	{"tick":1800}                             the board was read for quiet sensors at this board time
+//	{"command":"takeback","at":1900}          a control command (status API; "choose" has "arg")
+//	{"takeback":1,"ops":2,"t":"…"}            the referee took back moves; the undone lines
+//	                                          above were rewritten as {"undone":{…}}
+//	{"resume":"2026-…"}                       a daemon started again on this journal
+//	{"end":"new"}                             the game was abandoned for a new one
+//
+// The header's meta holds {"companion":{…}}: the board definition's name,
+// the sensor kind, the settle window and the takeback depth, so that replay
+// rebuilds the same referee.
+
+// Meta is the companion's part of a journal header's meta.
+type Meta struct {
+	Board       string `json:"board"`
+	Identifying bool   `json:"identifying"`
+	SettleMs    int    `json:"settle_ms"`
+	Takeback    int    `json:"takeback"`
+	Source      string `json:"source"`
+}
+
+type metaWrap struct {
+	Companion *Meta `json:"companion"`
+}
+
+// Journal appends one game's record with the board events behind it.
+type Journal struct {
+	path  string
+	f     *os.File
+	w     *record.Writer
+	board *boards.Board
+	clock func() time.Time
+	buf   []byte
+}
+
+// JournalName is the file name of a game started at t.
+func JournalName(game string, t time.Time) string {
+	return "game-" + t.UTC().Format("20060102T150405.000000000Z") + "-" + game + ".jsonl"
+}
+
+// CreateJournal starts a journal for a new game in dir.
+func CreateJournal(dir string, h *record.Header, m *Meta, b *boards.Board, clock func() time.Time) (*Journal, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	hh := *h
+	meta, _ := json.Marshal(metaWrap{m})
+	hh.Meta = meta
+	path := filepath.Join(dir, JournalName(h.Game, clock()))
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	j := &Journal{path: path, f: f, w: record.NewWriter(f), board: b, clock: clock}
+	j.w.SyncEach = true
+	if err := j.w.WriteHeader(&hh); err != nil {
+		f.Close()
+		return nil, err
+	}
+	syncDir(dir)
+	return j, nil
+}
+
+// openJournal opens an existing journal for appending.
+func openJournal(path string, b *boards.Board, clock func() time.Time) (*Journal, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &Journal{path: path, f: f, w: record.NewWriter(f), board: b, clock: clock}, nil
+}
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+// Path is the journal's file.
+func (j *Journal) Path() string { return j.path }
+
+// Close closes the file.
+func (j *Journal) Close() error {
+	if j == nil || j.f == nil {
+		return nil
+	}
+	err := j.f.Close()
+	j.f = nil
+	return err
+}
+
+func ms(d time.Duration) int64 { return int64(d / time.Millisecond) }
+
+// line appends one raw line; sync says whether to fsync it.
+func (j *Journal) line(b []byte, sync bool) error {
+	if j == nil || j.f == nil {
+		return nil
+	}
+	if _, err := j.f.Write(b); err != nil {
+		return err
+	}
+	if sync {
+		return j.f.Sync()
+	}
+	return nil
+}
+
+// Event journals a board event (not synced: the next move's fsync covers it).
+func (j *Journal) Event(ev hardware.Event) error {
+	if j == nil {
+		return nil
+	}
+	b := j.buf[:0]
+	switch ev.Kind {
+	case hardware.Change:
+		b = append(b, `{"sensor":`...)
+		name := fmt.Sprintf("#%d", ev.Sensor)
+		if ev.Sensor >= 0 && ev.Sensor < len(j.board.Sensors) && j.board.Sensors[ev.Sensor] >= 0 {
+			name = j.board.Cells[j.board.Sensors[ev.Sensor]].Name
+		}
+		b = appendQuote(b, name)
+		b = fmt.Appendf(b, `,"code":%d`, ev.Code)
+	case hardware.Snapshot:
+		b = append(b, `{"snapshot":"`...)
+		b = hex.AppendEncode(b, ev.Codes)
+		b = append(b, '"')
+	case hardware.Roll:
+		b = append(b, `{"die":`...)
+		b = appendQuote(b, ev.Face)
+	case hardware.Press:
+		b = append(b, `{"press":`...)
+		b = appendQuote(b, ev.Button.String())
+	case hardware.Status:
+		b = append(b, `{"conn":`...)
+		b = appendQuote(b, ev.Conn.String())
+		if ev.Err != nil {
+			b = append(b, `,"err":`...)
+			b = appendQuote(b, ev.Err.Error())
+		}
+	case hardware.Fault:
+		msg := "fault"
+		if ev.Err != nil {
+			msg = ev.Err.Error()
+		}
+		b = append(b, `{"fault":`...)
+		b = appendQuote(b, msg)
+	default:
+		return nil
+	}
+	b = fmt.Appendf(b, `,"at":%d}`+"\n", ms(ev.At))
+	j.buf = b
+	return j.line(b, false)
+}
+
+func appendQuote(b []byte, s string) []byte {
+	q, _ := json.Marshal(s)
+	return append(b, q...)
+}
+
+// Tick journals a read of the settled board.
+func (j *Journal) Tick(at time.Duration) error {
+	if j == nil {
+		return nil
+	}
+	return j.line(fmt.Appendf(nil, `{"tick":%d}`+"\n", ms(at)), false)
+}
+
+// Command journals a control command.
+func (j *Journal) Command(name string, arg string, at time.Duration) error {
+	if j == nil {
+		return nil
+	}
+	b := append([]byte(`{"command":`), appendQuote(nil, name)...)
+	if arg != "" {
+		b = append(b, `,"arg":`...)
+		b = appendQuote(b, arg)
+	}
+	b = fmt.Appendf(b, `,"at":%d}`+"\n", ms(at))
+	return j.line(b, false)
+}
+
+// Marker journals a line of another kind (resume, end), synced.
+func (j *Journal) Marker(key, value string) error {
+	if j == nil {
+		return nil
+	}
+	b := append(append([]byte(`{"`), key...), `":`...)
+	b = appendQuote(b, value)
+	return j.line(append(b, "}\n"...), true)
+}
+
+// Decision journals what the referee decided, synced (fsync at each move).
+func (j *Journal) Decision(a referee.Action, die *engine.Die) error {
+	if j == nil {
+		return nil
+	}
+	t := j.clock().UTC()
+	switch a.Kind {
+	case referee.Moved:
+		return j.w.Write(record.Line{Move: a.Move, By: a.Seat, T: t, Source: a.Source})
+	case referee.Rolled:
+		src := a.Source
+		if a.Tabla {
+			src = "engine"
+		}
+		return j.w.Write(record.Line{Roll: a.Face, Numeric: die != nil && die.Numeric, By: a.Seat, T: t, Source: src})
+	case referee.TookBack:
+		return j.takeback(a, t)
+	}
+	return nil
+}
+
+// takeback rewrites the last a.Ops move and roll lines as {"undone":…} lines
+// (so the journal stays a valid game record) and appends a takeback line.
+// The rewrite goes to a new file renamed over the old one, so a power cut
+// leaves either the old or the new journal.
+func (j *Journal) takeback(a referee.Action, t time.Time) error {
+	data, err := os.ReadFile(j.path)
+	if err != nil {
+		return err
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	left := a.Ops
+	for i := len(lines) - 1; i > 0 && left > 0; i-- {
+		l := lines[i]
+		if bytes.HasPrefix(l, []byte(`{"move":`)) || bytes.HasPrefix(l, []byte(`{"roll":`)) {
+			body := bytes.TrimRight(l, "\n")
+			lines[i] = append(append([]byte(`{"undone":`), body...), "}\n"...)
+			left--
+		}
+	}
+	out := bytes.Join(lines, nil)
+	out = fmt.Appendf(out, `{"takeback":%d,"ops":%d,"t":%q}`+"\n", a.Plies, a.Ops, t.Format(time.RFC3339Nano))
+	tmp := j.path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(out); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	f.Close()
+	if err := os.Rename(tmp, j.path); err != nil {
+		return err
+	}
+	syncDir(filepath.Dir(j.path))
+	j.f.Close()
+	nf, err := os.OpenFile(j.path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	j.f = nf
+	j.w = record.NewWriter(nf)
+	j.w.SyncEach = true
+	return nil
+}
+
+// Unfinished is a game found in a journal directory.
+type Unfinished struct {
+	Path string
+	Game *record.Game
+	Meta *Meta
+	Cut  []byte // torn bytes removed by Repair
+}
+
+// ErrNoGame: no unfinished game in the journal directory.
+var ErrNoGame = errors.New("companion: no unfinished game")
+
+// FindUnfinished looks for the latest journal in dir whose game is not over
+// and was not abandoned; it repairs a torn last line and replays it.
+func FindUnfinished(dir string, game string) (*Unfinished, error) {
+	names, err := filepath.Glob(filepath.Join(dir, "game-*-"+game+".jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		return nil, ErrNoGame
+	}
+	slices.Sort(names)
+	path := names[len(names)-1]
+	cut, err := record.Repair(path)
+	if err != nil {
+		return nil, fmt.Errorf("companion: repair %s: %w", path, err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	g, err := record.Replay(bufio.NewReader(f), path)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range g.Other {
+		if o.Kind == "end" {
+			return nil, ErrNoGame
+		}
+	}
+	if g.State.Awaiting() == engine.AwaitNone {
+		return nil, ErrNoGame
+	}
+	m, err := metaOf(g.Header)
+	if err != nil {
+		return nil, err
+	}
+	return &Unfinished{Path: path, Game: g, Meta: m, Cut: cut}, nil
+}
+
+func metaOf(h *record.Header) (*Meta, error) {
+	var w metaWrap
+	if len(h.Meta) > 0 {
+		if err := json.Unmarshal(h.Meta, &w); err != nil {
+			return nil, fmt.Errorf("companion: header meta: %w", err)
+		}
+	}
+	if w.Companion == nil {
+		return nil, errors.New("companion: the record has no companion meta (not a journal)")
+	}
+	return w.Companion, nil
+}
+
+// applied converts a replayed game's moves and rolls for referee.Resume.
+func applied(g *record.Game) []referee.Applied {
+	out := make([]referee.Applied, len(g.Applied))
+	for i, a := range g.Applied {
+		out[i] = referee.Applied{Roll: a.Roll, Move: a.Move, Face: a.Face, Text: a.Text, Seat: a.Seat}
+	}
+	return out
+}
+
+// decisionText renders a journal decision for comparisons.
+func decisionText(kind, seat, what string) string {
+	return strings.TrimSpace(kind + " " + seat + " " + what)
+}

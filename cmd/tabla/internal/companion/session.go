@@ -1,0 +1,513 @@
+package companion
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/tabla-board/tabla/boards"
+	"github.com/tabla-board/tabla/engine"
+	"github.com/tabla-board/tabla/engine/record"
+	"github.com/tabla-board/tabla/engine/referee"
+	"github.com/tabla-board/tabla/hardware"
+)
+
+// Options set up a session.
+type Options struct {
+	// Header describes the game to play when no unfinished game is resumed
+	// (game, variant, first, n, players, board).
+	Header record.Header
+	// Board is the board definition (nil: Header.Board or the game's default).
+	Board *boards.Board
+	// HW is the sensor board, real or virtual.
+	HW hardware.Board
+	// JournalDir holds the journals; "" keeps no journal (and resumes nothing).
+	JournalDir string
+	// NoResume starts a new game even if the journal holds an unfinished one.
+	NoResume bool
+	// Source is the record source of physical actions: "board" or "sim".
+	Source string
+	// Settle is the referee's settle window (0: its default).
+	Settle time.Duration
+	// Seed seeds tabla's own die; 0 seeds from the clock.
+	Seed uint64
+	// Rand overrides tabla's die (replay).
+	Rand func(n int) int
+	// Hint suggests a move (canonical notation) for the hint button; nil
+	// uses the first legal move in canonical order.
+	Hint func(engine.State) (string, error)
+	// Clock is the wall clock for record times (default time.Now).
+	Clock func() time.Time
+	// Logger logs structured events (default: discard).
+	Logger *slog.Logger
+}
+
+// Session is one companion session: a board, the referee, the journal. Its
+// methods are safe for concurrent use. The simulator page and the status
+// API read State and Subscribe, and act through Command (or, on a virtual
+// board, through the board itself).
+type Session struct {
+	opts  Options
+	board *boards.Board
+	hw    hardware.Board
+	log   *slog.Logger
+	clock func() time.Time
+
+	mu      sync.Mutex
+	ref     *referee.Referee
+	header  record.Header
+	meta    Meta
+	journal *Journal
+	resumed string // the journal resumed, if any
+	lastLED []hardware.LED
+	ledErr  error
+	version uint64
+	subs    map[chan struct{}]struct{}
+	boardAt time.Duration // latest board time seen
+	hostAt  time.Time     // host time when boardAt was seen
+	closed  bool
+	frames  int
+}
+
+// Open sets up a session: it resumes the latest unfinished game of the
+// journal directory, or starts a new one, and shows the first LED frame.
+func Open(opts Options) (*Session, error) {
+	if opts.HW == nil {
+		return nil, errors.New("companion: no board")
+	}
+	if opts.Source == "" {
+		opts.Source = "board"
+	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	h := opts.Header
+	h.Tabla = record.Version
+	if h.Game == "" {
+		return nil, errors.New("companion: no game")
+	}
+	if h.Game == "star" && h.First == "" {
+		h.First = "red"
+	}
+	b := opts.Board
+	if b == nil {
+		name := h.Board
+		if name == "" {
+			name = h.Game
+		}
+		var err error
+		if b, err = boards.Open(name); err != nil {
+			return nil, err
+		}
+	}
+	if b.Game != h.Game {
+		return nil, fmt.Errorf("companion: board %s is for %s, not %s", b.Name, b.Game, h.Game)
+	}
+	s := &Session{opts: opts, board: b, hw: opts.HW, log: opts.Logger, clock: opts.Clock, header: h,
+		subs: map[chan struct{}]struct{}{}}
+	s.meta = Meta{Board: b.Name, Identifying: opts.HW.Info().Identifying, SettleMs: int(opts.Settle / time.Millisecond),
+		Source: opts.Source}
+	if s.meta.SettleMs == 0 {
+		s.meta.SettleMs = int(referee.DefaultSettle / time.Millisecond)
+	}
+	rnd := opts.Rand
+	if rnd == nil {
+		seed := opts.Seed
+		if seed == 0 {
+			seed = uint64(time.Now().UnixNano())
+		}
+		rnd = rand.New(rand.NewPCG(seed, 0xd1ce)).IntN
+	}
+	cfg := referee.Config{Board: b, Settle: time.Duration(s.meta.SettleMs) * time.Millisecond, Rand: rnd,
+		NewGame: s.newState, Source: opts.Source}
+
+	var resume *Unfinished
+	if opts.JournalDir != "" && !opts.NoResume {
+		u, err := FindUnfinished(opts.JournalDir, h.Game)
+		switch {
+		case err == nil:
+			resume = u
+		case errors.Is(err, ErrNoGame):
+		default:
+			return nil, err
+		}
+	}
+	if resume != nil {
+		s.header = *resume.Game.Header
+		s.meta = *resume.Meta
+		s.meta.Identifying = opts.HW.Info().Identifying
+		cfg.Settle = time.Duration(s.meta.SettleMs) * time.Millisecond
+		if s.meta.Takeback > 0 {
+			cfg.TakebackDepth = s.meta.Takeback
+		}
+		st, err := s.newState()
+		if err != nil {
+			return nil, err
+		}
+		ref, err := referee.New(st, cfg)
+		if err != nil {
+			return nil, err
+		}
+		ref.Resume(resume.Game.State, applied(resume.Game))
+		s.ref = ref
+		j, err := openJournal(resume.Path, b, s.clock)
+		if err != nil {
+			return nil, err
+		}
+		s.journal = j
+		s.resumed = resume.Path
+		if err := j.Marker("resume", s.clock().UTC().Format(time.RFC3339Nano)); err != nil {
+			return nil, err
+		}
+		s.log.Info("resumed", "journal", resume.Path, "ply", resume.Game.State.Plies(), "torn_bytes", len(resume.Cut))
+	} else {
+		st, err := s.newState()
+		if err != nil {
+			return nil, err
+		}
+		ref, err := referee.New(st, cfg)
+		if err != nil {
+			return nil, err
+		}
+		s.ref = ref
+		if err := s.startJournal(); err != nil {
+			return nil, err
+		}
+	}
+	s.meta.Takeback = len(s.ref.Game().Info().Seats)
+	s.mu.Lock()
+	s.afterLocked()
+	s.mu.Unlock()
+	return s, nil
+}
+
+// newState sets up the session's game from its header.
+func (s *Session) newState() (engine.State, error) {
+	h := s.header
+	return record.NewState(&h)
+}
+
+func (s *Session) startJournal() error {
+	if s.opts.JournalDir == "" {
+		return nil
+	}
+	m := s.meta
+	m.Takeback = len(s.ref.Game().Info().Seats)
+	j, err := CreateJournal(s.opts.JournalDir, &s.header, &m, s.board, s.clock)
+	if err != nil {
+		return err
+	}
+	s.journal = j
+	s.log.Info("journal", "path", j.Path())
+	return nil
+}
+
+// Board is the board definition.
+func (s *Session) Board() *boards.Board { return s.board }
+
+// HW is the sensor board.
+func (s *Session) HW() hardware.Board { return s.hw }
+
+// JournalPath is the current journal file ("" without a journal).
+func (s *Session) JournalPath() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.journal == nil {
+		return ""
+	}
+	return s.journal.Path()
+}
+
+// Resumed is the journal a resumed game came from ("" for a new game).
+func (s *Session) Resumed() string { return s.resumed }
+
+// Seats are the players in turn order.
+func (s *Session) Seats() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ref.Game().Info().Seats
+}
+
+// Die returns the die's faces (nil: the game has no die).
+func (s *Session) Die() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d := s.ref.Game().Info().Die; d != nil {
+		return d.Faces
+	}
+	return nil
+}
+
+// State is the referee's state.
+func (s *Session) State() referee.State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ref.State()
+}
+
+// Frames counts the LED frames sent.
+func (s *Session) Frames() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.frames
+}
+
+// Subscribe returns a channel that receives a value whenever the state may
+// have changed (coalesced); it is closed when ctx ends.
+func (s *Session) Subscribe(ctx context.Context) <-chan struct{} {
+	ch := make(chan struct{}, 1)
+	s.mu.Lock()
+	s.subs[ch] = struct{}{}
+	s.mu.Unlock()
+	context.AfterFunc(ctx, func() {
+		s.mu.Lock()
+		delete(s.subs, ch)
+		s.mu.Unlock()
+		close(ch)
+	})
+	return ch
+}
+
+// Handle feeds one board event: journal it, referee it, act on it.
+func (s *Session) Handle(ev hardware.Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.handleLocked(ev)
+}
+
+func (s *Session) handleLocked(ev hardware.Event) {
+	if ev.At > s.boardAt || ev.Kind == hardware.Snapshot {
+		s.boardAt = ev.At
+	}
+	s.hostAt = time.Now()
+	if err := s.journal.Event(ev); err != nil {
+		s.log.Error("journal", "err", err)
+	}
+	switch ev.Kind {
+	case hardware.Status:
+		s.log.Info("board", "conn", ev.Conn.String(), "err", ev.Err)
+		if ev.Conn == hardware.Connected {
+			s.hw.RequestSnapshot()
+		}
+	case hardware.Fault:
+		s.log.Warn("board fault", "err", ev.Err)
+	}
+	s.ref.Handle(ev)
+	s.afterLocked()
+}
+
+// Tick reads the board if its sensors have been quiet long enough by board
+// time now. Drivers on virtual time call it; Run calls it from a timer.
+func (s *Session) Tick(now time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tickLocked(now)
+}
+
+func (s *Session) tickLocked(now time.Duration) {
+	if pending, at := s.ref.Pending(); !pending || now < at {
+		return
+	}
+	if err := s.journal.Tick(now); err != nil {
+		s.log.Error("journal", "err", err)
+	}
+	s.ref.Tick(now)
+	s.afterLocked()
+}
+
+// afterLocked sends a changed LED frame, journals the referee's decisions
+// and tells subscribers.
+func (s *Session) afterLocked() {
+	frame := s.ref.Frame()
+	if !ledsEqual(frame, s.lastLED) {
+		s.lastLED = append(s.lastLED[:0], frame...)
+		s.frames++
+		if err := s.hw.SetLEDs(frame); err != nil && !errors.Is(err, s.ledErr) {
+			s.log.Warn("leds", "err", err)
+			s.ledErr = err
+		}
+	}
+	for _, a := range s.ref.Actions() {
+		s.decide(a)
+	}
+	if v := s.ref.Version(); v != s.version {
+		s.version = v
+		for ch := range s.subs {
+			select {
+			case ch <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+func (s *Session) decide(a referee.Action) {
+	st := s.ref.Game()
+	switch a.Kind {
+	case referee.HintWanted:
+		hint := s.opts.Hint
+		if hint == nil {
+			hint = firstMove
+		}
+		if m, err := hint(st.Clone()); err == nil {
+			s.ref.ShowHint(m)
+			s.log.Info("hint", "move", m)
+		}
+		return
+	case referee.NewGame:
+		s.log.Info("new game")
+		if s.journal != nil {
+			s.journal.Marker("end", "new")
+			s.journal.Close()
+			s.journal = nil
+			if err := s.startJournal(); err != nil {
+				s.log.Error("journal", "err", err)
+			}
+		}
+		return
+	}
+	s.log.Info(a.Kind.String(), "seat", a.Seat, "move", a.Move, "face", a.Face, "ops", a.Ops, "at", a.At)
+	if err := s.journal.Decision(a, st.Info().Die); err != nil {
+		s.log.Error("journal", "err", err)
+	}
+	if r := st.Result(); a.Kind == referee.Moved && r.Status != engine.Playing {
+		winner := ""
+		if r.Status == engine.Won {
+			winner = st.Info().Sides[r.Winner]
+		}
+		s.log.Info("game over", "status", r.Status.String(), "winner", winner)
+	}
+}
+
+// firstMove is the fallback hint: the first legal move in canonical order.
+func firstMove(st engine.State) (string, error) {
+	moves := st.Moves(nil)
+	if len(moves) == 0 {
+		return "", errors.New("no move")
+	}
+	best := ""
+	for _, m := range moves {
+		if t := engine.MoveString(st, m); best == "" || t < best {
+			best = t
+		}
+	}
+	return best, nil
+}
+
+func ledsEqual(a, b []hardware.LED) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Commands a control endpoint or a test may run.
+var Commands = []string{"takeback", "new", "roll", "hint", "confirm", "choose"}
+
+// Command runs a control command at the current board time: takeback, new,
+// roll, hint, confirm, choose (arg: the candidate's index).
+func (s *Session) Command(name, arg string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	at := s.nowLocked()
+	var err error
+	switch name {
+	case "takeback", "new", "roll", "confirm", "hint":
+	case "choose":
+		if _, err := strconv.Atoi(arg); err != nil {
+			return fmt.Errorf("companion: choose wants a candidate index, got %q", arg)
+		}
+	default:
+		return fmt.Errorf("companion: unknown command %q", name)
+	}
+	s.journal.Command(name, arg, at)
+	err = runCommand(s.ref, name, arg, at)
+	s.afterLocked()
+	return err
+}
+
+// runCommand applies a command to a referee (shared with replay).
+func runCommand(ref *referee.Referee, name, arg string, at time.Duration) error {
+	switch name {
+	case "takeback":
+		return ref.Takeback(at)
+	case "new":
+		return ref.NewGame(at)
+	case "roll":
+		return ref.RollDie(at, "cli")
+	case "confirm":
+		return ref.Choose(ref.State().Proposal, at)
+	case "choose":
+		i, _ := strconv.Atoi(arg)
+		return ref.Choose(i, at)
+	case "hint":
+		ref.Handle(hardware.Event{Kind: hardware.Press, Button: hardware.ButtonHint, At: at})
+		return nil
+	}
+	return fmt.Errorf("companion: unknown command %q", name)
+}
+
+// nowLocked estimates the board's clock: the last event's time plus the
+// host time since.
+func (s *Session) nowLocked() time.Duration {
+	if s.hostAt.IsZero() {
+		return s.boardAt
+	}
+	return s.boardAt + time.Since(s.hostAt)
+}
+
+// Run reads the board's events until ctx ends or the board closes, reading
+// the board when its sensors have been quiet for the settle window (by the
+// board clock, estimated between events from the host clock).
+func (s *Session) Run(ctx context.Context) error {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	events := s.hw.Events()
+	for {
+		s.mu.Lock()
+		pending, at := s.ref.Pending()
+		wait := time.Hour
+		if pending {
+			wait = max(at-s.nowLocked(), 0) + time.Millisecond
+		}
+		s.mu.Unlock()
+		timer.Reset(wait)
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-events:
+			if !ok {
+				return errors.New("companion: the board closed")
+			}
+			s.Handle(ev)
+		case <-timer.C:
+			s.mu.Lock()
+			s.tickLocked(s.nowLocked())
+			s.mu.Unlock()
+		}
+	}
+}
+
+// Close closes the journal (not the board).
+func (s *Session) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	return s.journal.Close()
+}

@@ -1,0 +1,257 @@
+// Package runcmd implements `tabla run`: the companion daemon. It follows a
+// game on a sensor board, journals it, serves the status API, talks to
+// systemd (READY, WATCHDOG) and resumes an unfinished game on start.
+package runcmd
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/coreos/go-systemd/v22/daemon"
+	"github.com/spf13/cobra"
+
+	"github.com/tabla-board/tabla/boards"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
+	"github.com/tabla-board/tabla/engine/record"
+)
+
+// Options are `tabla run`'s inputs (flags override the config file).
+type Options struct {
+	IO        *cmdutil.IO
+	Config    string
+	Game      string
+	Variant   string
+	First     string
+	Players   int
+	N         int
+	BoardDef  string // a board definition other than the game's default
+	Board     string // serial:/dev/ttyUSB0, serial:auto, gpio, sim
+	Journal   string
+	Listen    string
+	Token     string
+	Sensors   string // sim only
+	Seed      uint64
+	Settle    time.Duration
+	NoResume  bool
+	LogFormat string
+	// Ready, when set, is called once the session runs (tests).
+	Ready func(s *companion.Session, addr string)
+}
+
+// NewCmd returns `tabla run`.
+func NewCmd(streams *cmdutil.IO) *cobra.Command {
+	o := &Options{IO: streams}
+	cmd := &cobra.Command{
+		Use:   "run --game G --board serial:/dev/ttyUSB0|serial:auto|gpio|sim",
+		Short: "Run the companion daemon on a sensor board",
+		Long: "Follow a game on a sensor board: recognise moves, light the LEDs, journal\n" +
+			"every board event and move (fsync at each move), serve the status API, and\n" +
+			"resume an unfinished game from the journal directory on start.",
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if o.Config != "" {
+				if err := o.load(o.Config, c.Flags().Changed); err != nil {
+					return cmdutil.WithCode(cmdutil.ExitUsage, err)
+				}
+			}
+			return Run(c.Context(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Config, "config", "", "config file (key = value lines; flags override it)")
+	f.StringVar(&o.Game, "game", "", "daha, star, gyges, ray or six")
+	f.StringVar(&o.Variant, "variant", "", "basic or advanced (gyges, six)")
+	f.StringVar(&o.First, "first", "", "star: red/white; gyges: south/north")
+	f.IntVar(&o.Players, "players", 0, "six: 2 or 4")
+	f.IntVar(&o.N, "n", 0, "star: pieces per colour")
+	f.StringVar(&o.BoardDef, "board-file", "", "board definition (builtin name or file) instead of the game's default")
+	f.StringVar(&o.Board, "board", "", "serial:/dev/ttyUSB0, serial:auto, gpio or sim")
+	f.StringVar(&o.Journal, "journal", "", "journal directory (default $STATE_DIRECTORY or ./tabla-journal)")
+	f.StringVar(&o.Listen, "listen", "127.0.0.1:7420", "status API address (\"\" or \"off\": none)")
+	f.StringVar(&o.Token, "token", "", "token for the control endpoints (none: control disabled)")
+	f.StringVar(&o.Sensors, "sensors", "presence", "sim board: presence or identifying")
+	f.Uint64Var(&o.Seed, "seed", 0, "seed of tabla's die and the sim's faults (0: from the clock)")
+	f.DurationVar(&o.Settle, "settle", 0, "quiet time before the board is read (default 100ms)")
+	f.BoolVar(&o.NoResume, "new", false, "start a new game even if the journal holds an unfinished one")
+	f.StringVar(&o.LogFormat, "log-format", "text", "text or json")
+	return cmd
+}
+
+var configKeys = map[string]string{"game": "game", "variant": "variant", "first": "first", "players": "players",
+	"n": "n", "board-file": "board-file", "board": "board", "journal": "journal", "listen": "listen", "token": "token",
+	"sensors": "sensors", "seed": "seed", "settle": "settle", "log-format": "log-format"}
+
+// load reads a config file; keys set by flags are kept.
+func (o *Options) load(path string, changed func(string) bool) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := sc.Text()
+		if i := strings.IndexByte(text, '#'); i >= 0 {
+			text = text[:i]
+		}
+		text = strings.TrimSpace(text)
+		if text == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(text, "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || configKeys[k] == "" {
+			return fmt.Errorf("%s:%d: want KEY = VALUE with KEY one of game, variant, first, players, n, board-file, board, journal, listen, token, sensors, seed, settle, log-format", path, line)
+		}
+		if changed(k) {
+			continue
+		}
+		var err error
+		switch k {
+		case "game":
+			o.Game = v
+		case "variant":
+			o.Variant = v
+		case "first":
+			o.First = v
+		case "players":
+			o.Players, err = strconv.Atoi(v)
+		case "n":
+			o.N, err = strconv.Atoi(v)
+		case "board-file":
+			o.BoardDef = v
+		case "board":
+			o.Board = v
+		case "journal":
+			o.Journal = v
+		case "listen":
+			o.Listen = v
+		case "token":
+			o.Token = v
+		case "sensors":
+			o.Sensors = v
+		case "seed":
+			o.Seed, err = strconv.ParseUint(v, 10, 64)
+		case "settle":
+			o.Settle, err = time.ParseDuration(v)
+		case "log-format":
+			o.LogFormat = v
+		}
+		if err != nil {
+			return fmt.Errorf("%s:%d: %s: %v", path, line, k, err)
+		}
+	}
+	return sc.Err()
+}
+
+func logger(w io.Writer, format string) *slog.Logger {
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+// Run runs the daemon until ctx ends.
+func Run(ctx context.Context, o *Options) error {
+	log := logger(o.IO.Err, o.LogFormat)
+	if o.Game == "" || o.Board == "" {
+		return cmdutil.WithCode(cmdutil.ExitUsage, errors.New("run: --game and --board are required"))
+	}
+	if _, ok := boards.Games[o.Game]; !ok {
+		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("run: unknown game %q (want daha, star, gyges, ray or six)", o.Game))
+	}
+	if o.Journal == "" {
+		o.Journal = os.Getenv("STATE_DIRECTORY")
+		if o.Journal == "" {
+			o.Journal = "tabla-journal"
+		}
+	}
+	defName := o.BoardDef
+	if defName == "" {
+		defName = o.Game
+	}
+	def, err := boards.Open(defName)
+	if err != nil {
+		return err
+	}
+	hw, err := companion.OpenBoard(ctx, o.Board, companion.BoardOptions{Def: def, Sensors: o.Sensors, Seed: o.Seed})
+	if err != nil {
+		return err
+	}
+	defer hw.Close()
+	source := "board"
+	if strings.HasPrefix(o.Board, "sim") {
+		source = "sim"
+	}
+	h := record.Header{Game: o.Game, Variant: o.Variant, First: o.First, Players: o.Players, N: o.N, Board: o.BoardDef}
+	sess, err := companion.Open(companion.Options{Header: h, Board: def, HW: hw, JournalDir: o.Journal, NoResume: o.NoResume,
+		Source: source, Settle: o.Settle, Seed: o.Seed, Logger: log})
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	log.Info("tabla run", "game", o.Game, "board", hw.Info().Name, "journal", sess.JournalPath(), "resumed", sess.Resumed() != "")
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	addr := ""
+	var srv *http.Server
+	if o.Listen != "" && o.Listen != "off" {
+		ln, err := net.Listen("tcp", o.Listen)
+		if err != nil {
+			return err
+		}
+		addr = ln.Addr().String()
+		srv = &http.Server{Handler: companion.NewMux(sess, companion.ServerOptions{Token: o.Token}),
+			BaseContext: func(net.Listener) context.Context { return ctx }, ReadHeaderTimeout: 10 * time.Second}
+		go srv.Serve(ln)
+		log.Info("status API", "addr", "http://"+addr+"/", "control", o.Token != "")
+	}
+	runErr := make(chan error, 1)
+	go func() { runErr <- sess.Run(ctx) }()
+
+	daemon.SdNotify(false, daemon.SdNotifyReady)
+	if o.Ready != nil {
+		o.Ready(sess, addr)
+	}
+	var watchdog <-chan time.Time
+	if d, err := daemon.SdWatchdogEnabled(false); err == nil && d > 0 {
+		t := time.NewTicker(d / 2)
+		defer t.Stop()
+		watchdog = t.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			log.Info("shutting down")
+			daemon.SdNotify(false, daemon.SdNotifyStopping)
+			if srv != nil {
+				sctx, scancel := context.WithTimeout(context.Background(), 2*time.Second)
+				srv.Shutdown(sctx)
+				scancel()
+			}
+			<-runErr
+			return nil
+		case err := <-runErr:
+			if err != nil {
+				log.Error("session ended", "err", err)
+			}
+			return err
+		case <-watchdog:
+			daemon.SdNotify(false, daemon.SdNotifyWatchdog)
+		}
+	}
+}

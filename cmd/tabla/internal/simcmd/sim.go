@@ -1,0 +1,180 @@
+// Package simcmd implements `tabla sim`: the simulator. Headless, it plays
+// a physical-action script (SCRIPTS.md) on the virtual board through the
+// companion and writes the game record; the browser page comes later and
+// reuses companion.Session (State, Subscribe, Command) and companion.Player
+// (Act) on the same virtual board.
+package simcmd
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tabla-board/tabla/boards"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
+	"github.com/tabla-board/tabla/engine/record"
+	"github.com/tabla-board/tabla/engine/referee"
+	"github.com/tabla-board/tabla/sim"
+)
+
+// Options are `tabla sim`'s inputs.
+type Options struct {
+	IO      *cmdutil.IO
+	Game    string
+	Script  string
+	Record  string // the game record to write ("" none)
+	Journal string // keep the full journal here ("" none)
+}
+
+// NewCmd returns `tabla sim`.
+func NewCmd(streams *cmdutil.IO) *cobra.Command {
+	o := &Options{IO: streams}
+	cmd := &cobra.Command{
+		Use:   "sim --script FILE [--game G] [--record OUT]",
+		Short: "Play a physical-action script on the virtual board",
+		Long: "Play a physical-action script (SCRIPTS.md) on the virtual board through the\n" +
+			"companion, headless, and write the game record. Exit 0 when the script ends\n" +
+			"with the board in sync, 1 when it does not, 2 on a malformed script or a\n" +
+			"failed expectation (the message names the line).",
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error { return Run(o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Game, "game", "", "the game (must agree with the script header)")
+	f.StringVar(&o.Script, "script", "", "the script to play")
+	f.StringVar(&o.Record, "record", "", "write the game record here")
+	f.StringVar(&o.Journal, "journal", "", "also keep the full journal (board events included) here")
+	return cmd
+}
+
+// Run plays the script.
+func Run(o *Options) error {
+	if o.Script == "" {
+		return cmdutil.WithCode(cmdutil.ExitUsage, errors.New("sim: --script is required (the browser page is not built in yet)"))
+	}
+	in, name, err := cmdutil.OpenInput(o.IO, o.Script)
+	if err != nil {
+		return cmdutil.WithCode(cmdutil.ExitUsage, err)
+	}
+	s, err := companion.ParseScript(in, name)
+	in.Close()
+	if err != nil {
+		return cmdutil.WithCode(cmdutil.ExitUsage, err)
+	}
+	if o.Game != "" && o.Game != s.Header.Game {
+		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("%s:1: the script is for %s, not %s", name, s.Header.Game, o.Game))
+	}
+	res, err := Play(s, o.Journal)
+	if err != nil {
+		var se *companion.ScriptError
+		if errors.As(err, &se) {
+			return cmdutil.WithCode(cmdutil.ExitUsage, err)
+		}
+		return err
+	}
+	if o.Record != "" {
+		if err := os.WriteFile(o.Record, GameRecord(res.Journal), 0o644); err != nil {
+			return err
+		}
+	}
+	st := res.State
+	fmt.Fprintf(o.IO.Out, "%s: ply %d, %s to %s, %s, %s\n", s.Header.Game, st.Ply, deref(st.ToMove), st.Awaiting, st.Status,
+		map[bool]string{true: "in sync", false: "out of sync"}[st.InSync])
+	if !st.InSync {
+		fmt.Fprintf(o.IO.Err, "sim: the board is out of sync at the end: %s\n", strings.Join(st.Pending, " "))
+		return cmdutil.Silent(cmdutil.ExitError)
+	}
+	return nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "nobody"
+	}
+	return *s
+}
+
+// Result is a played script's outcome.
+type Result struct {
+	State   companionState
+	Journal []byte // the whole journal
+}
+
+type companionState = referee.State
+
+// Play runs a parsed script on a fresh virtual board and session; the
+// journal goes to journalDir (a temporary directory when "").
+func Play(s *companion.Script, journalDir string) (*Result, error) {
+	h := s.Header.Record()
+	defName := h.Board
+	if defName == "" {
+		defName = h.Game
+	}
+	def, err := boards.Open(defName)
+	if err != nil {
+		return nil, &companion.ScriptError{File: s.Name, Line: 1, Msg: err.Error()}
+	}
+	kind, _ := sim.ParseSensorKind(s.Header.Sensors)
+	b, err := sim.New(sim.Options{Board: def, Sensors: kind, Seed: s.Header.Seed})
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	st, err := record.NewState(&h)
+	if err != nil {
+		return nil, &companion.ScriptError{File: s.Name, Line: 1, Msg: err.Error()}
+	}
+	var faces []string
+	if d := st.Info().Die; d != nil {
+		faces = d.Faces
+	}
+	rnd := func(n int) int {
+		f := b.TablaRoll(h.Game == "ray")
+		for i, x := range faces {
+			if x == f {
+				return i
+			}
+		}
+		return 0
+	}
+	if journalDir == "" {
+		dir, err := os.MkdirTemp("", "tabla-sim-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		journalDir = dir
+	}
+	sess, err := companion.Open(companion.Options{Header: h, Board: def, HW: b, JournalDir: journalDir, NoResume: true,
+		Source: "sim", Rand: rnd})
+	if err != nil {
+		return nil, &companion.ScriptError{File: s.Name, Line: 1, Msg: err.Error()}
+	}
+	defer sess.Close()
+	p := companion.NewPlayer(b, sess)
+	if err := p.Run(s); err != nil {
+		return nil, err
+	}
+	journal, err := os.ReadFile(sess.JournalPath())
+	if err != nil {
+		return nil, err
+	}
+	return &Result{State: sess.State(), Journal: journal}, nil
+}
+
+// GameRecord returns the game record of a journal: its header and its
+// move and roll lines, without the board events.
+func GameRecord(journal []byte) []byte {
+	var b bytes.Buffer
+	for i, l := range bytes.SplitAfter(journal, []byte("\n")) {
+		if i == 0 || bytes.HasPrefix(l, []byte(`{"move":`)) || bytes.HasPrefix(l, []byte(`{"roll":`)) {
+			b.Write(l)
+		}
+	}
+	return b.Bytes()
+}
