@@ -1,6 +1,7 @@
 package search
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -167,11 +168,13 @@ func (w *abWorker) order(moves []engine.Move, ply int, ttMove engine.Move) []int
 	return sc
 }
 
-// pick moves the best-scored remaining move to position i.
+// pick moves the best-scored remaining move to position i. Ties go to the
+// smaller move value, so the order does not depend on the order the engine
+// lists moves in (which can follow Go map order for start positions).
 func pick(moves []engine.Move, sc []int32, i int) {
 	b := i
 	for j := i + 1; j < len(moves); j++ {
-		if sc[j] > sc[b] {
+		if sc[j] > sc[b] || sc[j] == sc[b] && moves[j] < moves[b] {
 			b = j
 		}
 	}
@@ -303,6 +306,7 @@ func alphaBeta(s engine.State, opts Options) Result {
 		workers[i] = newABWorker(s.Clone(), opts, max(1, nodes/int64(nw)), deadline, &stop)
 	}
 	root := s.Moves(make([]engine.Move, 0, moveCap))
+	slices.Sort(root)
 	lines := make([]rootLine, len(root))
 	for i, m := range root {
 		lines[i] = rootLine{move: m}

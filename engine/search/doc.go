@@ -38,6 +38,12 @@
 // its value, re-searched when they fail high. Each worker has its own table,
 // node budget (Nodes / Workers) and order of work, so the result does not
 // depend on scheduling; an iteration in which any worker ran out is dropped.
+// Moves are ordered canonically (ties by move value, MCTS children sorted), so
+// alpha-beta does not depend on the order an engine lists moves in. MCTS
+// playouts use the engine's RandomMove, which for STAR and six positions
+// loaded from a record's start (a Go map) may follow a different internal
+// piece order in another process: MCTS is reproducible within a process and
+// across processes for games from the standard start.
 //
 // # Hot loop
 //

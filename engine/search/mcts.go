@@ -1,6 +1,7 @@
 package search
 
 import (
+	"slices"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -76,6 +77,7 @@ func (w *mctsWorker) expand(i int32) {
 		return
 	}
 	moves := s.Moves(w.buf[:0])
+	slices.Sort(moves) // canonical child order, whatever order the engine lists
 	if len(w.pool)+len(moves) > w.maxPool {
 		return
 	}

@@ -2,7 +2,6 @@ package rayodds
 
 import (
 	"fmt"
-	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -32,21 +31,34 @@ var (
 // target (the grid is connected) and the step table.
 func geometry(s *ray.State) (n int, step [][4]int32, key uint64) {
 	t := s.Target()
-	seen := map[int]bool{t: true}
+	seen := make([]bool, t+1, 1024)
+	seen[t] = true
 	queue := []int{t}
 	for len(queue) > 0 {
 		c := queue[0]
 		queue = queue[1:]
 		n = max(n, c+1)
 		for f := 0; f < 4; f++ {
-			if d := s.Step(c, f); d >= 0 && !seen[d] {
-				seen[d] = true
-				queue = append(queue, d)
+			if d := s.Step(c, f); d >= 0 {
+				for len(seen) <= d {
+					seen = append(seen, false)
+				}
+				if !seen[d] {
+					seen[d] = true
+					queue = append(queue, d)
+				}
 			}
 		}
 	}
+	for len(seen) < n {
+		seen = append(seen, false)
+	}
 	step = make([][4]int32, n)
-	h := fnv.New64a()
+	h := uint64(14695981039346656037)
+	mix := func(v int) {
+		h ^= uint64(v + 2)
+		h *= 1099511628211
+	}
 	for c := range step {
 		for f := 0; f < 4; f++ {
 			d := -1
@@ -57,11 +69,12 @@ func geometry(s *ray.State) (n int, step [][4]int32, key uint64) {
 				d = c
 			}
 			step[c][f] = int32(d)
-			fmt.Fprintf(h, "%d,", d)
+			mix(d)
 		}
 	}
-	fmt.Fprintf(h, "t%d", t)
-	return n, step, h.Sum64()
+	mix(-1)
+	mix(t)
+	return n, step, h
 }
 
 // TableFor returns the (cached) table of s's board.
@@ -177,7 +190,11 @@ func combine(t *Table, cells []int, o *Odds) {
 	var total float64
 	for r := 1; ; r++ {
 		for q, x := range cells {
-			cur[q] = t.Survival(x, r)
+			if r <= Horizon {
+				cur[q] = t.S[r][x]
+			} else {
+				cur[q] = prev[q] * t.Lambda
+			}
 		}
 		for p := 0; p < k; p++ {
 			f := prev[p] - cur[p]

@@ -115,7 +115,11 @@ func PlayRun(opts *PlayOptions) error {
 		}
 		return strings.TrimSpace(in.Text()), true
 	}
-	for s.Awaiting() != engine.AwaitNone && s.Plies() < search.DefaultMaxPlies*4 {
+	limit := 1 << 30
+	if len(human) == 0 {
+		limit = search.DefaultMaxPlies // self-play: the ply cap scores a draw
+	}
+	for s.Awaiting() != engine.AwaitNone && s.Plies() < limit {
 		seat := s.ToMove()
 		name := info.Seats[seat]
 		if s.Awaiting() == engine.AwaitRoll {
@@ -197,7 +201,7 @@ func PlayRun(opts *PlayOptions) error {
 	case engine.Draw:
 		fmt.Fprintf(out, "draw after %d plies\n", s.Plies())
 	default:
-		fmt.Fprintf(out, "stopped at the ply cap (%d plies)\n", s.Plies())
+		fmt.Fprintf(out, "draw by the ply cap (%d plies)\n", s.Plies())
 	}
 	return nil
 }
