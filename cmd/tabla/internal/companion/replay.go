@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -113,7 +114,14 @@ func Replay(r io.Reader, name string) (*ReplayResult, error) {
 	res := &ReplayResult{}
 	// tabla's own rolls come back in journal order
 	var tablaRolls []string
-	for _, l := range lines {
+	type want struct {
+		line       int // index into lines
+		kind       string
+		seat, what string
+		plies      int
+	}
+	var wants []want
+	for li, l := range lines {
 		ev, obj := l.ev, l.obj
 		if raw, ok := obj["undone"]; ok {
 			var u record.Event
@@ -129,16 +137,59 @@ func Replay(r io.Reader, name string) (*ReplayResult, error) {
 		switch ev.Kind {
 		case "move":
 			res.Want = append(res.Want, decisionText("move", ev.By, ev.Move))
+			wants = append(wants, want{line: li, kind: "move", seat: ev.By, what: ev.Move})
 		case "roll":
 			res.Want = append(res.Want, decisionText("roll", ev.By, ev.Roll))
+			wants = append(wants, want{line: li, kind: "roll", seat: ev.By, what: ev.Roll})
 			if ev.Source == "engine" {
 				tablaRolls = append(tablaRolls, ev.Roll)
 			}
 		case "takeback":
 			res.Want = append(res.Want, "takeback "+string(obj["takeback"]))
+			n, _ := strconv.Atoi(string(obj["takeback"]))
+			wants = append(wants, want{line: li, kind: "takeback", plies: n})
 		case "end":
 			res.Want = append(res.Want, "new")
+			wants = append(wants, want{line: li, kind: "new"})
 		}
+	}
+	// journalled rebuilds the game the daemon resumed from: the journal's
+	// decisions before line li, in order.
+	journalled := func(li int) (engine.State, []referee.Applied, error) {
+		st, err := newState()
+		if err != nil {
+			return nil, nil, err
+		}
+		var ops []referee.Applied
+		for _, w := range wants {
+			if w.line >= li {
+				break
+			}
+			switch w.kind {
+			case "move":
+				m, err := st.ParseMove(w.what)
+				if err != nil {
+					return nil, nil, fmt.Errorf("%s: journal move %s: %w", name, w.what, err)
+				}
+				st.Play(m)
+				ops = append(ops, referee.Applied{Move: m, Text: w.what, Seat: info.SeatIndex(w.seat)})
+			case "roll":
+				face := slices.Index(info.Die.Faces, w.what)
+				if face < 0 || st.Roll(face) != nil {
+					return nil, nil, fmt.Errorf("%s: journal roll %s is not a face", name, w.what)
+				}
+				ops = append(ops, referee.Applied{Roll: true, Face: face, Text: w.what, Seat: info.SeatIndex(w.seat)})
+			case "takeback":
+				for moves := 0; moves < w.plies && len(ops) > 0; {
+					if !ops[len(ops)-1].Roll {
+						moves++
+					}
+					ops = ops[:len(ops)-1]
+					st.Undo()
+				}
+			}
+		}
+		return st, ops, nil
 	}
 	rnd := func(n int) int {
 		if len(tablaRolls) == 0 {
@@ -179,7 +230,7 @@ func Replay(r io.Reader, name string) (*ReplayResult, error) {
 			}
 		}
 	}
-	for _, l := range lines {
+	for li, l := range lines {
 		obj := l.obj
 		at := func() time.Duration {
 			var n int64
@@ -242,7 +293,22 @@ func Replay(r io.Reader, name string) (*ReplayResult, error) {
 			collect()
 			continue
 		case "resume":
-			// the daemon started again: a fresh referee on the same game
+			// The daemon started again from what its journal held: decisions
+			// it took but had not journalled when it died are not compared,
+			// and the replay goes on from the journal's game.
+			k := 0
+			for _, w := range wants {
+				if w.line < li {
+					k++
+				}
+			}
+			if len(res.Got) > k {
+				res.Got = res.Got[:k]
+			}
+			st, ops, err := journalled(li)
+			if err != nil {
+				return nil, err
+			}
 			fresh, err := newState()
 			if err != nil {
 				return nil, err
@@ -251,9 +317,8 @@ func Replay(r io.Reader, name string) (*ReplayResult, error) {
 			if err != nil {
 				return nil, err
 			}
-			next.Resume(ref.Game(), ref.History())
+			next.Resume(st, ops)
 			ref = next
-			collect()
 			continue
 		default:
 			continue

@@ -285,6 +285,36 @@ func (p *Player) Act(raw json.RawMessage) error {
 
 // Do performs one action.
 func (p *Player) Do(a *ScriptAction) error {
+	switch a.Kind {
+	case "wait":
+		n, _ := a.int("wait")
+		p.pass(time.Duration(n) * time.Millisecond)
+		return nil
+	case "expect":
+		p.sync()
+		p.Sess.Tick(p.Sim.Now())
+		var obj map[string]json.RawMessage
+		json.Unmarshal(a.Obj["expect"], &obj)
+		st := p.Sess.State()
+		if e := st.Expect(obj); e != nil {
+			if p.Expect != nil {
+				p.Expect(a.Line, e)
+				return nil
+			}
+			return &ScriptError{Line: a.Line, Msg: "expect: " + e.Error(), Expect: true}
+		}
+		return nil
+	}
+	if err := p.perform(a); err != nil {
+		return err
+	}
+	p.sync()
+	p.pass(sim.ActionTime)
+	return nil
+}
+
+// perform carries a physical action out on the virtual board.
+func (p *Player) perform(a *ScriptAction) error {
 	b := p.Sim
 	var err error
 	switch a.Kind {
@@ -318,10 +348,6 @@ func (p *Player) Do(a *ScriptAction) error {
 		s, _ := a.str("press")
 		bt, _ := hardware.ParseButton(s)
 		err = b.Press(bt)
-	case "wait":
-		n, _ := a.int("wait")
-		p.pass(time.Duration(n) * time.Millisecond)
-		return nil
 	case "fault":
 		f, _ := a.str("fault")
 		switch f {
@@ -337,25 +363,46 @@ func (p *Player) Do(a *ScriptAction) error {
 			n, _ := a.int("bytes")
 			b.Line("garbage", n) // only meaningful on a pty
 		}
-	case "expect":
-		p.sync()
-		p.Sess.Tick(b.Now())
-		var obj map[string]json.RawMessage
-		json.Unmarshal(a.Obj["expect"], &obj)
-		st := p.Sess.State()
-		if e := st.Expect(obj); e != nil {
-			if p.Expect != nil {
-				p.Expect(a.Line, e)
-				return nil
-			}
-			return &ScriptError{Line: a.Line, Msg: "expect: " + e.Error(), Expect: true}
-		}
-		return nil
 	}
 	if err != nil {
 		return &ScriptError{Line: a.Line, Msg: err.Error()}
 	}
-	p.sync()
-	p.pass(sim.ActionTime)
 	return nil
+}
+
+// LivePlayer performs actions on a virtual board whose events a running
+// session (Session.Run) reads itself, on the board's own clock: the
+// simulator page's way in, and `tabla run --board sim`'s /api/action.
+type LivePlayer struct {
+	b    *sim.Board
+	sess *Session
+}
+
+// NewLivePlayer returns a live player.
+func NewLivePlayer(b *sim.Board, s *Session) *LivePlayer { return &LivePlayer{b: b, sess: s} }
+
+// Act performs one SCRIPTS.md action (expect and wait included: wait
+// advances the board clock, expect checks the state now).
+func (p *LivePlayer) Act(raw json.RawMessage) error {
+	s, err := ParseScript(strings.NewReader(`{"tabla-script":1,"game":"x"}`+"\n"+string(raw)), "action")
+	if err != nil {
+		return err
+	}
+	if len(s.Actions) != 1 {
+		return errors.New("companion: want one action")
+	}
+	a := &s.Actions[0]
+	switch a.Kind {
+	case "expect":
+		var obj map[string]json.RawMessage
+		json.Unmarshal(a.Obj["expect"], &obj)
+		st := p.sess.State()
+		return st.Expect(obj)
+	case "wait":
+		n, _ := a.int("wait")
+		p.b.Advance(time.Duration(n) * time.Millisecond)
+		return nil
+	}
+	pl := &Player{Sim: p.b, Sess: p.sess}
+	return pl.perform(a)
 }

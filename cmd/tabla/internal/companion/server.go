@@ -68,6 +68,32 @@ func NewMux(s *Session, o ServerOptions) *http.ServeMux {
 	return mux
 }
 
+// HandleActions adds POST /api/action to a mux: one physical action in the
+// SCRIPTS.md format ({"lift":"c1"}, {"place":"c3"}, {"roll":4}, …) on a
+// virtual board, guarded by the token like the other control endpoints.
+func HandleActions(mux *http.ServeMux, p *LivePlayer, token string) {
+	mux.HandleFunc("POST /api/action", func(w http.ResponseWriter, r *http.Request) {
+		got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if got == "" {
+			got = r.URL.Query().Get("token")
+		}
+		if token == "" || subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
+			http.Error(w, "companion: bad or missing token", http.StatusUnauthorized)
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, 4096))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if err := p.Act(body); err != nil {
+			http.Error(w, err.Error(), http.StatusUnprocessableEntity)
+			return
+		}
+		writeJSON(w, p.sess.StatusJSON())
+	})
+}
+
 // Status is what /api/state serves.
 type Status struct {
 	State   any    `json:"state"`

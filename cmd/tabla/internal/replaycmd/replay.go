@@ -62,4 +62,3 @@ func Run(o *Options) error {
 	fmt.Fprintf(o.IO.Out, "%s: %d board events, %d decisions reproduced\n", name, res.Events, len(res.Got))
 	return nil
 }
-

@@ -215,7 +215,12 @@ func Run(ctx context.Context, o *Options) error {
 			return err
 		}
 		addr = ln.Addr().String()
-		srv = &http.Server{Handler: companion.NewMux(sess, companion.ServerOptions{Token: o.Token}),
+		mux := companion.NewMux(sess, companion.ServerOptions{Token: o.Token})
+		if vb := companion.Sim(hw); vb != nil {
+			// the virtual board takes physical actions (the simulator page's route)
+			companion.HandleActions(mux, companion.NewLivePlayer(vb, sess), o.Token)
+		}
+		srv = &http.Server{Handler: mux,
 			BaseContext: func(net.Listener) context.Context { return ctx }, ReadHeaderTimeout: 10 * time.Second}
 		go srv.Serve(ln)
 		log.Info("status API", "addr", "http://"+addr+"/", "control", o.Token != "")

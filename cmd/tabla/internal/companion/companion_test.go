@@ -1,0 +1,429 @@
+package companion
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tabla-board/tabla/boards"
+	"github.com/tabla-board/tabla/engine"
+	_ "github.com/tabla-board/tabla/engine/games"
+	"github.com/tabla-board/tabla/engine/record"
+	"github.com/tabla-board/tabla/hardware"
+	"github.com/tabla-board/tabla/sim"
+)
+
+// act performs one action given as JSON.
+func act(t testing.TB, p *Player, js string) {
+	t.Helper()
+	if err := p.Act(json.RawMessage(js)); err != nil {
+		t.Fatalf("%s: %v", js, err)
+	}
+}
+
+func newSimSession(t testing.TB, h record.Header, dir string, noResume bool) (*Player, *Session) {
+	t.Helper()
+	def := boards.Default(h.Game)
+	b, err := sim.New(sim.Options{Board: def, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	s, err := Open(Options{Header: h, Board: def, HW: b, JournalDir: dir, NoResume: noResume, Source: "sim", Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return NewPlayer(b, s), s
+}
+
+// playRandomStar plays n random STAR moves physically.
+func playRandomStar(t testing.TB, p *Player, s *Session, n int, rng *rand.Rand) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		st := s.State()
+		if st.Status != "playing" {
+			return
+		}
+		// pick a legal move on a copy of the game
+		g, err := record.Replay(strings.NewReader(gameRecord(t, s)), "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		moves := g.State.Moves(nil)
+		m := engine.MoveString(g.State, moves[rng.IntN(len(moves))])
+		from, to, _ := strings.Cut(m, "-")
+		act(t, p, `{"lift":"`+from+`"}`)
+		act(t, p, `{"place":"`+to+`"}`)
+		if got := s.State().LastMove; got != m {
+			t.Fatalf("move %d: played %s, referee has %s", i, m, got)
+		}
+	}
+}
+
+// gameRecord returns the session's journal as a clean record.
+func gameRecord(t testing.TB, s *Session) string {
+	data, err := os.ReadFile(s.JournalPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for i, l := range strings.SplitAfter(string(data), "\n") {
+		if i == 0 || strings.HasPrefix(l, `{"move":`) || strings.HasPrefix(l, `{"roll":`) {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
+
+// The daemon is killed at an arbitrary byte of its journal: a resumed session
+// has every move whose line was written before the cut, brings the board
+// back in line, and the game goes on.
+func TestJournalCutResume(t *testing.T) {
+	dir := t.TempDir()
+	h := record.Header{Game: "star", First: "red"}
+	p, s := newSimSession(t, h, dir, true)
+	playRandomStar(t, p, s, 8, rand.New(rand.NewPCG(3, 4)))
+	full, err := os.ReadFile(s.JournalPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	moves := s.State().Moves
+	var offsets []int
+	for k := 1; k <= len(full); k += 37 {
+		offsets = append(offsets, k)
+	}
+	for i, c := range full {
+		if c == '\n' {
+			offsets = append(offsets, i, i+1)
+		}
+	}
+	for _, cut := range offsets {
+		prefix := full[:cut]
+		// the moves whose lines are complete in the prefix
+		var want []string
+		sc := bufio.NewScanner(bytes.NewReader(prefix))
+		for sc.Scan() {
+			if l := sc.Text(); strings.HasPrefix(l, `{"move":`) && json.Valid([]byte(l)) {
+				var ev struct{ Move string }
+				json.Unmarshal([]byte(l), &ev)
+				want = append(want, ev.Move)
+			}
+		}
+		rdir := t.TempDir()
+		name := filepath.Join(rdir, filepath.Base(s.JournalPath()))
+		if err := os.WriteFile(name, prefix, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if bytes.IndexByte(prefix, '\n') < 0 {
+			continue // not even the header: nothing to resume (a new game starts)
+		}
+		rp, rs := newSimSession(t, h, rdir, false)
+		st := rs.State()
+		if rs.Resumed() != name {
+			t.Fatalf("cut %d: resumed %q", cut, rs.Resumed())
+		}
+		if !slices.Equal(st.Moves, want) && !(len(want) == 0 && len(st.Moves) == 0) {
+			t.Fatalf("cut %d: resumed moves %v, want %v", cut, st.Moves, want)
+		}
+		if !slices.Equal(want, moves[:len(want)]) {
+			t.Fatalf("cut %d: moves not a prefix", cut)
+		}
+		// the virtual board starts from the start layout: guide it back
+		fixBoard(t, rp, rs)
+		if st := rs.State(); !st.InSync || st.Mode != "play" {
+			t.Fatalf("cut %d: after correction mode %s in_sync %v pending %v", cut, st.Mode, st.InSync, st.Pending)
+		}
+		// and the game goes on
+		playRandomStar(t, rp, rs, 1, rand.New(rand.NewPCG(uint64(cut), 1)))
+		if got := len(rs.State().Moves); got != len(want)+1 {
+			t.Fatalf("cut %d: %d moves after going on, want %d", cut, got, len(want)+1)
+		}
+		res, err := ReplayFile(rs.JournalPath())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Match() {
+			t.Fatalf("cut %d: the resumed journal does not replay:\n%s", cut, res.Diff())
+		}
+	}
+}
+
+// fixBoard follows the correction LEDs: pairs first, then takes and fills.
+func fixBoard(t testing.TB, p *Player, s *Session) {
+	t.Helper()
+	for round := 0; round < 40 && !s.State().InSync; round++ {
+		st := s.State()
+		var surplus, missing []string
+		for c, k := range st.Sensed {
+			if st.Expected[c] == "" || (k != "?" && k != st.Expected[c]) {
+				surplus = append(surplus, c)
+			}
+		}
+		for c := range st.Expected {
+			if st.Sensed[c] == "" {
+				missing = append(missing, c)
+			}
+		}
+		slices.Sort(surplus)
+		slices.Sort(missing)
+		switch {
+		case len(surplus) > 0 && len(missing) > 0:
+			act(t, p, `{"lift":"`+surplus[0]+`"}`)
+			act(t, p, `{"place":"`+missing[0]+`"}`)
+		case len(surplus) > 0:
+			act(t, p, `{"remove":"`+surplus[0]+`"}`)
+		case len(missing) > 0:
+			act(t, p, `{"place":"`+missing[0]+`","piece":"`+st.Expected[missing[0]]+`"}`)
+		}
+	}
+}
+
+func TestServer(t *testing.T) {
+	fake := newFake("star")
+	s, err := Open(Options{Header: record.Header{Game: "star", First: "red"}, HW: fake, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake.snapshot(s)
+	srv := httptest.NewServer(NewMux(s, ServerOptions{Token: "sesame"}))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/api/state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		State struct {
+			ToMove string `json:"to_move"`
+			InSync bool   `json:"in_sync"`
+		} `json:"state"`
+	}
+	json.NewDecoder(resp.Body).Decode(&st)
+	resp.Body.Close()
+	if st.State.ToMove != "red" || !st.State.InSync {
+		t.Errorf("state %+v", st)
+	}
+	for _, tc := range []struct {
+		path, token string
+		code        int
+	}{
+		{"/api/hint", "", http.StatusUnauthorized},
+		{"/api/hint", "wrong", http.StatusUnauthorized},
+		{"/api/hint", "sesame", http.StatusOK},
+		{"/api/fly", "sesame", http.StatusNotFound},
+		{"/api/takeback", "sesame", http.StatusConflict}, // nothing to take back
+	} {
+		req, _ := http.NewRequest("POST", srv.URL+tc.path, nil)
+		if tc.token != "" {
+			req.Header.Set("Authorization", "Bearer "+tc.token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.code {
+			t.Errorf("POST %s token %q: %d, want %d", tc.path, tc.token, resp.StatusCode, tc.code)
+		}
+	}
+	if h := s.State().Hint; h == "" {
+		t.Error("no hint shown")
+	}
+	// no token configured: control is off
+	srv2 := httptest.NewServer(NewMux(s, ServerOptions{}))
+	defer srv2.Close()
+	resp, _ = http.Post(srv2.URL+"/api/new", "", nil)
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("without a token: %d", resp.StatusCode)
+	}
+	// the event stream starts with the state
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/api/events", nil)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(resp.Body).ReadString('\n')
+	cancel()
+	resp.Body.Close()
+	if line != "event: state\n" {
+		t.Errorf("first line %q", line)
+	}
+	// the page
+	resp, _ = http.Get(srv.URL + "/")
+	var page bytes.Buffer
+	page.ReadFrom(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(page.String(), "/api/events") {
+		t.Error("status page does not subscribe")
+	}
+}
+
+// fake is a fake board that starts with the game's start layout.
+type fakeBoard struct {
+	*hwFake
+	def *boards.Board
+}
+
+func newFake(game string) *fakeBoard {
+	def := boards.Default(game)
+	return &fakeBoard{hwFake: newHWFake(def), def: def}
+}
+
+// snapshot feeds the start layout to s.
+func (f *fakeBoard) snapshot(s *Session) {
+	codes := make([]byte, len(f.def.Sensors))
+	for _, p := range f.def.Start {
+		c := f.def.MustIndex(p.Cell)
+		for sensor, cell := range f.def.Sensors {
+			if cell == c {
+				codes[sensor] = hardware.Occupied
+			}
+		}
+	}
+	s.Handle(hardware.Event{Kind: hardware.Snapshot, Codes: codes})
+}
+
+// TestRayMemory: a RAY session (841 cells) after a long game stays small.
+func TestRayMemory(t *testing.T) {
+	dir := t.TempDir()
+	p, s := newSimSession(t, record.Header{Game: "ray"}, dir, true)
+	rng := rand.New(rand.NewPCG(5, 6))
+	faces := []string{"N", "S", "E", "W"}
+	for i := 0; i < 400 && s.State().Status == "playing"; i++ {
+		act(t, p, `{"roll":"`+faces[rng.IntN(4)]+`"}`)
+		st := s.State()
+		if st.Awaiting != "move" {
+			continue
+		}
+		var from, to string
+		for c, l := range st.LEDs {
+			switch l.Role {
+			case "turn":
+				from = c
+			case "target":
+				to = c
+			}
+		}
+		act(t, p, `{"lift":"`+from+`"}`)
+		act(t, p, `{"place":"`+to+`"}`)
+	}
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	rss := vmRSS()
+	t.Logf("RAY after %d plies: heap in use %.1f MB, runtime Sys %.1f MB, VmRSS %s", s.State().Ply,
+		float64(m.HeapInuse)/(1<<20), float64(m.Sys)/(1<<20), rss)
+	if m.HeapInuse > 30<<20 {
+		t.Errorf("heap in use %d bytes, want under 30 MB", m.HeapInuse)
+	}
+}
+
+func vmRSS() string {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "?"
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, "VmRSS:") {
+			return strings.TrimSpace(strings.TrimPrefix(l, "VmRSS:"))
+		}
+	}
+	return "?"
+}
+
+// BenchmarkSettledEventToLEDFrame: from the event that completes a move on
+// the virtual board (read once it settles) to the LED frame handed to the
+// board, through the session (journal to a temporary directory, fsync
+// included). Each op is a move and its physical takeback: two settled
+// boards, two frames.
+func BenchmarkSettledEventToLEDFrame(b *testing.B) {
+	for _, g := range []struct {
+		name string
+		h    record.Header
+		roll string
+		from string
+		to   string
+	}{
+		{"star", record.Header{Game: "star", First: "red"}, "", "b1", "f3"},
+		{"ray", record.Header{Game: "ray"}, "S", "a29", "a28"},
+		{"daha", record.Header{Game: "daha"}, "3", "C0", "O"},
+		{"six", record.Header{Game: "six"}, "", "", "-1,0"},
+	} {
+		for _, journal := range []bool{false, true} {
+			name := g.name
+			if journal {
+				name += "/journal"
+			}
+			b.Run(name, func(b *testing.B) {
+				dir := ""
+				if journal {
+					dir = b.TempDir()
+				}
+				def := boards.Default(g.h.Game)
+				hw := newHWFake(def)
+				s, err := Open(Options{Header: g.h, Board: def, HW: hw, JournalDir: dir, NoResume: true, Seed: 1})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer s.Close()
+				(&fakeBoard{hwFake: hw, def: def}).snapshot(s)
+				sensor := map[string]int{}
+				for i, c := range def.Sensors {
+					sensor[def.Cells[c].Name] = i
+				}
+				at := time.Second
+				ev := func(cell string, code byte) {
+					at += 200 * time.Millisecond
+					s.Handle(hardware.Event{Kind: hardware.Change, Sensor: sensor[cell], Code: code, At: at})
+				}
+				if g.roll != "" {
+					s.Handle(hardware.Event{Kind: hardware.Roll, Face: g.roll, At: at})
+				}
+				settle := func() {
+					frames := hw.frames
+					s.Tick(at + 150*time.Millisecond)
+					if hw.frames == frames {
+						b.Fatal("no frame sent")
+					}
+				}
+				b.ResetTimer()
+				var settled time.Duration
+				for i := 0; i < b.N; i++ {
+					b.StopTimer()
+					if g.from != "" {
+						ev(g.from, 0)
+						s.Tick(at + 150*time.Millisecond)
+					}
+					ev(g.to, hardware.Occupied)
+					b.StartTimer()
+					t0 := time.Now()
+					settle() // the move
+					settled += time.Since(t0)
+					b.StopTimer()
+					ev(g.to, 0)
+					if g.from != "" {
+						s.Tick(at + 150*time.Millisecond)
+						ev(g.from, hardware.Occupied)
+					}
+					b.StartTimer()
+					t0 = time.Now()
+					settle() // the takeback
+					settled += time.Since(t0)
+				}
+				b.ReportMetric(float64(settled.Nanoseconds())/float64(2*b.N), "ns/frame")
+			})
+		}
+	}
+}

@@ -1,0 +1,182 @@
+package runcmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
+	_ "github.com/tabla-board/tabla/engine/games"
+)
+
+type state struct {
+	State struct {
+		Ply    int      `json:"ply"`
+		InSync bool     `json:"in_sync"`
+		Mode   string   `json:"mode"`
+		Moves  []string `json:"moves"`
+	} `json:"state"`
+	Journal string `json:"journal"`
+}
+
+// proc is a `tabla run --board sim` subprocess.
+type proc struct {
+	t    *testing.T
+	cmd  *exec.Cmd
+	base string
+	log  *bytes.Buffer
+}
+
+func start(t *testing.T, bin, journal, addr string) *proc {
+	t.Helper()
+	cmd := exec.Command(bin, "run", "--game", "star", "--board", "sim", "--journal", journal, "--listen", addr,
+		"--token", "sesame", "--seed", "1", "--log-format", "json")
+	var log bytes.Buffer
+	cmd.Stderr = &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	d := &proc{t: t, cmd: cmd, base: "http://" + addr, log: &log}
+	d.wait(func(s state) bool { return true })
+	return d
+}
+
+func (d *proc) get() (state, error) {
+	var s state
+	resp, err := http.Get(d.base + "/api/state")
+	if err != nil {
+		return s, err
+	}
+	defer resp.Body.Close()
+	return s, json.NewDecoder(resp.Body).Decode(&s)
+}
+
+// wait polls the state until ok holds (no timing assertion: a generous
+// deadline only against hanging).
+func (d *proc) wait(ok func(state) bool) state {
+	d.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		s, err := d.get()
+		if err == nil && ok(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			d.t.Fatalf("gave up waiting: last state %+v err %v\nlog:\n%s", s, err, d.log.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (d *proc) act(js string) {
+	d.t.Helper()
+	req, _ := http.NewRequest("POST", d.base+"/api/action", strings.NewReader(js))
+	req.Header.Set("Authorization", "Bearer sesame")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		d.t.Fatalf("%s: %s", js, resp.Status)
+	}
+	time.Sleep(250 * time.Millisecond) // let the piece rest longer than the settle window
+}
+
+func freeAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// TestKillAndRestart builds tabla, runs it on the virtual board, plays a
+// move, kills it with SIGKILL, starts it again on the same journal and
+// checks that the game is resumed and goes on; then stops it with SIGTERM.
+func TestKillAndRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "tabla")
+	root, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := exec.Command("go", "build", "-o", bin, "./cmd/tabla")
+	build.Dir = filepath.Dir(strings.TrimSpace(string(root)))
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	journal := filepath.Join(dir, "journal")
+	addr := freeAddr(t)
+
+	d := start(t, bin, journal, addr)
+	d.act(`{"lift":"b1"}`)
+	d.act(`{"place":"f3"}`)
+	s := d.wait(func(s state) bool { return s.State.Ply == 1 })
+	path := s.Journal
+	d.cmd.Process.Signal(syscall.SIGKILL)
+	d.cmd.Wait()
+
+	d = start(t, bin, journal, addr)
+	s = d.wait(func(s state) bool { return true })
+	if s.Journal != path || !slices.Equal(s.State.Moves, []string{"b1-f3"}) {
+		t.Fatalf("after restart: journal %s (want %s), moves %v\nlog:\n%s", s.Journal, path, s.State.Moves, d.log.String())
+	}
+	// the fresh virtual board shows the start layout: correction mode
+	if s.State.InSync || s.State.Mode != "correct" {
+		t.Errorf("after restart: in_sync %v mode %s", s.State.InSync, s.State.Mode)
+	}
+	d.act(`{"lift":"b1"}`)
+	d.act(`{"place":"f3"}`)
+	d.wait(func(s state) bool { return s.State.InSync })
+	d.act(`{"lift":"d13"}`)
+	d.act(`{"place":"h11"}`)
+	d.wait(func(s state) bool { return s.State.Ply == 2 })
+	d.cmd.Process.Signal(syscall.SIGTERM)
+	if err := d.cmd.Wait(); err != nil {
+		t.Errorf("SIGTERM: %v\n%s", err, d.log.String())
+	}
+	if !strings.Contains(d.log.String(), `"resumed"`) {
+		t.Errorf("no resume in the log:\n%s", d.log.String())
+	}
+	res, err := companion.ReplayFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Match() {
+		t.Errorf("replay:\n%s", res.Diff())
+	}
+	data, _ := os.ReadFile(path)
+	if n := strings.Count(string(data), `{"move":`); n != 2 {
+		t.Errorf("%d moves in the journal, want 2:\n%s", n, data)
+	}
+}
+
+func TestConfigFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "tabla.conf")
+	os.WriteFile(p, []byte("# test\ngame = ray\nboard = sim\nsettle = 150ms\nlisten = off\n"), 0o644)
+	o := &Options{Game: "star"}
+	if err := o.load(p, func(k string) bool { return k == "game" }); err != nil {
+		t.Fatal(err)
+	}
+	if o.Game != "star" || o.Board != "sim" || o.Settle != 150*time.Millisecond || o.Listen != "off" {
+		t.Errorf("%+v", o)
+	}
+	os.WriteFile(p, []byte("colour = red\n"), 0o644)
+	if err := o.load(p, func(string) bool { return false }); err == nil || !strings.Contains(err.Error(), ":1:") {
+		t.Errorf("bad key: %v", err)
+	}
+}
