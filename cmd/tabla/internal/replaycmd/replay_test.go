@@ -1,0 +1,70 @@
+package replaycmd
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/simcmd"
+	_ "github.com/tabla-board/tabla/engine/games"
+)
+
+func journal(t *testing.T, script string) []byte {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "simcmd", "testdata", script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, err := companion.ParseScript(f, script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := simcmd.Play(s, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Journal
+}
+
+func TestReplay(t *testing.T) {
+	dir := t.TempDir()
+	good := journal(t, "star-noise.jsonl")
+	// a misrecognised move, as a user would report it: the journal says
+	// b1-f3 but the board events no longer show the piece arriving on f3
+	var bad bytes.Buffer
+	for _, l := range strings.SplitAfter(string(good), "\n") {
+		if !strings.HasPrefix(l, `{"sensor":"f3"`) {
+			bad.WriteString(l)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		code cmdutil.ExitCode
+		out  string
+	}{
+		{"good", good, 0, "decisions reproduced"},
+		{"bad", bad.Bytes(), 1, "decides differently"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(dir, tc.name+".jsonl")
+			os.WriteFile(p, tc.data, 0o644)
+			var out, errb bytes.Buffer
+			err := Run(&Options{IO: &cmdutil.IO{Out: &out, Err: &errb}, File: p, BoardEvents: true})
+			if got := cmdutil.CodeOf(err); got != tc.code {
+				t.Fatalf("exit %d want %d: %v %s", got, tc.code, err, errb.String())
+			}
+			if !strings.Contains(out.String()+errb.String(), tc.out) {
+				t.Errorf("output lacks %q:\n%s%s", tc.out, out.String(), errb.String())
+			}
+			if tc.code == 1 && !strings.Contains(errb.String(), "journal: move red b1-f3") {
+				t.Errorf("no diff:\n%s", errb.String())
+			}
+		})
+	}
+}
