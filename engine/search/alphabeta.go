@@ -137,8 +137,12 @@ func (w *abWorker) out() bool {
 	if w.aborted {
 		return true
 	}
-	if w.nodes >= w.limit || (w.nodes&1023 == 0 && (w.stop.Load() || (!w.deadline.IsZero() && time.Now().After(w.deadline)))) {
-		// Any abort drops the iteration, so the other workers may stop too.
+	switch {
+	case w.nodes >= w.limit:
+		// Out of this worker's own budget. The others go on with theirs, so
+		// every worker's node count stays deterministic.
+		w.aborted = true
+	case w.nodes&1023 == 0 && (w.stop.Load() || !w.deadline.IsZero() && time.Now().After(w.deadline)):
 		w.aborted = true
 		w.stop.Store(true)
 	}
