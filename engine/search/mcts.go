@@ -1,9 +1,9 @@
 package search
 
 import (
-	"slices"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
