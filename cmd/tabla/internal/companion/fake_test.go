@@ -2,6 +2,7 @@ package companion
 
 import (
 	"sync"
+	"time"
 
 	"github.com/tabla-board/tabla/boards"
 	"github.com/tabla-board/tabla/hardware"
@@ -15,6 +16,7 @@ type hwFake struct {
 	events chan hardware.Event
 	frames int
 	last   []hardware.LED
+	lastAt time.Time // when the latest frame was handed over
 }
 
 func newHWFake(def *boards.Board) *hwFake {
@@ -30,6 +32,7 @@ func (f *hwFake) SetLEDs(frame []hardware.LED) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.frames++
+	f.lastAt = time.Now()
 	f.last = append(f.last[:0], frame...)
 	return nil
 }
