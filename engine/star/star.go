@@ -28,6 +28,7 @@ type geometry struct {
 	n     int
 	keys  []uint64   // 2 × cells, then white-to-move
 	nb    [][8]int16 // the 8 neighbours of each cell, -1 off the board
+	x, y  []int      // each cell's column and row, 0-based (no divisions on the hot path)
 }
 
 type undo struct {
@@ -94,6 +95,10 @@ func New(cfg engine.Config) (engine.State, error) {
 		return nil, fmt.Errorf("%w: star: n = %d is too large", engine.ErrConfig, n)
 	}
 	g := &geometry{board: b, size: b.Cols, n: n, keys: engine.Zobrist(0x57a2, 2*len(b.Cells)+1)}
+	g.x, g.y = make([]int, len(b.Cells)), make([]int, len(b.Cells))
+	for i := range b.Cells {
+		g.x[i], g.y[i] = i%g.size, i/g.size
+	}
 	g.nb = make([][8]int16, len(b.Cells))
 	for i := range g.nb {
 		x, y, k := i%g.size, i/g.size, 0
@@ -211,8 +216,9 @@ func (s *State) hasMove() bool {
 	size := s.g.size
 	own := s.pieces[s.toMove]
 	var xs, ys [64]int
+	gx, gy := s.g.x, s.g.y
 	for k, p := range own {
-		xs[k], ys[k] = int(p)%size, int(p)/size
+		xs[k], ys[k] = gx[p], gy[p]
 	}
 	for i := range own {
 		for j := range own {
@@ -259,8 +265,9 @@ func (s *State) Moves(buf []engine.Move) []engine.Move {
 	size := s.g.size
 	own := s.pieces[s.toMove]
 	var xs, ys [64]int
+	gx, gy := s.g.x, s.g.y
 	for k, p := range own {
-		xs[k], ys[k] = int(p)%size, int(p)/size
+		xs[k], ys[k] = gx[p], gy[p]
 	}
 	n := len(own)
 	for i := 0; i < n; i++ {
@@ -449,7 +456,7 @@ func (s *State) RandomMove(rng *rand.Rand) engine.Move {
 			continue
 		}
 		a, p := int(own[i]), int(own[j])
-		x, y := 2*(p%size)-a%size, 2*(p/size)-a/size
+		x, y := 2*s.g.x[p]-s.g.x[a], 2*s.g.y[p]-s.g.y[a]
 		if uint(x) >= uint(size) || uint(y) >= uint(size) {
 			continue
 		}
