@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jonboulle/clockwork"
+	"go.bug.st/serial/enumerator"
 
 	"github.com/tabla-board/tabla/firmware-protocol/wire"
 	"github.com/tabla-board/tabla/hardware"
@@ -367,5 +368,25 @@ func TestBackoffDoublesOnFakeClock(t *testing.T) {
 			t.Errorf("delays %v, want ... %v", got, want)
 			break
 		}
+	}
+}
+
+func TestMatchPortIgnoresCase(t *testing.T) {
+	ports := []*enumerator.PortDetails{
+		{Name: "/dev/ttyS0"},
+		{Name: "/dev/ttyUSB0", IsUSB: true, VID: "1a86", PID: "7523"},
+		{Name: "/dev/ttyACM0", IsUSB: true, VID: "2341", PID: "0043"},
+	}
+	got, err := matchPort(ports, []USBID{{"2341", "0043"}, {"1A86", "7523"}})
+	if err != nil || got != "/dev/ttyACM0" {
+		t.Errorf("got %q %v", got, err)
+	}
+	got, err = matchPort(ports, []USBID{{"1A86", "7523"}})
+	if err != nil || got != "/dev/ttyUSB0" {
+		t.Errorf("lower-case ids: got %q %v", got, err)
+	}
+	_, err = matchPort(ports[:1], KnownUSB)
+	if !errors.Is(err, ErrNoPort) || !strings.Contains(err.Error(), "/dev/ttyS0") {
+		t.Errorf("got %v", err)
 	}
 }

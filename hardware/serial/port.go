@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	bugserial "go.bug.st/serial"
-	"go.bug.st/serial/enumerator"
 )
 
 // Dialer opens the line to a board. The driver calls it for the first
@@ -29,39 +27,6 @@ var KnownUSB = []USBID{
 
 // ErrNoPort: no serial port matched.
 var ErrNoPort = errors.New("serial: no tabla board found")
-
-// FindPort returns the first port whose USB ids match one of ids (compared
-// without case: go.bug.st/serial reports them upper-case on some systems
-// and lower-case on others).
-func FindPort(ids []USBID) (string, error) {
-	ports, err := enumerator.GetDetailedPortsList()
-	if err != nil {
-		return "", fmt.Errorf("serial: listing ports: %w", err)
-	}
-	return matchPort(ports, ids)
-}
-
-func matchPort(ports []*enumerator.PortDetails, ids []USBID) (string, error) {
-	var seen []string
-	for _, id := range ids {
-		for _, p := range ports {
-			if p.IsUSB && strings.EqualFold(p.VID, id.VID) && strings.EqualFold(p.PID, id.PID) {
-				return p.Name, nil
-			}
-		}
-	}
-	for _, p := range ports {
-		if p.IsUSB {
-			seen = append(seen, fmt.Sprintf("%s (%s:%s)", p.Name, p.VID, p.PID))
-		} else {
-			seen = append(seen, p.Name)
-		}
-	}
-	if len(seen) == 0 {
-		return "", fmt.Errorf("%w: no serial ports at all", ErrNoPort)
-	}
-	return "", fmt.Errorf("%w among %s (use serial:PATH)", ErrNoPort, strings.Join(seen, ", "))
-}
 
 // readTimeout is how long one read of a real port waits; the reader checks
 // for shutdown between reads.
