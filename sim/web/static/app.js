@@ -80,8 +80,11 @@ function onDown(ev) {
   if (document.getElementById("removeTool").checked) { if (occupied) post({ remove: cell }); return; }
   if (occupied) { drag = { from: cell, x: ev.clientX, y: ev.clientY }; post({ lift: cell }); return; }
   drag = null;
+  // A lifted piece goes down first; else a piece of the kind picked in the
+  // palette; else ask the board anyway (it knows its hand better than a page
+  // that may not have heard of the last lift yet).
   if (state.lifted && state.lifted.length) { place(cell); return; }
-  if (selectedKind) place(cell, selectedKind);
+  place(cell, selectedKind || undefined);
 }
 
 function onUp(ev) {
@@ -159,12 +162,13 @@ function render(s) {
 function renderHand(s) {
   const hand = document.getElementById("hand"), pal = document.getElementById("palette");
   const kinds = board.pieces || [];
-  const show = board.game === "gyges" || board.game === "six" || board.game === "daha" || board.game === "star" || board.game === "ray";
+  const show = board.game === "gyges" || board.game === "six"; // the games whose pieces come from a hand
   hand.hidden = !show;
   pal.innerHTML = "";
   for (const k of kinds) {
     const b = document.createElement("button");
     b.className = "swatch" + (selectedKind === k ? " sel" : "");
+    b.dataset.kind = k;
     const i = document.createElement("i"); i.style.background = COLOURS[k] || "#e9dcc0"; b.appendChild(i);
     let count = "";
     if (s.hands) for (const seat in s.hands) { const h = s.hands[seat]; if (typeof h === "object" && h[k]) count += " " + seat + ":" + h[k]; }
@@ -187,6 +191,7 @@ async function start() {
     for (const f of board.die) {
       const b = document.createElement("button");
       b.textContent = f; b.title = "the board's electronic die shows " + f;
+      b.dataset.face = f;
       b.onclick = () => post({ roll: /^[0-9]+$/.test(f) ? +f : f });
       faces.appendChild(b);
     }

@@ -9,6 +9,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -29,23 +31,48 @@ type Options struct {
 	Script  string
 	Record  string // the game record to write ("" none)
 	Journal string // keep the full journal here ("" none)
+	// Page is the interactive simulator's setup (no --script).
+	Page PageOptions
+	// LogFormat is text or json.
+	LogFormat string
 }
 
 // NewCmd returns `tabla sim`.
 func NewCmd(streams *cmdutil.IO) *cobra.Command {
 	o := &Options{IO: streams}
 	cmd := &cobra.Command{
-		Use:   "sim --script FILE [--game G] [--record OUT]",
-		Short: "Play a physical-action script on the virtual board",
-		Long: "Play a physical-action script (SCRIPTS.md) on the virtual board through the\n" +
-			"companion, headless, and write the game record. Exit 0 when the script ends\n" +
-			"with the board in sync, 1 when it does not, 2 on a malformed script or a\n" +
-			"failed expectation (the message names the line).",
+		Use:   "sim --game G | --script FILE [--record OUT]",
+		Short: "The simulator: play on a virtual board in the browser, or play a script",
+		Long: "Without --script, run the companion on a virtual board and serve a page\n" +
+			"(default http://127.0.0.1:7421/) where you lift and place pieces, roll the\n" +
+			"die and press the board's buttons exactly as at the table.\n\n" +
+			"With --script, play a physical-action script (SCRIPTS.md) on the virtual\n" +
+			"board through the companion, headless, and write the game record. Exit 0\n" +
+			"when the script ends with the board in sync, 1 when it does not, 2 on a\n" +
+			"malformed script or a failed expectation (the message names the line).",
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, args []string) error { return Run(o) },
+		RunE: func(c *cobra.Command, args []string) error {
+			if o.Script == "" {
+				if o.Game == "" {
+					return cmdutil.WithCode(cmdutil.ExitUsage, errors.New("sim: give --game (daha, star, gyges, ray or six) or --script FILE"))
+				}
+				o.Page.Game, o.Page.Journal = o.Game, o.Journal
+				return ServePage(c.Context(), &o.Page, logger(o.IO.Err, o.LogFormat))
+			}
+			return Run(o)
+		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Game, "game", "", "the game (must agree with the script header)")
+	f.StringVar(&o.Game, "game", "", "the game: daha, star, gyges, ray or six (with --script: must agree with its header)")
+	f.StringVar(&o.Page.Variant, "variant", "", "basic or advanced (gyges, six)")
+	f.StringVar(&o.Page.First, "first", "", "who starts: star red|white (default: random), gyges south|north")
+	f.IntVar(&o.Page.Players, "players", 0, "six: 2 or 4 players")
+	f.StringVar(&o.Page.BoardDef, "board-file", "", "a board name or board file other than the game's default")
+	f.StringVar(&o.Page.Sensors, "sensors", "identifying", "the virtual sensors: identifying (each cell tells the piece kind) or presence")
+	f.Uint64Var(&o.Page.Seed, "seed", 0, "seed for tabla's dice and faults (0: random)")
+	f.StringVar(&o.Page.Listen, "listen", "127.0.0.1:7421", "address of the page (keep it on localhost unless you mean it)")
+	f.StringVar(&o.Page.Token, "token", "", "token for the control API (takeback, new, …) for other tools")
+	f.StringVar(&o.LogFormat, "log-format", "text", "log format: text or json")
 	f.StringVar(&o.Script, "script", "", "the script to play")
 	f.StringVar(&o.Record, "record", "", "write the game record here")
 	f.StringVar(&o.Journal, "journal", "", "also keep the full journal (board events included) here")
@@ -55,7 +82,7 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 // Run plays the script.
 func Run(o *Options) error {
 	if o.Script == "" {
-		return cmdutil.WithCode(cmdutil.ExitUsage, errors.New("sim: --script is required (the browser page is not built in yet)"))
+		return cmdutil.WithCode(cmdutil.ExitUsage, errors.New("sim: --script is required"))
 	}
 	in, name, err := cmdutil.OpenInput(o.IO, o.Script)
 	if err != nil {
@@ -90,6 +117,13 @@ func Run(o *Options) error {
 		return cmdutil.Silent(cmdutil.ExitError)
 	}
 	return nil
+}
+
+func logger(w io.Writer, format string) *slog.Logger {
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
 }
 
 func deref(s *string) string {

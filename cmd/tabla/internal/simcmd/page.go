@@ -1,0 +1,187 @@
+package simcmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/tabla-board/tabla/boards"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
+	"github.com/tabla-board/tabla/engine/record"
+	"github.com/tabla-board/tabla/engine/referee"
+	"github.com/tabla-board/tabla/sim"
+	"github.com/tabla-board/tabla/sim/web"
+)
+
+// PageOptions are the inputs of the interactive simulator.
+type PageOptions struct {
+	Game, Variant, First string
+	Players, N           int
+	BoardDef             string // board name or file ("" the game's default)
+	Sensors              string // presence or identifying
+	Seed                 uint64
+	Listen               string // address for the page
+	Journal              string // journal directory ("" none)
+	Token                string // for the control API (takeback, new, …) besides the page's own actions
+	// Ready, when set, is called with the page's address once it serves.
+	Ready func(addr string, s *PageSession)
+}
+
+// PageSession is a companion session on the virtual board as the page sees it.
+type PageSession struct {
+	Sess   *companion.Session
+	VB     *sim.Board
+	player *companion.LivePlayer
+}
+
+// PageState is what the page draws: the referee's state plus the virtual
+// board's physical truth (which the sensors may not fully tell).
+type PageState struct {
+	referee.State
+	// Pieces is what physically stands on each cell.
+	Pieces map[string]string `json:"pieces"`
+	// Lifted are the pieces in the player's hand, most recent last.
+	Lifted []Held `json:"lifted"`
+	// Plugged is false while the cable is pulled.
+	Plugged bool `json:"plugged"`
+}
+
+// Held is a lifted piece.
+type Held struct {
+	Piece string `json:"piece"`
+}
+
+var _ web.Backend = (*PageSession)(nil)
+
+func (p *PageSession) Board() *boards.Board { return p.Sess.Board() }
+func (p *PageSession) Seats() []string      { return p.Sess.Seats() }
+func (p *PageSession) Die() []string        { return p.Sess.Die() }
+
+// State returns the page state.
+func (p *PageSession) State() any {
+	st := PageState{State: p.Sess.State(), Pieces: map[string]string{}, Plugged: p.VB.Plugged()}
+	def := p.Sess.Board()
+	for i, code := range p.VB.Pieces() {
+		if code != 0 {
+			st.Pieces[def.Cells[i].Name] = pieceName(def, code)
+		}
+	}
+	for _, code := range p.VB.HandPieces() {
+		st.Lifted = append(st.Lifted, Held{Piece: pieceName(def, code)})
+	}
+	if st.Lifted == nil {
+		st.Lifted = []Held{}
+	}
+	return st
+}
+
+func pieceName(def *boards.Board, code byte) string {
+	if p, ok := def.Codes[code]; ok {
+		return p
+	}
+	return "?"
+}
+
+// Subscribe pokes on every change of the referee or the virtual board.
+func (p *PageSession) Subscribe(ctx context.Context) <-chan struct{} {
+	out := make(chan struct{}, 1)
+	in := p.Sess.Subscribe(ctx)
+	go func() {
+		defer close(out)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case _, ok := <-in:
+				if !ok {
+					return
+				}
+				select {
+				case out <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
+	return out
+}
+
+// Act performs one physical action.
+func (p *PageSession) Act(raw json.RawMessage) error { return p.player.Act(raw) }
+
+// ServePage runs the simulator with its page until ctx ends.
+func ServePage(ctx context.Context, o *PageOptions, log *slog.Logger) error {
+	if _, ok := boards.Games[o.Game]; !ok {
+		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("sim: unknown game %q (want daha, star, gyges, ray or six)", o.Game))
+	}
+	defName := o.BoardDef
+	if defName == "" {
+		defName = o.Game
+	}
+	def, err := boards.Open(defName)
+	if err != nil {
+		return err
+	}
+	if o.Seed == 0 {
+		o.Seed = uint64(time.Now().UnixNano())
+	}
+	first := o.First
+	if o.Game == "star" && first == "" {
+		first = []string{"red", "white"}[o.Seed%2] // who starts is chosen at random
+	}
+	hw, err := companion.OpenBoard(ctx, "sim", companion.BoardOptions{Def: def, Sensors: o.Sensors, Seed: o.Seed})
+	if err != nil {
+		return err
+	}
+	defer hw.Close()
+	vb := companion.Sim(hw)
+	h := record.Header{Game: o.Game, Variant: o.Variant, First: first, Players: o.Players, N: o.N, Board: o.BoardDef}
+	sess, err := companion.Open(companion.Options{Header: h, Board: def, HW: hw, JournalDir: o.Journal, NoResume: o.Journal == "",
+		Source: "sim", Seed: o.Seed, Logger: log})
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	ps := &PageSession{Sess: sess, VB: vb, player: companion.NewLivePlayer(vb, sess)}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	api := companion.NewMux(sess, companion.ServerOptions{Token: o.Token})
+	for _, route := range []string{"POST /api/takeback", "POST /api/new", "POST /api/roll", "POST /api/hint", "POST /api/confirm", "POST /api/choose", "GET /status/"} {
+		mux.Handle(route, api)
+	}
+	mux.Handle("/", web.Handler(ps))
+	srv := &http.Server{Handler: mux, BaseContext: func(net.Listener) context.Context { return ctx }, ReadHeaderTimeout: 10 * time.Second}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	runErr := make(chan error, 1)
+	go func() { runErr <- sess.Run(ctx) }()
+	addr := ln.Addr().String()
+	log.Info("tabla sim", "game", o.Game, "page", "http://"+addr+"/", "journal", sess.JournalPath())
+	if o.Ready != nil {
+		o.Ready(addr, ps)
+	}
+	select {
+	case <-ctx.Done():
+	case err = <-runErr:
+	case err = <-serveErr:
+	}
+	sctx, scancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer scancel()
+	srv.Shutdown(sctx)
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}

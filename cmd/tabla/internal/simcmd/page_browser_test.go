@@ -1,0 +1,272 @@
+package simcmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/tabla-board/tabla/engine/referee"
+)
+
+// browser starts headless Chromium (Debian's). Browser tests must run in CI:
+// without Chromium they fail when CI is set and skip only on a laptop.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("chromium is not installed (.ci/run installs Debian's chromium)")
+		}
+		t.Skip("chromium is not installed; apt-get install chromium")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path), chromedp.DisableGPU, chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-sync", true),
+		chromedp.WindowSize(1100, 800))
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	ctx, cancel2 := chromedp.NewContext(actx)
+	t.Cleanup(cancel2)
+	ctx, cancel3 := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(cancel3)
+	return ctx
+}
+
+// artefacts is where screenshots go: $TABLA_ARTIFACTS, or a temp directory.
+func artefacts(t *testing.T) string {
+	dir := os.Getenv("TABLA_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "tabla-screenshots")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+type pageRun struct {
+	t   *testing.T
+	ctx context.Context
+	ps  *PageSession
+}
+
+func startPage(t *testing.T, o PageOptions) *pageRun {
+	ctx := browser(t)
+	sctx, stop := context.WithCancel(context.Background())
+	ready := make(chan *PageSession, 1)
+	var addr string
+	o.Listen = "127.0.0.1:0"
+	o.Ready = func(a string, ps *PageSession) { addr = a; ready <- ps }
+	done := make(chan error, 1)
+	go func() { done <- ServePage(sctx, &o, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
+	var ps *PageSession
+	select {
+	case ps = <-ready:
+	case err := <-done:
+		t.Fatalf("ServePage: %v", err)
+	}
+	t.Cleanup(func() { stop(); <-done })
+	p := &pageRun{t: t, ctx: ctx, ps: ps}
+	if err := chromedp.Do(ctx, chromedp.Navigate("http://"+addr+"/"), chromedp.WaitVisible(chromedp.CSS(`[data-cell]`))); err != nil {
+		t.Fatal(err)
+	}
+	p.waitFor("the page to show the game", func(s referee.State) bool { return true })
+	return p
+}
+
+func (p *pageRun) click(sel string) {
+	p.t.Helper()
+	if err := chromedp.Do(p.ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
+		p.t.Fatalf("click %s: %v", sel, err)
+	}
+}
+
+func (p *pageRun) cell(name string) { p.click(fmt.Sprintf(`.hit[data-cell=%q]`, name)) }
+
+func (p *pageRun) waitFor(what string, cond func(referee.State) bool) referee.State {
+	p.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s := p.ps.Sess.State()
+		if cond(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("waiting for %s; state: mode %s in_sync %v moves %v message %q pending %v", what, s.Mode, s.InSync, s.Moves, s.Message, s.Pending)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitHand waits for the virtual board, and the page showing it, to hold n
+// lifted pieces.
+func (p *pageRun) waitHand(n int) {
+	p.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		shown, err := chromedp.Run(p.ctx, chromedp.Evaluate[int](`state && state.lifted ? state.lifted.length : -1`))
+		if err != nil {
+			p.t.Fatal(err)
+		}
+		if p.ps.VB.Hand() == n && shown == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("waiting for %d lifted pieces: the board has %d, the page shows %d", n, p.ps.VB.Hand(), shown)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (p *pageRun) moves(n int) referee.State {
+	return p.waitFor(fmt.Sprintf("%d moves", n), func(s referee.State) bool { return len(s.Moves) == n && s.InSync })
+}
+
+// lit returns the cells lit with a role, sorted.
+func lit(s referee.State, role string) []string {
+	var out []string
+	for c, l := range s.LEDs {
+		if l.Role == role {
+			out = append(out, c)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (p *pageRun) screenshot(name string) {
+	p.t.Helper()
+	png, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	path := filepath.Join(artefacts(p.t), name+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+	p.t.Logf("screenshot: %s", path)
+}
+
+// liftAndPlaceLit lifts the piece on from, waits for its legal destinations
+// to light up, and puts it on one of them.
+func (p *pageRun) liftAndPlaceLit(from string, pick func([]string) string) string {
+	p.t.Helper()
+	p.cell(from)
+	p.waitHand(1)
+	s := p.waitFor("destinations of "+from, func(s referee.State) bool { return len(lit(s, "dest")) > 0 })
+	to := pick(lit(s, "dest"))
+	p.cell(to)
+	p.waitHand(0)
+	return to
+}
+
+func first(c []string) string { return c[0] }
+
+func TestPageGYGES(t *testing.T) {
+	p := startPage(t, PageOptions{Game: "gyges", Sensors: "identifying", Seed: 1})
+	p.click(`#palette button[data-kind="3"]`)
+	p.cell("c1")
+	p.moves(1)
+	// North puts a piece on south's row: wrong, the board is out of sync
+	// and nothing is recorded until it is fixed.
+	p.click(`#palette button[data-kind="2"]`)
+	p.cell("c3")
+	p.waitFor("correction mode", func(s referee.State) bool { return !s.InSync && len(s.Moves) == 1 })
+	p.cell("c3") // lift it again…
+	p.waitHand(1)
+	p.cell("d6") // …and put it on north's home row
+	s := p.moves(2)
+	if !slices.Equal(s.Moves, []string{"3@c1", "2@d6"}) {
+		t.Errorf("moves %v", s.Moves)
+	}
+	p.screenshot("gyges")
+}
+
+func TestPageSTAR(t *testing.T) {
+	p := startPage(t, PageOptions{Game: "star", First: "red", Sensors: "identifying", Seed: 2})
+	p.liftAndPlaceLit("a4", first)
+	p.moves(1)
+	// White puts a piece on a cell it cannot reach, sees the board out of
+	// sync, and puts it back.
+	p.cell("e10")
+	p.waitHand(1)
+	p.cell("e11")
+	p.waitFor("correction mode", func(s referee.State) bool { return !s.InSync })
+	p.cell("e11")
+	p.waitHand(1)
+	p.cell("e10")
+	p.waitFor("back in sync", func(s referee.State) bool { return s.InSync && len(s.Moves) == 1 })
+	p.liftAndPlaceLit("e10", first)
+	p.moves(2)
+	p.screenshot("star")
+}
+
+func TestPageDAHA(t *testing.T) {
+	p := startPage(t, PageOptions{Game: "daha", Sensors: "identifying", Seed: 3})
+	p.click(`#faces button[data-face="3"]`) // the board's electronic die
+	p.waitFor("the roll", func(s referee.State) bool { return s.Awaiting == "move" && s.Roll == "3" })
+	p.liftAndPlaceLit("C0", first)
+	p.moves(1)
+	p.click(`[data-press="roll"]`) // tabla rolls for yellow
+	p.waitFor("yellow's roll", func(s referee.State) bool { return s.Awaiting == "move" || len(s.Eliminated) > 0 })
+	p.liftAndPlaceLit("C2", first)
+	p.moves(2)
+	p.screenshot("daha")
+}
+
+func TestPageRAY(t *testing.T) {
+	p := startPage(t, PageOptions{Game: "ray", Sensors: "identifying", Seed: 4})
+	homes := map[string]string{"red": "a29", "yellow": "ac29", "blue": "ac1", "black": "a1"}
+	for turn := 0; turn < 4; turn++ {
+		s := p.ps.Sess.State()
+		seat := *s.ToMove
+		n := len(s.Moves)
+		p.click(`[data-press="roll"]`)
+		s = p.waitFor("a roll", func(s referee.State) bool { return len(s.Moves) > n || len(lit(s, "target")) > 0 })
+		if len(s.Moves) > n {
+			continue // blocked: the forced pass is played for the player
+		}
+		target := lit(s, "target")[0]
+		p.cell(homes[seat])
+		p.waitHand(1)
+		p.cell(target)
+		p.waitFor("the step", func(s referee.State) bool { return len(s.Moves) == n+1 && s.InSync })
+		homes[seat] = target
+	}
+	p.screenshot("ray")
+}
+
+func TestPageSix(t *testing.T) {
+	p := startPage(t, PageOptions{Game: "six", Sensors: "identifying", Seed: 5})
+	p.click(`#palette button[data-kind="black"]`)
+	p.cell("-1,0")
+	p.moves(1)
+	p.click(`#palette button[data-kind="red"]`)
+	p.cell("2,0")
+	p.moves(2)
+	// Black puts a hexagon where it touches nothing: out of sync; then
+	// slides it to a legal cell.
+	p.click(`#palette button[data-kind="black"]`)
+	p.cell("5,-3")
+	p.waitFor("correction mode", func(s referee.State) bool { return !s.InSync })
+	p.cell("5,-3")
+	p.waitHand(1)
+	p.cell("-2,0")
+	s := p.moves(3)
+	if !strings.HasPrefix(strings.Join(s.Moves, " "), "-1,0 2,0 -2,0") {
+		t.Errorf("moves %v", s.Moves)
+	}
+	p.screenshot("six")
+}
