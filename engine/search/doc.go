@@ -2,6 +2,19 @@
 // calls (Best), the engine behind `tabla hint`, `analyze` and `play`, and the
 // AI players of self-play.
 //
+// # Hint API
+//
+// The referee calls
+//
+//	move, eval, pv := search.Best(state, search.Options{Level: 3})
+//
+// on the live engine.State (it is cloned, never changed): move is the
+// suggested move (engine.NoMove when the game is over or a roll is due),
+// eval the win probability of the mover's side in [0, 1], pv the expected
+// line starting with move. Search returns the same with nodes, depth, time,
+// per-side values and whether the win is proven. Options.Time bounds the wall
+// clock instead of the node budget; Options.Workers > 1 uses more cores.
+//
 // # Algorithms
 //
 // Two-sided games without dice that have an evaluation function (STAR, GYGES,

@@ -86,7 +86,8 @@ func (r matchResult) String() string {
 		100*p, 100*lo, 100*hi, float64(r.plies)/float64(r.games), r.elapsed.Seconds())
 }
 
-// runMatch plays n games of a against b, alternating seats; in four-seat
+// runMatch plays n games of a against b, alternating seats over the same
+// openings (n should be even, a multiple of 4 for four seats); in four-seat
 // games a takes seats 0 and 2 or 1 and 3 (vs random: a takes one seat, the
 // others are random, and a's fair share is 25 %).
 func runMatch(game string, a, b contestant, n int, par int) matchResult {
@@ -120,7 +121,13 @@ func runMatch(game string, a, b contestant, n int, par int) matchResult {
 				if game == "six" || game == "daha" {
 					opening = 1
 				}
-				win, plies := playMatchGame(game, seats, uint64(1000+g), opening)
+				// Games g and g+1 (g+1…g+3 for one seat among four) share the
+				// opening and the dice with the seats swapped.
+				rot := 2
+				if len(info.Seats) == 4 && b.opts == nil {
+					rot = 4
+				}
+				win, plies := playMatchGame(game, seats, uint64(1000+g/rot), opening)
 				mu.Lock()
 				res.plies += plies
 				switch {
