@@ -9,9 +9,14 @@
 // [Run] plays a script: every action but wait and expect takes
 // sim.ActionTime (200 ms) of board time, wait N takes N ms, nothing
 // sleeps. Before an expect line the board is flushed (every event so far
-// has been received from Events); "lit" is checked here against the LED
-// frame and the board's wiring, the other keys go to the caller's
-// [Handler] (the referee's state: to_move, in_sync, …).
+// has been received from Events); "lit" as a list of cells is checked here
+// against the LED frame and the board's wiring, the other keys (and "lit"
+// as an object role → cells) go to the caller's [Handler] (the referee's
+// state: to_move, in_sync, …). A Handler that follows the board on
+// virtual time (the companion's session) implements [Ticker] and is told
+// when board time has passed. [Step] plays one action the same way,
+// [Perform] does a physical action without its board time (a page on real
+// time), and [ParseAction] reads one action line without a script.
 //
 // Faults beyond SCRIPTS.md, all seeded by the header's seed:
 //

@@ -27,8 +27,9 @@ var (
 	// ErrAction: an action could not be done on the board (lift from an
 	// empty cell, …).
 	ErrAction = errors.New("action failed")
-	// ErrExpect: an expect line did not hold.
-	ErrExpect = errors.New("expectation failed")
+	// ErrExpect: an expect line did not hold (its message reads
+	// "FILE:LINE: expect: KEY: got …, want …").
+	ErrExpect = errors.New("expect")
 )
 
 // Error says where a script went wrong.
@@ -103,7 +104,28 @@ type lineParser struct {
 }
 
 func (p *lineParser) errf(format string, args ...any) error {
-	return &Error{File: p.file, Line: p.line, Err: fmt.Errorf("%w: "+format, append([]any{ErrSyntax}, args...)...)}
+	err := &syntaxError{fmt.Sprintf(format, args...)}
+	if p.file == "" { // ParseAction: one line, no file
+		return fmt.Errorf("bad action: %w", err)
+	}
+	return &Error{File: p.file, Line: p.line, Err: err}
+}
+
+// syntaxError says what is malformed; it wraps ErrSyntax without repeating
+// it ("FILE:LINE: lift: no cell …").
+type syntaxError struct{ msg string }
+
+func (e *syntaxError) Error() string { return e.msg }
+func (e *syntaxError) Unwrap() error { return ErrSyntax }
+
+// ParseAction reads one action line on its own, as the simulator page or an
+// HTTP API sends it: a JSON object such as {"lift":"c1"}, checked as Parse
+// checks a script's lines against board b (cells, and pieces of its game).
+// Errors wrap ErrSyntax and say what is wrong ("bad action: lift: no cell
+// …").
+func ParseAction(b *boards.Board, line []byte) (Action, error) {
+	p := &lineParser{line: 1, game: b.Game, b: b}
+	return p.action(strings.TrimSpace(string(line)))
 }
 
 // Parse reads a script; name is used in errors and to find a relative
@@ -261,7 +283,7 @@ func (p *lineParser) action(text string) (Action, error) {
 		}
 	}
 	if a.Kind == "" {
-		return a, p.errf("no action in %q (want lift, place, remove, roll, press, wait, fault or expect)", clip(text))
+		return a, p.errf("unknown action %s: no action key (want lift, place, remove, roll, press, wait, fault or expect)", clip(text))
 	}
 	allowed := actionKeys[a.Kind]
 	for _, k := range keys {
@@ -306,8 +328,16 @@ func (p *lineParser) action(text string) (Action, error) {
 		}
 		if raw, ok := a.Expect["lit"]; ok {
 			var cells []string
-			if json.Unmarshal(raw, &cells) != nil {
-				return a, p.errf("expect: lit must be a list of cell names")
+			if litByRole(raw) {
+				var roles map[string][]string
+				if json.Unmarshal(raw, &roles) != nil {
+					return a, p.errf("expect: lit must be a list of cell names or an object role → cell names")
+				}
+				for _, cs := range roles {
+					cells = append(cells, cs...)
+				}
+			} else if json.Unmarshal(raw, &cells) != nil {
+				return a, p.errf("expect: lit must be a list of cell names or an object role → cell names")
 			}
 			for _, c := range cells {
 				if _, ok := p.b.Index(c); !ok {
@@ -319,6 +349,14 @@ func (p *lineParser) action(text string) (Action, error) {
 		err = p.fault(&a, m, keys)
 	}
 	return a, err
+}
+
+// litByRole reports whether an expect's lit is an object role → cells
+// (which the Handler checks) rather than a list of cells (checked against
+// the board's LED frame).
+func litByRole(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '{'
 }
 
 func (p *lineParser) cell(what string, v json.RawMessage) (string, error) {
@@ -429,11 +467,13 @@ func NewBoard(s *Script) (*sim.Board, error) {
 
 // Handler judges the referee's side of a script.
 type Handler interface {
-	// Expect checks an expect line's assertions (all keys but "lit",
-	// which the player checks). It is called after every event so far has
-	// been received from the board's Events channel; a handler that reads
-	// Events in the same loop that answers Expect has processed them. A
-	// failed assertion returns an error saying what was found.
+	// Expect checks an expect line's assertions (all keys but a list of
+	// cells under "lit", which the player checks against the LED frame;
+	// "lit" as an object role → cells is the Handler's). It is called
+	// after every event so far has been received from the board's Events
+	// channel; a handler that reads Events in the same loop that answers
+	// Expect has processed them. A failed assertion returns an error
+	// saying what was found.
 	Expect(ctx context.Context, a Action, assertions map[string]json.RawMessage) error
 }
 
@@ -452,6 +492,19 @@ type PressHandler interface {
 	Pressed(ctx context.Context, a Action) error
 }
 
+// Ticker is optionally implemented by a Handler that follows the board on
+// virtual time: told the board's time rather than watching a clock (a
+// referee reads the board once its sensors have been quiet for a settle
+// window). For a Ticker the player brings the handler up to date around
+// every action: once the action is done and before its board time passes
+// (the board flushed, then Sync if the Handler is a Syncer), so that
+// events are acted on at the board time they happened, and again once the
+// time has passed, followed by Tick with the board's new time. Before an
+// expect line it is brought up to date and ticked too.
+type Ticker interface {
+	Tick(ctx context.Context, now time.Duration) error
+}
+
 // HandlerFunc adapts a function to Handler.
 type HandlerFunc func(ctx context.Context, a Action, assertions map[string]json.RawMessage) error
 
@@ -468,7 +521,7 @@ func Run(ctx context.Context, s *Script, vb *sim.Board, h Handler) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := step(ctx, s, vb, h, a); err != nil {
+		if err := Step(ctx, vb, h, a); err != nil {
 			var se *Error
 			if errors.As(err, &se) {
 				return err
@@ -486,14 +539,64 @@ func actionErr(err error) error {
 	return fmt.Errorf("%w: %v", ErrAction, err)
 }
 
-func step(ctx context.Context, s *Script, vb *sim.Board, h Handler, a Action) error {
+// Step plays one action as Run does: the action, then its board time
+// (sim.ActionTime, a wait its own, an expect none). Errors are not
+// *Error: the caller knows where the action came from.
+func Step(ctx context.Context, vb *sim.Board, h Handler, a Action) error {
+	if a.Kind == "expect" {
+		return expect(ctx, vb, h, a)
+	}
+	t, ticks := h.(Ticker)
+	if err := Perform(vb, a); err != nil {
+		return err
+	}
+	if a.Kind != "wait" {
+		if ph, ok := h.(PressHandler); ok && a.Kind == "press" {
+			if err := vb.Flush(ctx); err != nil {
+				return err
+			}
+			if err := ph.Pressed(ctx, a); err != nil {
+				return err
+			}
+		}
+		if ticks {
+			if err := catchUp(ctx, vb, h); err != nil {
+				return err
+			}
+		}
+		vb.Advance(sim.ActionTime)
+	}
+	if !ticks {
+		return nil
+	}
+	if err := catchUp(ctx, vb, h); err != nil {
+		return err
+	}
+	return t.Tick(ctx, vb.Now())
+}
+
+// catchUp waits until h has received, and if it is a Syncer processed,
+// every event so far.
+func catchUp(ctx context.Context, vb *sim.Board, h Handler) error {
+	if err := vb.Flush(ctx); err != nil {
+		return err
+	}
+	if sy, ok := h.(Syncer); ok {
+		return sy.Sync(ctx)
+	}
+	return nil
+}
+
+// Perform carries out what a person does at the table, on vb: lift,
+// place, remove, roll, press or fault, taking no board time of its own (a
+// wait lets its time pass; Step adds sim.ActionTime to the others). An
+// expect is not a physical action: Step checks it. A refusal of the board
+// wraps ErrAction.
+func Perform(vb *sim.Board, a Action) error {
 	var err error
 	switch a.Kind {
 	case "wait":
 		vb.Advance(a.Wait)
-		return nil
-	case "expect":
-		return expect(ctx, vb, h, a)
 	case "lift":
 		err = vb.Lift(a.Cell)
 	case "remove":
@@ -503,24 +606,13 @@ func step(ctx context.Context, s *Script, vb *sim.Board, h Handler, a Action) er
 	case "roll":
 		err = vb.Roll(a.Face)
 	case "press":
-		if err = vb.Press(a.Button); err == nil {
-			if ph, ok := h.(PressHandler); ok {
-				if err = vb.Flush(ctx); err == nil {
-					err = ph.Pressed(ctx, a)
-				}
-				if err != nil {
-					return err
-				}
-			}
-		}
+		err = vb.Press(a.Button)
 	case "fault":
 		err = fault(vb, a)
+	default:
+		err = fmt.Errorf("%s is not a physical action", a.Kind)
 	}
-	if err != nil {
-		return actionErr(err)
-	}
-	vb.Advance(sim.ActionTime)
-	return nil
+	return actionErr(err)
 }
 
 func fault(vb *sim.Board, a Action) error {
@@ -555,21 +647,21 @@ func fault(vb *sim.Board, a Action) error {
 }
 
 func expect(ctx context.Context, vb *sim.Board, h Handler, a Action) error {
-	if err := vb.Flush(ctx); err != nil {
+	if err := catchUp(ctx, vb, h); err != nil {
 		return err
 	}
-	if sy, ok := h.(Syncer); ok {
-		if err := sy.Sync(ctx); err != nil {
+	if t, ok := h.(Ticker); ok {
+		if err := t.Tick(ctx, vb.Now()); err != nil {
 			return err
 		}
 	}
 	rest := map[string]json.RawMessage{}
 	for k, v := range a.Expect {
-		if k != "lit" {
+		if k != "lit" || litByRole(v) {
 			rest[k] = v
 		}
 	}
-	if raw, ok := a.Expect["lit"]; ok {
+	if raw, ok := a.Expect["lit"]; ok && !litByRole(raw) {
 		var want []string
 		json.Unmarshal(raw, &want) // checked by Parse
 		got := vb.Lit()

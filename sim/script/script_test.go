@@ -9,7 +9,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/tabla-board/tabla/boards"
 	"github.com/tabla-board/tabla/hardware"
 	"github.com/tabla-board/tabla/sim"
 )
@@ -51,6 +53,8 @@ func TestParseErrors(t *testing.T) {
 		{"expect empty", hdr + `{"expect":{}}`, 2, "empty assertion"},
 		{"expect not object", hdr + `{"expect":true}`, 2, "want an object"},
 		{"lit unknown cell", hdr + `{"expect":{"lit":["q9"]}}`, 2, `lit: no cell "q9"`},
+		{"lit by role unknown cell", hdr + `{"expect":{"lit":{"dest":["a2","q9"]}}}`, 2, `lit: no cell "q9"`},
+		{"lit by role not cells", hdr + `{"expect":{"lit":{"dest":"a2"}}}`, 2, "lit must be a list"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -236,5 +240,104 @@ func TestVirtualTime(t *testing.T) {
 	}
 	if got := vb.Now().Milliseconds(); got != 200+500+200+200 {
 		t.Errorf("board time %d ms, want 1100", got)
+	}
+}
+
+func TestParseAction(t *testing.T) {
+	b := boards.Default("gyges")
+	a, err := ParseAction(b, []byte(` {"place":"c3","piece":"2"} `))
+	if err != nil || a.Kind != "place" || a.Cell != "c3" || a.Piece != "2" || a.Line != 1 {
+		t.Fatalf("got %+v, %v", a, err)
+	}
+	for _, tc := range []struct{ line, want string }{
+		{`{"lift":"z9"}`, `bad action: lift: no cell "z9" on board gyges`},
+		{`{"jump":"c3"}`, "bad action: unknown action"},
+		{`{"place":"c3","piece":"red"}`, `unknown gyges piece "red"`},
+		{`lift c3`, "want a JSON object"},
+	} {
+		_, err := ParseAction(b, []byte(tc.line))
+		if !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want %q", tc.line, err, tc.want)
+		}
+	}
+}
+
+// ticker follows the board on virtual time: it logs when it is synced and
+// ticked, and the assertions it is given.
+type ticker struct {
+	*referee
+	log []string
+}
+
+func (t *ticker) Sync(ctx context.Context) error {
+	t.log = append(t.log, fmt.Sprint("sync ", t.vb.Now().Milliseconds()))
+	return t.referee.Sync(ctx)
+}
+
+func (t *ticker) Tick(ctx context.Context, now time.Duration) error {
+	t.log = append(t.log, fmt.Sprint("tick ", now.Milliseconds()))
+	return nil
+}
+
+func (t *ticker) Expect(ctx context.Context, a Action, as map[string]json.RawMessage) error {
+	for k, v := range as {
+		t.log = append(t.log, fmt.Sprintf("expect %s %s", k, v))
+	}
+	return nil
+}
+
+func TestTicker(t *testing.T) {
+	s, err := Parse("t.jsonl", strings.NewReader(`{"tabla-script":1,"game":"gyges"}
+{"place":"a1","piece":"1"}
+{"wait":500}
+{"expect":{"lit":{"dest":["a2"]}}}
+{"lift":"a1"}
+{"expect":{"lit":["a1"]}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vb, _ := NewBoard(s)
+	r := &ticker{referee: newReferee(vb)}
+	defer func() { vb.Close(); <-r.done }()
+	if err := Run(context.Background(), s, vb, r); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"sync 0", "sync 200", "tick 200", // place: before and after its time
+		"sync 700", "tick 700", // wait
+		"sync 700", "tick 700", `expect lit {"dest":["a2"]}`, // lit by role: the handler's
+		"sync 700", "sync 900", "tick 900", // lift
+		"sync 900", "tick 900", // lit as cells: the LED frame's
+	}
+	if !slices.Equal(r.log, want) {
+		t.Errorf("got\n%q\nwant\n%q", r.log, want)
+	}
+}
+
+func TestPerformTakesNoTime(t *testing.T) {
+	s, _ := Parse("t.jsonl", strings.NewReader(`{"tabla-script":1,"game":"gyges"}`))
+	vb, _ := NewBoard(s)
+	r := newReferee(vb)
+	defer func() { vb.Close(); <-r.done }()
+	for _, line := range []string{`{"place":"a1","piece":"1"}`, `{"wait":300}`, `{"lift":"a1"}`} {
+		a, err := ParseAction(s.Board, []byte(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Perform(vb, a); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+	}
+	if got := vb.Now(); got != 300*time.Millisecond {
+		t.Errorf("board time %v, want 300ms (the wait only)", got)
+	}
+	a, _ := ParseAction(s.Board, []byte(`{"lift":"a1"}`))
+	if err := Perform(vb, a); !errors.Is(err, ErrAction) {
+		t.Errorf("lift from an empty cell: %v", err)
+	}
+	a, _ = ParseAction(s.Board, []byte(`{"expect":{"in_sync":true}}`))
+	if err := Perform(vb, a); err == nil {
+		t.Error("Perform did an expect")
 	}
 }

@@ -80,7 +80,7 @@ func Handler(be Backend) http.Handler {
 		writeJSON(w, be.State())
 	})
 	mux.HandleFunc("GET /api/events", func(w http.ResponseWriter, r *http.Request) {
-		serveEvents(w, r, be)
+		ServeEvents(w, r, be.State, be.Subscribe)
 	})
 	mux.HandleFunc("POST /api/action", func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(io.LimitReader(r.Body, 4096))
@@ -109,9 +109,13 @@ func writeJSON(w http.ResponseWriter, v any) {
 	}
 }
 
-// serveEvents streams the state: one event at once, then one per change,
-// coalescing bursts, with a comment line as keep-alive.
-func serveEvents(w http.ResponseWriter, r *http.Request, be Backend) {
+// ServeEvents streams server-sent events: an "event: state" with state()
+// as JSON at once, then one per value from subscribe (bursts coalesce
+// there), with a comment line every 15 s as keep-alive, until the client
+// goes away or the subscription closes. The request's context ends the
+// stream, which http.Server.Shutdown does not wait for: cancel BaseContext
+// to stop streams on shutdown.
+func ServeEvents(w http.ResponseWriter, r *http.Request, state func() any, subscribe func(ctx context.Context) <-chan struct{}) {
 	fl, ok := w.(http.Flusher)
 	if !ok {
 		http.Error(w, "web: streaming unsupported", http.StatusInternalServerError)
@@ -121,9 +125,9 @@ func serveEvents(w http.ResponseWriter, r *http.Request, be Backend) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Accel-Buffering", "no")
 	ctx := r.Context()
-	changes := be.Subscribe(ctx)
+	changes := subscribe(ctx)
 	send := func() error {
-		b, err := json.Marshal(be.State())
+		b, err := json.Marshal(state())
 		if err != nil {
 			return err
 		}
@@ -143,10 +147,7 @@ func serveEvents(w http.ResponseWriter, r *http.Request, be Backend) {
 		case <-ctx.Done():
 			return
 		case _, ok := <-changes:
-			if !ok {
-				return
-			}
-			if send() != nil {
+			if !ok || send() != nil {
 				return
 			}
 		case <-keep.C:

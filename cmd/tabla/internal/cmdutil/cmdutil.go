@@ -1,11 +1,12 @@
 // Package cmdutil holds what every tabla command shares: the I/O streams,
-// exit codes and errors that carry them.
+// exit codes and errors that carry them, the structured logger.
 package cmdutil
 
 import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 )
 
@@ -77,3 +78,12 @@ func OpenInput(streams *IO, arg string) (io.ReadCloser, string, error) {
 type readCloser struct{ io.Reader }
 
 func (readCloser) Close() error { return nil }
+
+// Logger returns a structured logger writing to w: JSON lines when format
+// is "json", else slog's text format (the --log-format flag).
+func Logger(w io.Writer, format string) *slog.Logger {
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -22,6 +23,7 @@ import (
 	"github.com/tabla-board/tabla/engine/record"
 	"github.com/tabla-board/tabla/hardware"
 	"github.com/tabla-board/tabla/sim"
+	"github.com/tabla-board/tabla/sim/script"
 )
 
 // act performs one action given as JSON.
@@ -425,5 +427,77 @@ func BenchmarkSettledEventToLEDFrame(b *testing.B) {
 				b.ReportMetric(float64(settled.Nanoseconds())/float64(2*b.N), "ns/frame")
 			})
 		}
+	}
+}
+
+// The live player (the simulator page, /api/action) acts on a board a
+// running session reads on its own clock; actions take no board time.
+func TestLivePlayer(t *testing.T) {
+	def := boards.Default("star")
+	b, err := sim.New(sim.Options{Board: def, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	s, err := Open(Options{Header: record.Header{Game: "star", First: "red"}, Board: def, HW: b, Source: "sim", Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	p := NewLivePlayer(b, s)
+	for _, js := range []string{`{"lift":"b1"}`, `{"place":"f3"}`} {
+		if err := p.Act(json.RawMessage(js)); err != nil {
+			t.Fatalf("%s: %v", js, err)
+		}
+	}
+	if b.Now() != 0 {
+		t.Errorf("board time %v after two live actions, want 0", b.Now())
+	}
+	for deadline := time.Now().Add(5 * time.Second); s.State().LastMove != "b1-f3"; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no move: %+v", s.State())
+		}
+	}
+	for _, tc := range []struct {
+		js   string
+		is   error
+		want string
+	}{
+		{`{"expect":{"to_move":"white","last_move":"b1-f3"}}`, nil, ""},
+		{`{"expect":{"to_move":"red"}}`, script.ErrExpect, `expect: to_move: got "white", want "red"`},
+		{`{"lift":"z99"}`, script.ErrSyntax, `bad action: lift: no cell "z99"`},
+		{`{"lift":"b1"}`, script.ErrAction, "empty"},
+		{`{"wait":500}`, nil, ""},
+	} {
+		err := p.Act(json.RawMessage(tc.js))
+		if tc.is == nil && err != nil || tc.is != nil && (!errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: got %v, want %v %q", tc.js, err, tc.is, tc.want)
+		}
+	}
+	if b.Now() != 500*time.Millisecond {
+		t.Errorf("board time %v after a wait of 500 ms", b.Now())
+	}
+}
+
+// The player on virtual time: 200 ms an action, the settled board read
+// after it, a failed expectation an error.
+func TestPlayerAct(t *testing.T) {
+	p, s := newSimSession(t, record.Header{Game: "star", First: "red"}, t.TempDir(), true)
+	act(t, p, `{"lift":"b1"}`)
+	act(t, p, `{"place":"f3"}`)
+	if got := s.State().LastMove; got != "b1-f3" {
+		t.Errorf("last move %q", got)
+	}
+	act(t, p, `{"wait":100}`)
+	if got := p.Sim.Now(); got != 500*time.Millisecond {
+		t.Errorf("board time %v, want 500ms", got)
+	}
+	act(t, p, `{"expect":{"to_move":"white","in_sync":true,"lit":{"pivot":[]}}}`)
+	if err := p.Act(json.RawMessage(`{"expect":{"to_move":"red"}}`)); !errors.Is(err, script.ErrExpect) || !strings.Contains(err.Error(), "expect: to_move") {
+		t.Errorf("failed expectation: %v", err)
 	}
 }

@@ -1,373 +1,156 @@
 package companion
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/tabla-board/tabla/engine/record"
 	"github.com/tabla-board/tabla/hardware"
 	"github.com/tabla-board/tabla/sim"
+	"github.com/tabla-board/tabla/sim/script"
 )
 
-// ScriptHeader is a script's first line (SCRIPTS.md).
-type ScriptHeader struct {
-	Version int    `json:"tabla-script"`
-	Game    string `json:"game"`
-	Variant string `json:"variant,omitempty"`
-	First   string `json:"first,omitempty"`
-	N       int    `json:"n,omitempty"`
-	Players int    `json:"players,omitempty"`
-	Board   string `json:"board,omitempty"`
-	Sensors string `json:"sensors,omitempty"`
-	Seed    uint64 `json:"seed,omitempty"`
-}
+// ParseScript reads a physical-action script (SCRIPTS.md) with sim/script.
+//
+// Deprecated: use script.Parse(name, r); this remains for callers outside
+// the companion's packages.
+func ParseScript(r io.Reader, name string) (*script.Script, error) { return script.Parse(name, r) }
 
-// Record returns the game record header the script describes.
-func (h *ScriptHeader) Record() record.Header {
-	return record.Header{Tabla: record.Version, Game: h.Game, Variant: h.Variant, First: h.First, N: h.N,
-		Players: h.Players, Board: h.Board}
-}
-
-// ScriptAction is one action line.
-type ScriptAction struct {
-	Line int
-	Kind string // lift, place, remove, roll, press, wait, fault, expect, slide
-	Obj  map[string]json.RawMessage
-}
-
-// Script is a parsed physical-action script.
-type Script struct {
-	Name    string
-	Header  ScriptHeader
-	Actions []ScriptAction
-}
-
-// ScriptError is a malformed script or a failed expectation, with its line.
-type ScriptError struct {
-	File string
-	Line int
-	Msg  string
-	// Expect is set for a failed expectation (not a malformed line).
-	Expect bool
-}
-
-func (e *ScriptError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
-
-var actionKinds = []string{"lift", "place", "remove", "roll", "press", "wait", "fault", "expect", "slide"}
-
-// ParseScript reads a script; errors name the 1-based line.
-func ParseScript(r io.Reader, name string) (*Script, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	s := &Script{Name: name}
-	line := 0
-	bad := func(format string, args ...any) error {
-		return &ScriptError{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}
-	}
-	for sc.Scan() {
-		line++
-		text := bytes.TrimSpace(sc.Bytes())
-		if line == 1 {
-			dec := json.NewDecoder(bytes.NewReader(text))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&s.Header); err != nil {
-				return nil, bad("header: %v", strings.TrimPrefix(err.Error(), "json: "))
-			}
-			if s.Header.Version != 1 {
-				return nil, bad(`header: want "tabla-script": 1`)
-			}
-			if s.Header.Game == "" {
-				return nil, bad("header: no game")
-			}
-			if s.Header.Sensors != "" && s.Header.Sensors != "presence" && s.Header.Sensors != "identifying" {
-				return nil, bad("header: sensors %q: want presence or identifying", s.Header.Sensors)
-			}
-			continue
-		}
-		if len(text) == 0 {
-			continue
-		}
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(text, &obj); err != nil {
-			return nil, bad("not a JSON object: %v", err)
-		}
-		a := ScriptAction{Line: line, Obj: obj}
-		for _, k := range actionKinds {
-			if _, ok := obj[k]; ok {
-				if a.Kind != "" && !(a.Kind == "place" || k == "place") {
-					return nil, bad("two actions in one line (%s and %s)", a.Kind, k)
-				}
-				if a.Kind == "" || k != "place" {
-					a.Kind = k
-				}
-			}
-		}
-		if _, ok := obj["place"]; ok {
-			a.Kind = "place"
-		}
-		if a.Kind == "" {
-			return nil, bad("unknown action %s (want lift, place, remove, roll, press, wait, fault or expect)", text)
-		}
-		if err := checkAction(&a); err != nil {
-			return nil, bad("%s: %v", a.Kind, err)
-		}
-		s.Actions = append(s.Actions, a)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, &ScriptError{File: name, Line: line + 1, Msg: err.Error()}
-	}
-	if line == 0 {
-		return nil, &ScriptError{File: name, Line: 1, Msg: "empty script: the header line is missing"}
-	}
-	return s, nil
-}
-
-func (a *ScriptAction) str(k string) (string, error) {
-	var s string
-	if err := json.Unmarshal(a.Obj[k], &s); err != nil {
-		return "", fmt.Errorf("%s: want a string, got %s", k, a.Obj[k])
-	}
-	return s, nil
-}
-
-func (a *ScriptAction) int(k string) (int, error) {
-	var n int
-	if err := json.Unmarshal(a.Obj[k], &n); err != nil {
-		return 0, fmt.Errorf("%s: want an integer, got %s", k, a.Obj[k])
-	}
-	return n, nil
-}
-
-func checkAction(a *ScriptAction) error {
-	var err error
-	switch a.Kind {
-	case "lift", "remove":
-		_, err = a.str(a.Kind)
-	case "place":
-		if _, err = a.str("place"); err == nil {
-			if _, ok := a.Obj["piece"]; ok {
-				_, err = a.str("piece")
-			}
-		}
-	case "press":
-		var s string
-		if s, err = a.str("press"); err == nil {
-			_, err = hardware.ParseButton(s)
-		}
-	case "wait":
-		var n int
-		if n, err = a.int("wait"); err == nil && n < 0 {
-			err = errors.New("negative wait")
-		}
-	case "roll":
-		raw := a.Obj["roll"]
-		var s string
-		var n int
-		if json.Unmarshal(raw, &s) != nil && json.Unmarshal(raw, &n) != nil {
-			err = fmt.Errorf("want a die face, got %s", raw)
-		}
-	case "fault":
-		var s string
-		if s, err = a.str("fault"); err == nil {
-			switch s {
-			case "unplug", "replug", "garbage":
-			case "bounce":
-				if _, err = a.str("cell"); err == nil {
-					_, err = a.int("times")
-				}
-			default:
-				err = fmt.Errorf("unknown fault %q (want unplug, replug, bounce or garbage)", s)
-			}
-		}
-	case "expect":
-		var obj map[string]json.RawMessage
-		if err = json.Unmarshal(a.Obj["expect"], &obj); err != nil {
-			err = errors.New("want an object")
-		}
-	case "slide":
-		var cells []string
-		if json.Unmarshal(a.Obj["slide"], &cells) != nil || len(cells) < 2 {
-			err = errors.New("want a list of at least two cells")
-		}
-	}
-	return err
-}
-
-// Player plays a script on a virtual board feeding a session, on virtual
-// time: each action takes sim.ActionTime, then the session reads the
-// settled board.
+// Player plays physical-action scripts (sim/script) on a virtual board
+// feeding a session, on virtual time: each action takes sim.ActionTime (a
+// wait its own), then the session reads the settled board. It is the
+// session's side of script.Run: a script.Handler whose expectations are
+// the referee's state, and a script.Syncer and script.Ticker that keep the
+// session in step with the board's clock. It reads the board's events in a
+// goroutine of its own until the board or the player is closed.
 type Player struct {
 	Sim  *sim.Board
 	Sess *Session
-	// Expect receives every expect action's failure (nil: a failure stops
-	// the script with a ScriptError).
-	Expect func(line int, err error)
-	events <-chan hardware.Event
+
+	reqs    chan func()
+	stop    chan struct{}
+	done    chan struct{}
+	handled int // events handled since the last Sync; the loop's own
 }
 
-// NewPlayer starts a player; the sim's first events (snapshot, status) are
-// fed at once.
+var (
+	_ script.Syncer = (*Player)(nil)
+	_ script.Ticker = (*Player)(nil)
+)
+
+// NewPlayer starts a player; the board's first events (snapshot, status)
+// are fed at once.
 func NewPlayer(b *sim.Board, s *Session) *Player {
-	p := &Player{Sim: b, Sess: s, events: b.Events()}
-	p.sync()
+	p := &Player{Sim: b, Sess: s, reqs: make(chan func()), stop: make(chan struct{}), done: make(chan struct{})}
+	go p.loop(b.Events())
+	p.Sync(context.Background())
 	return p
 }
 
-// sync feeds every event the virtual board has emitted so far.
-func (p *Player) sync() {
-	done := make(chan error, 1)
-	go func() { done <- p.Sim.Flush(context.Background()) }()
+// loop feeds the board's events to the session and runs requests between
+// them.
+func (p *Player) loop(events <-chan hardware.Event) {
+	defer close(p.done)
 	for {
 		select {
-		case ev, ok := <-p.events:
+		case ev, ok := <-events:
 			if !ok {
 				return
 			}
 			p.Sess.Handle(ev)
-		case <-done:
-			for {
-				select {
-				case ev, ok := <-p.events:
-					if !ok {
-						return
-					}
-					p.Sess.Handle(ev)
-				default:
-					return
-				}
-			}
+			p.handled++
+		case f := <-p.reqs:
+			f()
+		case <-p.stop:
+			return
 		}
 	}
 }
 
-// pass lets board time go by and reads the settled board.
-func (p *Player) pass(d time.Duration) {
-	p.Sim.Advance(d)
-	p.sync()
-	p.Sess.Tick(p.Sim.Now())
+// errStopped: the player's loop has ended (board or player closed).
+var errStopped = errors.New("companion: the player is closed")
+
+// do runs f in the loop, after every event it has received so far.
+func (p *Player) do(ctx context.Context, f func()) error {
+	ran := make(chan struct{})
+	select {
+	case p.reqs <- func() { f(); close(ran) }:
+	case <-p.done:
+		return errStopped
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	<-ran
+	return nil
 }
 
-// Run plays every action of s.
-func (p *Player) Run(s *Script) error {
-	for _, a := range s.Actions {
-		if err := p.Do(&a); err != nil {
-			var se *ScriptError
-			if errors.As(err, &se) {
-				se.File = s.Name
-				return se
-			}
-			return &ScriptError{File: s.Name, Line: a.Line, Msg: err.Error()}
+// Sync returns once the session has handled every event the board has
+// emitted, those it asks for while handling them included (a snapshot on
+// reconnection).
+func (p *Player) Sync(ctx context.Context) error {
+	for {
+		if err := p.Sim.Flush(ctx); err != nil {
+			return err
 		}
+		n := 0
+		if err := p.do(ctx, func() { n, p.handled = p.handled, 0 }); err != nil {
+			return err
+		}
+		if n == 0 {
+			return nil
+		}
+	}
+}
+
+// Tick reads the settled board at board time now.
+func (p *Player) Tick(ctx context.Context, now time.Duration) error {
+	p.Sess.Tick(now)
+	return nil
+}
+
+// Expect checks assertions against the referee's state.
+func (p *Player) Expect(ctx context.Context, a script.Action, as map[string]json.RawMessage) error {
+	return expectState(p.Sess, as)
+}
+
+func expectState(s *Session, as map[string]json.RawMessage) error {
+	st := s.State()
+	if err := st.Expect(as); err != nil {
+		return fmt.Errorf("%w: %v", script.ErrExpect, err)
 	}
 	return nil
 }
 
-// Act performs one action given as a JSON object (the page's POST).
+// Run plays every action of s, then waits for the session to have handled
+// every event. Errors are *script.Error naming the line.
+func (p *Player) Run(ctx context.Context, s *script.Script) error {
+	if err := script.Run(ctx, s, p.Sim, p); err != nil {
+		return err
+	}
+	return p.Sync(ctx)
+}
+
+// Act performs one action given as a JSON object ({"lift":"c1"}, …), on
+// virtual time as in a script.
 func (p *Player) Act(raw json.RawMessage) error {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil {
-		return err
-	}
-	s, err := ParseScript(strings.NewReader(`{"tabla-script":1,"game":"x"}`+"\n"+string(raw)), "action")
+	a, err := script.ParseAction(p.Sim.Def(), raw)
 	if err != nil {
 		return err
 	}
-	return p.Do(&s.Actions[0])
+	return script.Step(context.Background(), p.Sim, p, a)
 }
 
-// Do performs one action.
-func (p *Player) Do(a *ScriptAction) error {
-	switch a.Kind {
-	case "wait":
-		n, _ := a.int("wait")
-		p.pass(time.Duration(n) * time.Millisecond)
-		return nil
-	case "expect":
-		p.sync()
-		p.Sess.Tick(p.Sim.Now())
-		var obj map[string]json.RawMessage
-		json.Unmarshal(a.Obj["expect"], &obj)
-		st := p.Sess.State()
-		if e := st.Expect(obj); e != nil {
-			if p.Expect != nil {
-				p.Expect(a.Line, e)
-				return nil
-			}
-			return &ScriptError{Line: a.Line, Msg: "expect: " + e.Error(), Expect: true}
-		}
-		return nil
+// Close stops reading the board's events (closing the board does too).
+func (p *Player) Close() {
+	select {
+	case <-p.stop:
+	default:
+		close(p.stop)
 	}
-	if err := p.perform(a); err != nil {
-		return err
-	}
-	p.sync()
-	p.pass(sim.ActionTime)
-	return nil
-}
-
-// perform carries a physical action out on the virtual board.
-func (p *Player) perform(a *ScriptAction) error {
-	b := p.Sim
-	var err error
-	switch a.Kind {
-	case "lift":
-		c, _ := a.str("lift")
-		err = b.Lift(c)
-	case "remove":
-		c, _ := a.str("remove")
-		err = b.Remove(c)
-	case "place":
-		c, _ := a.str("place")
-		piece := ""
-		if _, ok := a.Obj["piece"]; ok {
-			piece, _ = a.str("piece")
-		}
-		err = b.Place(c, piece)
-	case "slide":
-		var cells []string
-		json.Unmarshal(a.Obj["slide"], &cells)
-		err = b.Slide(cells...)
-	case "roll":
-		raw := a.Obj["roll"]
-		var face string
-		if json.Unmarshal(raw, &face) != nil {
-			var n int
-			json.Unmarshal(raw, &n)
-			face = strconv.Itoa(n)
-		}
-		err = b.Roll(face)
-	case "press":
-		s, _ := a.str("press")
-		bt, _ := hardware.ParseButton(s)
-		err = b.Press(bt)
-	case "fault":
-		f, _ := a.str("fault")
-		switch f {
-		case "unplug":
-			err = b.Unplug()
-		case "replug":
-			err = b.Replug()
-		case "bounce":
-			c, _ := a.str("cell")
-			n, _ := a.int("times")
-			err = b.Bounce(c, n)
-		case "garbage":
-			n, _ := a.int("bytes")
-			b.Line("garbage", n) // only meaningful on a pty
-		}
-	}
-	if err != nil {
-		return &ScriptError{Line: a.Line, Msg: err.Error()}
-	}
-	return nil
+	<-p.done
 }
 
 // LivePlayer performs actions on a virtual board whose events a running
@@ -381,28 +164,26 @@ type LivePlayer struct {
 // NewLivePlayer returns a live player.
 func NewLivePlayer(b *sim.Board, s *Session) *LivePlayer { return &LivePlayer{b: b, sess: s} }
 
-// Act performs one SCRIPTS.md action (expect and wait included: wait
-// advances the board clock, expect checks the state now).
+// liveExpectTimeout bounds how long an expect waits for the session to
+// have received the board's events.
+const liveExpectTimeout = 5 * time.Second
+
+// Act performs one SCRIPTS.md action, taking no board time of its own
+// (wait advances the board clock, expect checks the state now).
 func (p *LivePlayer) Act(raw json.RawMessage) error {
-	s, err := ParseScript(strings.NewReader(`{"tabla-script":1,"game":"x"}`+"\n"+string(raw)), "action")
+	a, err := script.ParseAction(p.b.Def(), raw)
 	if err != nil {
 		return err
 	}
-	if len(s.Actions) != 1 {
-		return errors.New("companion: want one action")
+	if a.Kind != "expect" {
+		return script.Perform(p.b, a)
 	}
-	a := &s.Actions[0]
-	switch a.Kind {
-	case "expect":
-		var obj map[string]json.RawMessage
-		json.Unmarshal(a.Obj["expect"], &obj)
-		st := p.sess.State()
-		return st.Expect(obj)
-	case "wait":
-		n, _ := a.int("wait")
-		p.b.Advance(time.Duration(n) * time.Millisecond)
-		return nil
-	}
-	pl := &Player{Sim: p.b, Sess: p.sess}
-	return pl.perform(a)
+	ctx, cancel := context.WithTimeout(context.Background(), liveExpectTimeout)
+	defer cancel()
+	return script.Step(ctx, p.b, p, a)
+}
+
+// Expect checks assertions against the referee's state.
+func (p *LivePlayer) Expect(ctx context.Context, a script.Action, as map[string]json.RawMessage) error {
+	return expectState(p.sess, as)
 }

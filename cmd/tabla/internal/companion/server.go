@@ -7,7 +7,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"time"
+
+	"github.com/tabla-board/tabla/sim/web"
 )
 
 // ServerOptions configure the status API.
@@ -35,7 +36,7 @@ func NewMux(s *Session, o ServerOptions) *http.ServeMux {
 		writeJSON(w, s.StatusJSON())
 	})
 	mux.HandleFunc("GET /api/events", func(w http.ResponseWriter, r *http.Request) {
-		ServeEvents(w, r, s)
+		web.ServeEvents(w, r, func() any { return s.StatusJSON() }, s.Subscribe)
 	})
 	mux.HandleFunc("POST /api/{command}", func(w http.ResponseWriter, r *http.Request) {
 		if o.Token == "" {
@@ -111,49 +112,6 @@ func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	json.NewEncoder(w).Encode(v)
-}
-
-// ServeEvents streams state updates as server-sent events until the client
-// goes away (the request's context ends, which http.Server.Shutdown does
-// not wait for: cancel BaseContext to stop streams on shutdown).
-func ServeEvents(w http.ResponseWriter, r *http.Request, s *Session) {
-	fl, ok := w.(http.Flusher)
-	if !ok {
-		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-store")
-	ctx := r.Context()
-	ch := s.Subscribe(ctx)
-	send := func() bool {
-		b, _ := json.Marshal(s.StatusJSON())
-		if _, err := fmt.Fprintf(w, "event: state\ndata: %s\n\n", b); err != nil {
-			return false
-		}
-		fl.Flush()
-		return true
-	}
-	if !send() {
-		return
-	}
-	keep := time.NewTicker(15 * time.Second)
-	defer keep.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case _, ok := <-ch:
-			if !ok || !send() {
-				return
-			}
-		case <-keep.C:
-			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
-				return
-			}
-			fl.Flush()
-		}
-	}
 }
 
 const statusPage = `<!doctype html>

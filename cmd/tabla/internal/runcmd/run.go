@@ -8,8 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -157,16 +155,9 @@ func (o *Options) load(path string, changed func(string) bool) error {
 	return sc.Err()
 }
 
-func logger(w io.Writer, format string) *slog.Logger {
-	if format == "json" {
-		return slog.New(slog.NewJSONHandler(w, nil))
-	}
-	return slog.New(slog.NewTextHandler(w, nil))
-}
-
 // Run runs the daemon until ctx ends.
 func Run(ctx context.Context, o *Options) error {
-	log := logger(o.IO.Err, o.LogFormat)
+	log := cmdutil.Logger(o.IO.Err, o.LogFormat)
 	if o.Game == "" || o.Board == "" {
 		return cmdutil.WithCode(cmdutil.ExitUsage, errors.New("run: --game and --board are required"))
 	}

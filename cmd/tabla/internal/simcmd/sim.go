@@ -1,27 +1,26 @@
 // Package simcmd implements `tabla sim`: the simulator. Headless, it plays
-// a physical-action script (SCRIPTS.md) on the virtual board through the
-// companion and writes the game record; the browser page comes later and
-// reuses companion.Session (State, Subscribe, Command) and companion.Player
-// (Act) on the same virtual board.
+// a physical-action script (SCRIPTS.md, read and played by sim/script) on
+// the virtual board through the companion (companion.Player) and writes
+// the game record; the browser page runs companion.Session (State,
+// Subscribe, Command) with companion.LivePlayer (Act) on the same virtual
+// board.
 package simcmd
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/tabla-board/tabla/boards"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
 	"github.com/tabla-board/tabla/engine/record"
 	"github.com/tabla-board/tabla/engine/referee"
-	"github.com/tabla-board/tabla/sim"
+	"github.com/tabla-board/tabla/sim/script"
 )
 
 // Options are `tabla sim`'s inputs.
@@ -57,7 +56,7 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 					return cmdutil.WithCode(cmdutil.ExitUsage, errors.New("sim: give --game (daha, star, gyges, ray or six) or --script FILE"))
 				}
 				o.Page.Game, o.Page.Journal = o.Game, o.Journal
-				return ServePage(c.Context(), &o.Page, logger(o.IO.Err, o.LogFormat))
+				return ServePage(c.Context(), &o.Page, cmdutil.Logger(o.IO.Err, o.LogFormat))
 			}
 			return Run(o)
 		},
@@ -88,7 +87,7 @@ func Run(o *Options) error {
 	if err != nil {
 		return cmdutil.WithCode(cmdutil.ExitUsage, err)
 	}
-	s, err := companion.ParseScript(in, name)
+	s, err := script.Parse(name, in)
 	in.Close()
 	if err != nil {
 		return cmdutil.WithCode(cmdutil.ExitUsage, err)
@@ -98,7 +97,7 @@ func Run(o *Options) error {
 	}
 	res, err := Play(s, o.Journal)
 	if err != nil {
-		var se *companion.ScriptError
+		var se *script.Error
 		if errors.As(err, &se) {
 			return cmdutil.WithCode(cmdutil.ExitUsage, err)
 		}
@@ -119,13 +118,6 @@ func Run(o *Options) error {
 	return nil
 }
 
-func logger(w io.Writer, format string) *slog.Logger {
-	if format == "json" {
-		return slog.New(slog.NewJSONHandler(w, nil))
-	}
-	return slog.New(slog.NewTextHandler(w, nil))
-}
-
 func deref(s *string) string {
 	if s == nil {
 		return "nobody"
@@ -142,26 +134,19 @@ type Result struct {
 type companionState = referee.State
 
 // Play runs a parsed script on a fresh virtual board and session; the
-// journal goes to journalDir (a temporary directory when "").
-func Play(s *companion.Script, journalDir string) (*Result, error) {
-	h := s.Header.Record()
-	defName := h.Board
-	if defName == "" {
-		defName = h.Game
-	}
-	def, err := boards.Open(defName)
-	if err != nil {
-		return nil, &companion.ScriptError{File: s.Name, Line: 1, Msg: err.Error()}
-	}
-	kind, _ := sim.ParseSensorKind(s.Header.Sensors)
-	b, err := sim.New(sim.Options{Board: def, Sensors: kind, Seed: s.Header.Seed})
+// journal goes to journalDir (a temporary directory when ""). A malformed
+// or failed script is a *script.Error naming the line.
+func Play(s *script.Script, journalDir string) (*Result, error) {
+	h := recordHeader(&s.Header)
+	setupErr := func(err error) error { return &script.Error{File: s.File, Line: 1, Err: err} }
+	b, err := script.NewBoard(s)
 	if err != nil {
 		return nil, err
 	}
 	defer b.Close()
 	st, err := record.NewState(&h)
 	if err != nil {
-		return nil, &companion.ScriptError{File: s.Name, Line: 1, Msg: err.Error()}
+		return nil, setupErr(err)
 	}
 	var faces []string
 	if d := st.Info().Die; d != nil {
@@ -184,14 +169,15 @@ func Play(s *companion.Script, journalDir string) (*Result, error) {
 		defer os.RemoveAll(dir)
 		journalDir = dir
 	}
-	sess, err := companion.Open(companion.Options{Header: h, Board: def, HW: b, JournalDir: journalDir, NoResume: true,
+	sess, err := companion.Open(companion.Options{Header: h, Board: s.Board, HW: b, JournalDir: journalDir, NoResume: true,
 		Source: "sim", Rand: rnd})
 	if err != nil {
-		return nil, &companion.ScriptError{File: s.Name, Line: 1, Msg: err.Error()}
+		return nil, setupErr(err)
 	}
 	defer sess.Close()
 	p := companion.NewPlayer(b, sess)
-	if err := p.Run(s); err != nil {
+	defer p.Close()
+	if err := p.Run(context.Background(), s); err != nil {
 		return nil, err
 	}
 	journal, err := os.ReadFile(sess.JournalPath())
@@ -199,6 +185,12 @@ func Play(s *companion.Script, journalDir string) (*Result, error) {
 		return nil, err
 	}
 	return &Result{State: sess.State(), Journal: journal}, nil
+}
+
+// recordHeader is the game record header a script's header describes.
+func recordHeader(h *script.Header) record.Header {
+	return record.Header{Tabla: record.Version, Game: h.Game, Variant: h.Variant, First: h.First, N: h.N,
+		Players: h.Players, Board: h.Board}
 }
 
 // GameRecord returns the game record of a journal: its header and its
