@@ -327,7 +327,7 @@ func compareGenerators(t *testing.T, b *boards.Board, pos engine.Position) {
 
 func TestGeneratorsAgainstReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	n := 3000
+	n := enginetest.Scale(3000)
 	if testing.Short() {
 		n = 500
 	}

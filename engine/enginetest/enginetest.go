@@ -197,3 +197,13 @@ func CheckRandomMove(t testing.TB, s engine.State, games, maxSteps int, seed uin
 		}
 	}
 }
+
+// Scale returns n, or a quarter of it (at least 1) under the race detector:
+// the engines are single-threaded, so their long randomised comparisons
+// gain nothing from it but its 5–10× slowdown.
+func Scale(n int) int {
+	if Race {
+		return max(1, n/4)
+	}
+	return n
+}

@@ -167,7 +167,7 @@ func fromRef(t testing.TB, p refPos) *Game {
 // reference generator's on random scattered positions and on positions of
 // random games, in both variants.
 func TestAgainstReference(t *testing.T) {
-	scattered, games := 3000, 40
+	scattered, games := enginetest.Scale(3000), enginetest.Scale(40)
 	if testing.Short() {
 		scattered, games = 500, 8
 	}

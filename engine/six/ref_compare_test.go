@@ -3,6 +3,7 @@ package six
 import (
 	"errors"
 	"fmt"
+	"github.com/tabla-board/tabla/engine/enginetest"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -73,7 +74,7 @@ func minus(a, b []string) []string {
 }
 
 func TestReferenceFromStart(t *testing.T) {
-	games := 40
+	games := enginetest.Scale(40)
 	if testing.Short() {
 		games = 8
 	}
@@ -94,7 +95,7 @@ func TestReferenceFromStart(t *testing.T) {
 }
 
 func TestReferenceRandomTables(t *testing.T) {
-	games := 600
+	games := enginetest.Scale(600)
 	if testing.Short() {
 		games = 100
 	}

@@ -5,19 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/tabla-board/tabla/hardware"
 	"github.com/tabla-board/tabla/sim"
 	"github.com/tabla-board/tabla/sim/script"
 )
-
-// ParseScript reads a physical-action script (SCRIPTS.md) with sim/script.
-//
-// Deprecated: use script.Parse(name, r); this remains for callers outside
-// the companion's packages.
-func ParseScript(r io.Reader, name string) (*script.Script, error) { return script.Parse(name, r) }
 
 // Player plays physical-action scripts (sim/script) on a virtual board
 // feeding a session, on virtual time: each action takes sim.ActionTime (a

@@ -8,19 +8,14 @@ import (
 	"testing"
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
-	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/simcmd"
 	_ "github.com/tabla-board/tabla/engine/games"
+	"github.com/tabla-board/tabla/sim/script"
 )
 
-func journal(t *testing.T, script string) []byte {
+func journal(t *testing.T, name string) []byte {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "simcmd", "testdata", script))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	s, err := companion.ParseScript(f, script)
+	s, err := script.ParseFile(filepath.Join("..", "simcmd", "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,6 @@
+//go:build !race
+
+package enginetest
+
+// Race is true when the race detector is on.
+const Race = false
