@@ -355,7 +355,7 @@ func (s *Session) decide(a referee.Action) {
 	case referee.HintWanted:
 		hint := s.opts.Hint
 		if hint == nil {
-			hint = firstMove
+			hint = SearchHint(nil)
 		}
 		if m, err := hint(st.Clone()); err == nil {
 			s.ref.ShowHint(m)
@@ -387,20 +387,6 @@ func (s *Session) decide(a referee.Action) {
 	}
 }
 
-// firstMove is the fallback hint: the first legal move in canonical order.
-func firstMove(st engine.State) (string, error) {
-	moves := st.Moves(nil)
-	if len(moves) == 0 {
-		return "", errors.New("no move")
-	}
-	best := ""
-	for _, m := range moves {
-		if t := engine.MoveString(st, m); best == "" || t < best {
-			best = t
-		}
-	}
-	return best, nil
-}
 
 func ledsEqual(a, b []hardware.LED) bool {
 	if len(a) != len(b) {

@@ -270,3 +270,23 @@ func TestPageSix(t *testing.T) {
 	}
 	p.screenshot("six")
 }
+
+// TestPageAISeat: white is played by the engine; its move is lit as a hint
+// and the person carries it out.
+func TestPageAISeat(t *testing.T) {
+	p := startPage(t, PageOptions{Game: "star", First: "red", Sensors: "identifying", Seed: 6, AI: map[string]int{"white": 1}})
+	p.liftAndPlaceLit("a4", first)
+	s := p.waitFor("the engine's move", func(s referee.State) bool { return s.Hint != "" && len(lit(s, "hint")) == 2 })
+	from, to, ok := strings.Cut(s.Hint, "-")
+	if !ok {
+		t.Fatalf("hint %q", s.Hint)
+	}
+	p.cell(from)
+	p.waitHand(1)
+	p.cell(to)
+	s = p.moves(2)
+	if s.Moves[1] != from+"-"+to {
+		t.Errorf("moves %v, want the engine's %s", s.Moves, s.Hint)
+	}
+	p.screenshot("star-ai")
+}

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -34,6 +35,8 @@ type Options struct {
 	Page PageOptions
 	// LogFormat is text or json.
 	LogFormat string
+	// AISeats are --ai values: SEAT or SEAT=LEVEL.
+	AISeats []string
 }
 
 // NewCmd returns `tabla sim`.
@@ -56,6 +59,11 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 					return cmdutil.WithCode(cmdutil.ExitUsage, errors.New("sim: give --game (daha, star, gyges, ray or six) or --script FILE"))
 				}
 				o.Page.Game, o.Page.Journal = o.Game, o.Journal
+				ai, err := parseAI(o.AISeats)
+				if err != nil {
+					return cmdutil.WithCode(cmdutil.ExitUsage, err)
+				}
+				o.Page.AI = ai
 				return ServePage(c.Context(), &o.Page, cmdutil.Logger(o.IO.Err, o.LogFormat))
 			}
 			return Run(o)
@@ -72,6 +80,7 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 	f.StringVar(&o.Page.Listen, "listen", "127.0.0.1:7421", "address of the page (keep it on localhost unless you mean it)")
 	f.StringVar(&o.Page.Token, "token", "", "token for the control API (takeback, new, …) for other tools")
 	f.StringVar(&o.LogFormat, "log-format", "text", "log format: text or json")
+	f.StringSliceVar(&o.AISeats, "ai", nil, "seats the engine plays, SEAT or SEAT=LEVEL (1–5), e.g. --ai north=4")
 	f.StringVar(&o.Script, "script", "", "the script to play")
 	f.StringVar(&o.Record, "record", "", "write the game record here")
 	f.StringVar(&o.Journal, "journal", "", "also keep the full journal (board events included) here")
@@ -203,4 +212,22 @@ func GameRecord(journal []byte) []byte {
 		}
 	}
 	return b.Bytes()
+}
+
+// parseAI reads --ai values: SEAT or SEAT=LEVEL.
+func parseAI(vals []string) (map[string]int, error) {
+	ai := map[string]int{}
+	for _, v := range vals {
+		seat, lv, has := strings.Cut(v, "=")
+		level := 0
+		if has {
+			n, err := strconv.Atoi(lv)
+			if err != nil || n < 1 || n > 5 {
+				return nil, fmt.Errorf("sim: --ai %s: the level is 1–5", v)
+			}
+			level = n
+		}
+		ai[seat] = level
+	}
+	return ai, nil
 }
