@@ -862,6 +862,11 @@ func (r *Referee) ShowHint(move string) error {
 	for i, t := range c.texts {
 		if t == move {
 			r.hint, r.hintText = c.notes[i], move
+			var m []int
+			if r.known {
+				m = r.mismatch(nil, r.cur)
+			}
+			r.render(m) // light it now, not at the next board event
 			r.bump()
 			return nil
 		}

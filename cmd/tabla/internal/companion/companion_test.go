@@ -239,7 +239,17 @@ func TestServer(t *testing.T) {
 			t.Errorf("POST %s token %q: %d, want %d", tc.path, tc.token, resp.StatusCode, tc.code)
 		}
 	}
-	if h := s.State().Hint; h == "" {
+	rs := s.State()
+	hintLit := 0
+	for _, l := range rs.LEDs {
+		if l.Role == "hint" {
+			hintLit++
+		}
+	}
+	if hintLit < 2 {
+		t.Errorf("hint %q lights %d cells, want its from and to cells at once", rs.Hint, hintLit)
+	}
+	if h := rs.Hint; h == "" {
 		t.Error("no hint shown")
 	}
 	// no token configured: control is off

@@ -104,7 +104,7 @@ func (p *pageRun) waitFor(what string, cond func(referee.State) bool) referee.St
 			return s
 		}
 		if time.Now().After(deadline) {
-			p.t.Fatalf("waiting for %s; state: mode %s in_sync %v moves %v message %q pending %v", what, s.Mode, s.InSync, s.Moves, s.Message, s.Pending)
+			p.t.Fatalf("waiting for %s; state: mode %s in_sync %v moves %v message %q pending %v hint %q leds %v", what, s.Mode, s.InSync, s.Moves, s.Message, s.Pending, s.Hint, s.LEDs)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
