@@ -47,6 +47,7 @@ type Player struct {
 	MeanLoss   float64 `json:"mean_loss"`
 	Blunders   int     `json:"blunders"`
 	MissedWins int     `json:"missed_wins"`
+	Unforced   int     `json:"unforced"`  // moves with a choice
 	Agreement  float64 `json:"agreement"` // share of unforced moves equal to the engine's
 }
 
@@ -189,6 +190,7 @@ func Analyze(h *record.Header, applied []record.Applied, opts Options) (*Report,
 		if players[i].Moves > 0 {
 			players[i].MeanLoss /= float64(players[i].Moves)
 		}
+		players[i].Unforced = unforced[i]
 		if unforced[i] > 0 {
 			players[i].Agreement = float64(agree[i]) / float64(unforced[i])
 		}

@@ -72,10 +72,6 @@ func newABWorker(s engine.State, opts Options, limit int64, deadline time.Time, 
 	}
 	w.tt = make([]ttEntry, size)
 	w.ttMask = uint64(size - 1)
-	for i := range w.moves {
-		w.moves[i] = make([]engine.Move, 0, moveCap)
-		w.scores[i] = make([]int32, moveCap)
-	}
 	if w.ev != nil {
 		w.ev.Reset(s)
 	}
@@ -212,7 +208,15 @@ func (w *abWorker) search(depth, ply int, alpha, beta int32) int32 {
 			}
 		}
 	}
+	if w.moves[ply] == nil {
+		// Buffers per depth, made the first time the depth is reached.
+		w.moves[ply] = make([]engine.Move, 0, moveCap)
+		w.scores[ply] = make([]int32, moveCap)
+	}
 	moves := s.Moves(w.moves[ply][:0])
+	if len(moves) > len(w.scores[ply]) {
+		w.scores[ply] = make([]int32, len(moves))
+	}
 	sc := w.order(moves, ply, ttMove)
 	me := w.sideOf[s.ToMove()]
 	alpha0 := alpha

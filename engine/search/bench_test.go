@@ -52,7 +52,11 @@ func BenchmarkAlphaBeta(b *testing.B) {
 		b.Run(game, func(b *testing.B) {
 			s := mustNew(b, game, engine.Config{})
 			rng := rand.New(rand.NewPCG(5, 6))
-			for s.Plies() < 20 && s.Awaiting() == engine.AwaitMove {
+			// A random middle game position that is not decided yet.
+			for s.Plies() < 16 || IsWin(Search(s, Options{Level: 2}).Score) {
+				if s.Awaiting() != engine.AwaitMove {
+					s = mustNew(b, game, engine.Config{})
+				}
 				moves := s.Moves(nil)
 				s.Play(moves[rng.IntN(len(moves))])
 			}

@@ -152,8 +152,9 @@ func runMatch(game string, a, b contestant, n int, par int) matchResult {
 }
 
 // TestMatches plays the strength table. It is not part of the default test
-// run: TABLA_MATCHES=star,gyges,six,daha [TABLA_MATCH_N=40] go test -run
-// Matches -v -timeout 0 ./engine/search
+// run: TABLA_MATCHES=star,gyges,six,daha [TABLA_MATCH_N=40]
+// [TABLA_MATCH_MINLEVEL=1] [TABLA_MATCH_MAXLEVEL=4] [TABLA_MATCH_ONLY=random|below]
+// go test -run 'TestMatches$' -v -timeout 0 ./engine/search
 func TestMatches(t *testing.T) {
 	games := os.Getenv("TABLA_MATCHES")
 	if games == "" {
@@ -167,13 +168,18 @@ func TestMatches(t *testing.T) {
 	if v, err := strconv.Atoi(os.Getenv("TABLA_MATCH_MAXLEVEL")); err == nil {
 		maxLevel = v
 	}
+	minLevel := 1
+	if v, err := strconv.Atoi(os.Getenv("TABLA_MATCH_MINLEVEL")); err == nil {
+		minLevel = v
+	}
+	only := os.Getenv("TABLA_MATCH_ONLY") // "random", "below" or both
 	fmt.Println("| game | match | games | wins | draws | score | 95% CI | plies | time |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|")
 	for _, game := range strings.Split(games, ",") {
-		for l := 1; l <= maxLevel; l++ {
+		for l := minLevel; l <= maxLevel && only != "below"; l++ {
 			fmt.Println(runMatch(game, lvl(l), random, n, 2))
 		}
-		for l := 2; l <= maxLevel; l++ {
+		for l := max(2, minLevel); l <= maxLevel && only != "random"; l++ {
 			fmt.Println(runMatch(game, lvl(l), lvl(l-1), n, 2))
 		}
 	}

@@ -99,7 +99,11 @@ func writeReport(streams *cmdutil.IO, rep *analysis.Report) error {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "seat\tmoves\tmean loss\tblunders\tmissed wins\tagreement\t")
 	for _, p := range rep.Players {
-		fmt.Fprintf(w, "%s\t%d\t%.1f\t%d\t%d\t%s\t\n", p.Seat, p.Moves, 100*p.MeanLoss, p.Blunders, p.MissedWins, pct(p.Agreement))
+		agree := "-"
+		if p.Unforced > 0 {
+			agree = pct(p.Agreement)
+		}
+		fmt.Fprintf(w, "%s\t%d\t%.1f\t%d\t%d\t%s\t\n", p.Seat, p.Moves, 100*p.MeanLoss, p.Blunders, p.MissedWins, agree)
 	}
 	return w.Flush()
 }
