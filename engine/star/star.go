@@ -2,6 +2,8 @@ package star
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"math/rand/v2"
 	"strings"
 
@@ -162,7 +164,10 @@ func (s *State) setStart(p *engine.Position) error {
 	if p.Painted != nil || p.LastRoll != nil || p.Out != nil || p.Hands != nil {
 		return fmt.Errorf("%w: start: star positions have only to_move and pieces", engine.ErrConfig)
 	}
-	for cell, piece := range p.Pieces {
+	// In sorted order, so that piece lists (and so move order) and the first
+	// error reported are the same on every run.
+	for _, cell := range slices.Sorted(maps.Keys(p.Pieces)) {
+		piece := p.Pieces[cell]
 		i, ok := b.Index(cell)
 		if !ok {
 			return fmt.Errorf("%w: start: no cell %q on a %d×%d star board", engine.ErrConfig, cell, b.Cols, b.Rows)
