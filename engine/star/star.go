@@ -3,8 +3,8 @@ package star
 import (
 	"fmt"
 	"maps"
-	"slices"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/tabla-board/tabla/boards"
