@@ -387,7 +387,6 @@ func (s *Session) decide(a referee.Action) {
 	}
 }
 
-
 func ledsEqual(a, b []hardware.LED) bool {
 	if len(a) != len(b) {
 		return false
