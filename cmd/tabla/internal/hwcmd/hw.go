@@ -371,7 +371,8 @@ func newSimPTYCmd(streams *cmdutil.IO) *cobra.Command {
 	return cmd
 }
 
-// SimPTYRun serves until ctx ends or standard input closes.
+// SimPTYRun serves until ctx ends (an interrupt); when standard input
+// closes it stops reading actions but goes on serving.
 func SimPTYRun(ctx context.Context, o *SimPTYOptions) error {
 	if o.Game == "" {
 		return cmdutil.WithCode(cmdutil.ExitUsage, errors.New("hw sim-pty: --game is required"))

@@ -19,6 +19,7 @@ import (
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hwcmd"
 	"github.com/tabla-board/tabla/engine/record"
 	"github.com/tabla-board/tabla/engine/referee"
 	"github.com/tabla-board/tabla/sim/script"
@@ -37,6 +38,8 @@ type Options struct {
 	LogFormat string
 	// AISeats are --ai values: SEAT or SEAT=LEVEL.
 	AISeats []string
+	// PTY serves the virtual board on a pseudo-terminal instead.
+	PTY bool
 }
 
 // NewCmd returns `tabla sim`.
@@ -54,6 +57,14 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 			"malformed script or a failed expectation (the message names the line).",
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if o.PTY {
+				seed := o.Page.Seed
+				if seed == 0 {
+					seed = 1
+				}
+				return hwcmd.SimPTYRun(c.Context(), &hwcmd.SimPTYOptions{IO: o.IO, Game: o.Game,
+					BoardFile: o.Page.BoardDef, Sensors: o.Page.Sensors, Seed: seed})
+			}
 			if o.Script == "" {
 				if o.Game == "" {
 					return cmdutil.WithCode(cmdutil.ExitUsage, errors.New("sim: give --game (daha, star, gyges, ray or six) or --script FILE"))
@@ -80,6 +91,8 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 	f.StringVar(&o.Page.Listen, "listen", "127.0.0.1:7421", "address of the page (keep it on localhost unless you mean it)")
 	f.StringVar(&o.Page.Token, "token", "", "token for the control API (takeback, new, …) for other tools")
 	f.StringVar(&o.LogFormat, "log-format", "text", "log format: text or json")
+	f.BoolVar(&o.PTY, "pty", false, "serve the virtual board on a pseudo-terminal speaking the wire protocol: prints its path\n"+
+		"(use it as tabla run --board serial:PATH); action lines on standard input act on the board")
 	f.StringSliceVar(&o.AISeats, "ai", nil, "seats the engine plays, SEAT or SEAT=LEVEL (1–5), e.g. --ai north=4")
 	f.StringVar(&o.Script, "script", "", "the script to play")
 	f.StringVar(&o.Record, "record", "", "write the game record here")
