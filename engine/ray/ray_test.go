@@ -253,3 +253,25 @@ func BenchmarkPlayout(b *testing.B) {
 	b.ReportMetric(float64(plies)/float64(b.N), "plies/game")
 	b.ReportMetric(100*float64(won)/float64(b.N), "%won")
 }
+
+// FuzzParseMove: any text either fails with a clear error or names the one
+// legal move in its canonical notation.
+func FuzzParseMove(f *testing.F) {
+	for _, s := range []string{"pass", "ac28", "a29", "o15", "a0", "ad1", "Pass", ""} {
+		f.Add(s)
+	}
+	s := newState(f, nil)
+	s.Roll(South)
+	f.Fuzz(func(t *testing.T, text string) {
+		m, err := s.ParseMove(text)
+		if err != nil {
+			if !errors.Is(err, engine.ErrNotation) && !errors.Is(err, engine.ErrIllegal) {
+				t.Fatalf("%q: error %v wraps neither ErrNotation nor ErrIllegal", text, err)
+			}
+			return
+		}
+		if got := engine.MoveString(s, m); got != text || !engine.Legal(s, m) {
+			t.Fatalf("%q parses to %q", text, got)
+		}
+	})
+}

@@ -414,3 +414,24 @@ func BenchmarkPlayout(b *testing.B) {
 func TestRandomMove(t *testing.T) {
 	enginetest.CheckRandomMove(t, newState(t, engine.Config{}), 10, 150, 9)
 }
+
+// FuzzParseMove: any text either fails with a notation/illegal error or names
+// a legal move whose canonical notation is the text itself.
+func FuzzParseMove(f *testing.F) {
+	for _, s := range []string{"a4-e6", "b1-j1", "a1-c1", "m13-a1", "a4-", "-e6", "aa1-b2", "a04-e6"} {
+		f.Add(s)
+	}
+	s := newState(f, engine.Config{})
+	f.Fuzz(func(t *testing.T, text string) {
+		m, err := s.ParseMove(text)
+		if err != nil {
+			if !errors.Is(err, engine.ErrNotation) && !errors.Is(err, engine.ErrIllegal) {
+				t.Fatalf("%q: error %v wraps neither ErrNotation nor ErrIllegal", text, err)
+			}
+			return
+		}
+		if got := engine.MoveString(s, m); got != text || !engine.Legal(s, m) {
+			t.Fatalf("%q parses to %q (legal %v)", text, got, engine.Legal(s, m))
+		}
+	})
+}
