@@ -201,6 +201,9 @@ async function start() {
   render(await (await fetch("api/state")).json());
   const es = new EventSource("api/events");
   es.addEventListener("state", e => render(JSON.parse(e.data)));
+  // EventSource reconnects by itself; say so while it is away, and redraw
+  // from the first state it sends when it is back.
   es.onerror = () => { const c = document.getElementById("conn"); c.textContent = "page offline"; c.classList.add("down"); };
+  es.onopen = () => { if (state) render(state); };
 }
 start();
