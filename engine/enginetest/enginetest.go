@@ -5,6 +5,9 @@ package enginetest
 
 import (
 	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
 	"reflect"
 	"testing"
 
@@ -206,4 +209,43 @@ func Scale(n int) int {
 		return max(1, n/4)
 	}
 	return n
+}
+
+// PerftLine is one line of a perft table: NAME DEPTH COUNT.
+type PerftLine struct {
+	Name  string
+	Depth int
+	Count uint64
+}
+
+// ReadPerft reads a perft table (testdata/perft.txt): "NAME DEPTH COUNT"
+// lines, blank lines and '#' comments. A malformed line fails the test with
+// its line number.
+func ReadPerft(t testing.TB, path string) []PerftLine {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []PerftLine
+	for n, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		w := strings.Fields(line)
+		if len(w) != 3 {
+			t.Fatalf("%s:%d: want NAME DEPTH COUNT", path, n+1)
+		}
+		d, err1 := strconv.Atoi(w[1])
+		c, err2 := strconv.ParseUint(w[2], 10, 64)
+		if err1 != nil || err2 != nil || d < 0 {
+			t.Fatalf("%s:%d: bad numbers", path, n+1)
+		}
+		out = append(out, PerftLine{w[0], d, c})
+	}
+	if len(out) == 0 {
+		t.Fatalf("%s: no perft entries", path)
+	}
+	return out
 }

@@ -1,12 +1,10 @@
 package six
 
 import (
-	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -49,28 +47,9 @@ type perftLine struct {
 }
 
 func readPerft(t *testing.T) []perftLine {
-	f, err := os.Open("testdata/perft.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []perftLine
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		w := strings.Fields(line)
-		if len(w) != 3 {
-			t.Fatalf("perft.txt:%d: want \"name depth count\"", n)
-		}
-		d, err1 := strconv.Atoi(w[1])
-		c, err2 := strconv.ParseUint(w[2], 10, 64)
-		if err1 != nil || err2 != nil {
-			t.Fatalf("perft.txt:%d: bad numbers", n)
-		}
-		out = append(out, perftLine{w[0], d, c})
+	for _, l := range enginetest.ReadPerft(t, "testdata/perft.txt") {
+		out = append(out, perftLine{l.Name, l.Depth, l.Count})
 	}
 	return out
 }

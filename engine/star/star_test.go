@@ -1,11 +1,8 @@
 package star
 
 import (
-	"bufio"
 	"errors"
-	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -334,35 +331,14 @@ func TestTransposition(t *testing.T) {
 }
 
 func TestPerft(t *testing.T) {
-	f, err := os.Open("testdata/perft.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	n := 0
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || line[0] == '#' {
+	for _, l := range enginetest.ReadPerft(t, "testdata/perft.txt") {
+		if l.Depth > 3 && testing.Short() {
 			continue
 		}
-		var first string
-		var depth int
-		var want uint64
-		if _, err := fmt.Sscan(line, &first, &depth, &want); err != nil {
-			t.Fatalf("perft.txt: %q: %v", line, err)
+		s := newState(t, engine.Config{First: l.Name})
+		if got := enginetest.Perft(s, l.Depth); got != l.Count {
+			t.Errorf("perft(%s, %d) = %d, want %d", l.Name, l.Depth, got, l.Count)
 		}
-		if depth > 3 && testing.Short() {
-			continue
-		}
-		s := newState(t, engine.Config{First: first})
-		if got := enginetest.Perft(s, depth); got != want {
-			t.Errorf("perft(%s, %d) = %d, want %d", first, depth, got, want)
-		}
-		n++
-	}
-	if n == 0 {
-		t.Fatal("no perft entries")
 	}
 }
 
