@@ -6,9 +6,9 @@ package enginetest
 import (
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
-	"reflect"
 	"testing"
 
 	"github.com/tabla-board/tabla/engine"
