@@ -75,6 +75,11 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 					return cmdutil.WithCode(cmdutil.ExitUsage, err)
 				}
 				o.Page.AI = ai
+				if o.Page.Ready == nil {
+					o.Page.Ready = func(addr string, _ *PageSession) {
+						fmt.Fprintf(o.IO.Out, "tabla sim: %s on a virtual board — open http://%s/ in a browser (Ctrl-C stops)\n", o.Game, addr)
+					}
+				}
 				return ServePage(c.Context(), &o.Page, cmdutil.Logger(o.IO.Err, o.LogFormat))
 			}
 			return Run(o)
