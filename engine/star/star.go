@@ -219,16 +219,14 @@ func (s *State) target(a, p int) int {
 
 func (s *State) hasMove() bool {
 	size := s.g.size
-	own := s.pieces[s.toMove]
-	var xs, ys [64]int
 	gx, gy := s.g.x, s.g.y
-	for k, p := range own {
-		xs[k], ys[k] = gx[p], gy[p]
-	}
-	for i := range own {
-		for j := range own {
-			x, y := 2*xs[j]-xs[i], 2*ys[j]-ys[i]
-			if uint(x) < uint(size) && uint(y) < uint(size) && i != j && s.cell[y*size+x] == 0 {
+	own := s.pieces[s.toMove]
+	// Usually the first few pairs already give a move: no tables up front.
+	for _, a := range own {
+		ax, ay := gx[a], gy[a]
+		for _, p := range own {
+			x, y := 2*gx[p]-ax, 2*gy[p]-ay
+			if uint(x) < uint(size) && uint(y) < uint(size) && a != p && s.cell[y*size+x] == 0 {
 				return true
 			}
 		}
