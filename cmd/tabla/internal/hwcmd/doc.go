@@ -1,6 +1,6 @@
 // Package hwcmd implements `tabla hw`: hardware bring-up tools.
 //
-//	tabla hw test --board SPEC --boardfile NAME|FILE [--leds-only]
+//	tabla hw test --board SPEC --board-file NAME|FILE [--leds-only]
 //
 // walks every LED, then asks for a piece on each cell in turn and reports
 // dead sensors, swapped cells (with the cell the firing sensor is wired

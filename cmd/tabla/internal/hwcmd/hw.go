@@ -58,7 +58,7 @@ type TestOptions struct {
 func newTestCmd(streams *cmdutil.IO) *cobra.Command {
 	o := &TestOptions{IO: streams}
 	cmd := &cobra.Command{
-		Use:   "test --board serial:/dev/ttyUSB0|serial:auto|gpio[:CONFIG] --boardfile NAME|FILE",
+		Use:   "test --board serial:/dev/ttyUSB0|serial:auto|gpio[:CONFIG] --board-file NAME|FILE",
 		Short: "Smoke-test a newly wired board: LEDs, then every sensor",
 		Long: "Light every LED in turn, then ask for a piece on each cell and check that\n" +
 			"the sensor wired to it fires. Reports dead sensors (nothing fired), swapped\n" +
@@ -69,7 +69,7 @@ func newTestCmd(streams *cmdutil.IO) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Board, "board", "", "serial:PATH, serial:auto, gpio[:CONFIG] or sim")
-	f.StringVar(&o.BoardFile, "boardfile", "", "board definition with the wiring (builtin name or file)")
+	f.StringVar(&o.BoardFile, "board-file", "", "board definition with the wiring (builtin name or file)")
 	f.BoolVar(&o.LEDsOnly, "leds-only", false, "only walk the LEDs (no questions)")
 	f.DurationVar(&o.Timeout, "timeout", 20*time.Second, "how long to wait for each sensor")
 	f.DurationVar(&o.Step, "step", 300*time.Millisecond, "how long each LED stays lit in the walk")
@@ -89,7 +89,7 @@ func (r *Report) bad() bool { return len(r.Dead)+len(r.Swapped)+len(r.Stuck) > 0
 // TestRun opens the board and runs the test.
 func TestRun(ctx context.Context, o *TestOptions) error {
 	if o.Board == "" || o.BoardFile == "" {
-		return cmdutil.WithCode(cmdutil.ExitUsage, errors.New("hw test: --board and --boardfile are required"))
+		return cmdutil.WithCode(cmdutil.ExitUsage, errors.New("hw test: --board and --board-file are required"))
 	}
 	def, err := boards.Open(o.BoardFile)
 	if err != nil {
@@ -365,7 +365,7 @@ func newSimPTYCmd(streams *cmdutil.IO) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Game, "game", "", "daha, star, gyges, ray or six")
-	f.StringVar(&o.BoardFile, "boardfile", "", "board definition instead of the game's default")
+	f.StringVar(&o.BoardFile, "board-file", "", "board definition instead of the game's default")
 	f.StringVar(&o.Sensors, "sensors", "presence", "presence or identifying")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the faults")
 	return cmd
