@@ -324,6 +324,11 @@ func alphaBeta(s engine.State, opts Options) Result {
 	var res Result
 	res.Move = root[0]
 	res.PV = []engine.Move{root[0]}
+	// prev is the best score one depth shallower: the reported value averages
+	// the last two depths, so that it does not wobble with the parity of the
+	// depth a node budget happens to complete (an odd depth ends on the
+	// mover's move and flatters them).
+	prev, havePrev := int32(0), false
 	for depth := 1; depth <= maxDepth; depth++ {
 		w0 := workers[0]
 		v0 := w0.rootMove(lines[0].move, depth, -inf, inf)
@@ -382,6 +387,9 @@ func alphaBeta(s engine.State, opts Options) Result {
 			}
 		}
 		lines = ordered
+		if res.Depth > 0 {
+			prev, havePrev = res.Score, true
+		}
 		res.Move, res.Score, res.Depth = best.move, best.score, depth
 		res.PV = append([]engine.Move(nil), best.pv...)
 		if IsWin(best.score) || len(root) == 1 && depth >= 2 {
@@ -393,6 +401,9 @@ func alphaBeta(s engine.State, opts Options) Result {
 	}
 	me := s.Info().SideOf[s.ToMove()]
 	res.Value = eval.WinProb(res.Score)
+	if havePrev && !IsWin(res.Score) && !IsWin(prev) {
+		res.Value = eval.WinProb((res.Score + prev) / 2)
+	}
 	switch {
 	case res.Score > winBound:
 		res.Value, res.Proven = 1, 1
