@@ -151,7 +151,7 @@ function render(s) {
   conn.classList.toggle("down", (s.conn || "connected") !== "connected");
   plugged = (s.conn || "connected") === "connected";
   document.getElementById("plug").textContent = plugged ? "Pull cable" : "Plug cable back";
-  document.getElementById("rolled").textContent = s.roll ? "shows " + s.roll : "";
+  document.getElementById("rolled").textContent = s.roll ? "shows " + s.roll + (s.roll_by ? " (" + s.roll_by + ")" : "") : "";
   const moves = document.getElementById("moves");
   moves.innerHTML = "";
   for (const m of (s.moves || [])) { const li = document.createElement("li"); li.textContent = m; moves.appendChild(li); }
