@@ -43,6 +43,9 @@ type Options struct {
 	Settle    time.Duration
 	NoResume  bool
 	LogFormat string
+	// AI are seats the engine plays (SEAT or SEAT=LEVEL): tabla rolls for
+	// them and lights their moves for the person at the table.
+	AI []string
 	// Ready, when set, is called once the session runs (tests).
 	Ready func(s *companion.Session, addr string)
 }
@@ -68,6 +71,7 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Config, "config", "", "config file (key = value lines; flags override it)")
+	f.StringSliceVar(&o.AI, "ai", nil, "seats the engine plays, SEAT or SEAT=LEVEL (1–5): its moves are lit for you to carry out")
 	f.StringVar(&o.Game, "game", "", "daha, star, gyges, ray or six")
 	f.StringVar(&o.Variant, "variant", "", "basic or advanced (gyges, six)")
 	f.StringVar(&o.First, "first", "", "star: red/white; gyges: south/north")
@@ -87,7 +91,7 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 }
 
 var configKeys = map[string]string{"game": "game", "variant": "variant", "first": "first", "players": "players",
-	"n": "n", "board-file": "board-file", "board": "board", "journal": "journal", "listen": "listen", "token": "token",
+	"n": "n", "ai": "ai", "board-file": "board-file", "board": "board", "journal": "journal", "listen": "listen", "token": "token",
 	"sensors": "sensors", "seed": "seed", "settle": "settle", "log-format": "log-format"}
 
 // load reads a config file; keys set by flags are kept.
@@ -112,7 +116,7 @@ func (o *Options) load(path string, changed func(string) bool) error {
 		k, v, ok := strings.Cut(text, "=")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !ok || configKeys[k] == "" {
-			return fmt.Errorf("%s:%d: want KEY = VALUE with KEY one of game, variant, first, players, n, board-file, board, journal, listen, token, sensors, seed, settle, log-format", path, line)
+			return fmt.Errorf("%s:%d: want KEY = VALUE with KEY one of game, variant, first, players, n, ai, board-file, board, journal, listen, token, sensors, seed, settle, log-format", path, line)
 		}
 		if changed(k) {
 			continue
@@ -129,6 +133,11 @@ func (o *Options) load(path string, changed func(string) bool) error {
 			o.Players, err = strconv.Atoi(v)
 		case "n":
 			o.N, err = strconv.Atoi(v)
+		case "ai":
+			o.AI = strings.Split(v, ",")
+			for i := range o.AI {
+				o.AI[i] = strings.TrimSpace(o.AI[i])
+			}
 		case "board-file":
 			o.BoardDef = v
 		case "board":
@@ -188,8 +197,17 @@ func Run(ctx context.Context, o *Options) error {
 		source = "sim"
 	}
 	h := record.Header{Game: o.Game, Variant: o.Variant, First: o.First, Players: o.Players, N: o.N, Board: o.BoardDef}
+	st, err := record.NewState(&h)
+	if err != nil {
+		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("run: %v", err))
+	}
+	seats := st.Info().Seats
+	ai, err := companion.ParseEngineSeats(o.AI, seats)
+	if err != nil {
+		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("run: %v", err))
+	}
 	sess, err := companion.Open(companion.Options{Header: h, Board: def, HW: hw, JournalDir: o.Journal, NoResume: o.NoResume,
-		Source: source, Settle: o.Settle, Seed: o.Seed, Logger: log})
+		Source: source, Settle: o.Settle, Seed: o.Seed, Logger: log, Hint: companion.SearchHint(ai.Level(seats))})
 	if err != nil {
 		return err
 	}
@@ -218,6 +236,7 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	runErr := make(chan error, 1)
 	go func() { runErr <- sess.Run(ctx) }()
+	go companion.AutoPlay(ctx, sess, ai, log)
 
 	daemon.SdNotify(false, daemon.SdNotifyReady)
 	if o.Ready != nil {

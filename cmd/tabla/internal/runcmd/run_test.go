@@ -2,6 +2,7 @@ package runcmd
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
 	_ "github.com/tabla-board/tabla/engine/games"
 )
@@ -167,16 +169,60 @@ func TestKillAndRestart(t *testing.T) {
 
 func TestConfigFile(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "tabla.conf")
-	os.WriteFile(p, []byte("# test\ngame = ray\nboard = sim\nsettle = 150ms\nlisten = off\n"), 0o644)
+	os.WriteFile(p, []byte("# test\ngame = ray\nboard = sim\nsettle = 150ms\nlisten = off\nai = yellow=2, blue\n"), 0o644)
 	o := &Options{Game: "star"}
 	if err := o.load(p, func(k string) bool { return k == "game" }); err != nil {
 		t.Fatal(err)
 	}
-	if o.Game != "star" || o.Board != "sim" || o.Settle != 150*time.Millisecond || o.Listen != "off" {
+	if o.Game != "star" || o.Board != "sim" || o.Settle != 150*time.Millisecond || o.Listen != "off" || !slices.Equal(o.AI, []string{"yellow=2", "blue"}) {
 		t.Errorf("%+v", o)
 	}
 	os.WriteFile(p, []byte("colour = red\n"), 0o644)
 	if err := o.load(p, func(string) bool { return false }); err == nil || !strings.Contains(err.Error(), ":1:") {
 		t.Errorf("bad key: %v", err)
+	}
+}
+
+// TestEngineSeat: with --ai white, the daemon lights the engine's reply
+// after the person's move, for them to carry out on the board.
+func TestEngineSeat(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready := make(chan *companion.Session, 1)
+	var errb bytes.Buffer
+	o := &Options{IO: &cmdutil.IO{Out: &errb, Err: &errb}, Game: "star", First: "red", Board: "sim", Sensors: "identifying",
+		Journal: t.TempDir(), Listen: "off", Seed: 1, AI: []string{"white=1"},
+		Ready: func(s *companion.Session, _ string) { ready <- s }}
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, o) }()
+	var sess *companion.Session
+	select {
+	case sess = <-ready:
+	case err := <-done:
+		t.Fatalf("run: %v\n%s", err, errb.String())
+	}
+	p := companion.NewLivePlayer(companion.Sim(sess.HW()), sess)
+	for _, a := range []string{`{"lift":"a4"}`, `{"place":"e6"}`} {
+		if err := p.Act(json.RawMessage(a)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		st := sess.State()
+		if st.Hint != "" && st.ToMove != nil && *st.ToMove == "white" && slices.Equal(st.Moves, []string{"a4-e6"}) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no engine move lit: %+v\n%s", st, errb.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := Run(context.Background(), &Options{IO: o.IO, Game: "star", Board: "sim", Listen: "off", Journal: t.TempDir(), AI: []string{"green"}}); err == nil || !strings.Contains(err.Error(), `"green" is not a seat`) {
+		t.Errorf("--ai green: %v", err)
 	}
 }

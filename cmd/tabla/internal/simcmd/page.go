@@ -8,8 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/tabla-board/tabla/boards"
@@ -31,10 +29,10 @@ type PageOptions struct {
 	Listen               string // address for the page
 	Journal              string // journal directory ("" none)
 	Token                string // for the control API (takeback, new, …) besides the page's own actions
-	// AI maps seats the engine plays to their level (1–5, 0 the default).
-	// The engine's moves are lit as hints for the person at the table to
-	// carry out, and tabla rolls for them.
-	AI map[string]int
+	// AI are the seats the engine plays, SEAT or SEAT=LEVEL (1–5). The
+	// engine's moves are lit as hints for the person at the table to carry
+	// out, and tabla rolls for them.
+	AI []string
 	// Ready, when set, is called with the page's address once it serves.
 	Ready func(addr string, s *PageSession)
 }
@@ -44,7 +42,7 @@ type PageSession struct {
 	Sess   *companion.Session
 	VB     *sim.Board
 	player *companion.LivePlayer
-	ai     map[string]int
+	ai     companion.EngineSeats
 }
 
 // PageState is what the page draws: the referee's state plus the virtual
@@ -167,24 +165,17 @@ func ServePage(ctx context.Context, o *PageOptions, log *slog.Logger) error {
 	} else {
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("sim: %v", err))
 	}
-	for seat := range o.AI {
-		if !slices.Contains(seats, seat) {
-			return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("sim: --ai %s: not a seat of %s (want %s)", seat, o.Game, strings.Join(seats, ", ")))
-		}
-	}
-	level := func(seat int) int {
-		if seat >= 0 && seat < len(seats) {
-			return o.AI[seats[seat]]
-		}
-		return 0
+	ai, err := companion.ParseEngineSeats(o.AI, seats)
+	if err != nil {
+		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("sim: %v", err))
 	}
 	sess, err := companion.Open(companion.Options{Header: h, Board: def, HW: hw, JournalDir: o.Journal, NoResume: o.Journal == "",
-		Source: "sim", Seed: o.Seed, Logger: log, Hint: companion.SearchHint(level)})
+		Source: "sim", Seed: o.Seed, Logger: log, Hint: companion.SearchHint(ai.Level(seats))})
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
-	ps := &PageSession{Sess: sess, VB: vb, player: companion.NewLivePlayer(vb, sess), ai: o.AI}
+	ps := &PageSession{Sess: sess, VB: vb, player: companion.NewLivePlayer(vb, sess), ai: ai}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -203,9 +194,7 @@ func ServePage(ctx context.Context, o *PageOptions, log *slog.Logger) error {
 	go func() { serveErr <- srv.Serve(ln) }()
 	runErr := make(chan error, 1)
 	go func() { runErr <- sess.Run(ctx) }()
-	if len(o.AI) > 0 {
-		go ps.playAI(ctx, log)
-	}
+	go companion.AutoPlay(ctx, sess, ai, log)
 	addr := ln.Addr().String()
 	log.Info("tabla sim", "game", o.Game, "page", "http://"+addr+"/", "journal", sess.JournalPath())
 	if o.Ready != nil {
@@ -223,37 +212,4 @@ func ServePage(ctx context.Context, o *PageOptions, log *slog.Logger) error {
 		err = nil
 	}
 	return err
-}
-
-// playAI acts for the engine's seats: it rolls for them and asks for the
-// engine's move, which the referee lights for the person to carry out.
-func (p *PageSession) playAI(ctx context.Context, log *slog.Logger) {
-	changes := p.Sess.Subscribe(ctx)
-	asked := -1 // the ply whose move was asked for
-	for {
-		st := p.Sess.State()
-		if st.ToMove != nil && st.Status == "playing" && st.Mode == "play" && st.InSync {
-			if _, ok := p.ai[*st.ToMove]; ok {
-				switch {
-				case st.Awaiting == "roll":
-					if err := p.Sess.Command("roll", ""); err != nil {
-						log.Warn("engine roll", "err", err)
-					}
-				case st.Awaiting == "move" && st.Hint == "" && asked != st.Ply:
-					asked = st.Ply
-					if err := p.Sess.Command("hint", ""); err != nil {
-						log.Warn("engine move", "err", err)
-					}
-				}
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case _, ok := <-changes:
-			if !ok {
-				return
-			}
-		}
-	}
 }

@@ -274,7 +274,7 @@ func TestPageSix(t *testing.T) {
 // TestPageAISeat: white is played by the engine; its move is lit as a hint
 // and the person carries it out.
 func TestPageAISeat(t *testing.T) {
-	p := startPage(t, PageOptions{Game: "star", First: "red", Sensors: "identifying", Seed: 6, AI: map[string]int{"white": 1}})
+	p := startPage(t, PageOptions{Game: "star", First: "red", Sensors: "identifying", Seed: 6, AI: []string{"white=1"}})
 	p.liftAndPlaceLit("a4", first)
 	s := p.waitFor("the engine's move", func(s referee.State) bool { return s.Hint != "" && len(lit(s, "hint")) == 2 })
 	from, to, ok := strings.Cut(s.Hint, "-")

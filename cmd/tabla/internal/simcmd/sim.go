@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -70,11 +69,7 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 					return cmdutil.WithCode(cmdutil.ExitUsage, errors.New("sim: give --game (daha, star, gyges, ray or six) or --script FILE"))
 				}
 				o.Page.Game, o.Page.Journal = o.Game, o.Journal
-				ai, err := parseAI(o.AISeats)
-				if err != nil {
-					return cmdutil.WithCode(cmdutil.ExitUsage, err)
-				}
-				o.Page.AI = ai
+				o.Page.AI = o.AISeats
 				if o.Page.Ready == nil {
 					o.Page.Ready = func(addr string, _ *PageSession) {
 						fmt.Fprintf(o.IO.Out, "tabla sim: %s on a virtual board — open http://%s/ in a browser (Ctrl-C stops)\n", o.Game, addr)
@@ -230,22 +225,4 @@ func GameRecord(journal []byte) []byte {
 		}
 	}
 	return b.Bytes()
-}
-
-// parseAI reads --ai values: SEAT or SEAT=LEVEL.
-func parseAI(vals []string) (map[string]int, error) {
-	ai := map[string]int{}
-	for _, v := range vals {
-		seat, lv, has := strings.Cut(v, "=")
-		level := 0
-		if has {
-			n, err := strconv.Atoi(lv)
-			if err != nil || n < 1 || n > 5 {
-				return nil, fmt.Errorf("sim: --ai %s: the level is 1–5", v)
-			}
-			level = n
-		}
-		ai[seat] = level
-	}
-	return ai, nil
 }
