@@ -99,8 +99,9 @@ func (g *Game) Apply(ev *Event) error {
 	if err != nil {
 		return fmt.Errorf("move %q: %w", ev.Move, err)
 	}
+	text := engine.MoveString(st, m) // notation belongs to the position before the move
 	st.Play(m)
-	g.Applied = append(g.Applied, Applied{Line: ev.Line, Move: m, Text: engine.MoveString(st, m), Seat: seat})
+	g.Applied = append(g.Applied, Applied{Line: ev.Line, Move: m, Text: text, Seat: seat})
 	return nil
 }
 
