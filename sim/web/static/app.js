@@ -121,9 +121,25 @@ function drawPiece(g, c, kind) {
   el("circle", { cx: p.x, cy: p.y, r: board.kind === "graph" ? .28 : .36, fill: COLOURS[kind] || "#888", class: "piece" }, g);
 }
 
+// fitHex zooms a hex board (six: 217 cells, small on a phone) to the
+// hexagons on the table plus two rings, at least radius 4 around 0,0: a
+// placement must touch a hexagon, so no legal cell is ever outside the view.
+function fitHex(s) {
+  if (board.kind !== "hex") return;
+  let minX = -4, maxX = 4, minY = -3.5, maxY = 3.5;
+  for (const name in (s.pieces || {})) {
+    const c = board.cells[cellIndex[name]]; if (!c) continue;
+    const p = pos(c);
+    minX = Math.min(minX, p.x - 2); maxX = Math.max(maxX, p.x + 2);
+    minY = Math.min(minY, p.y - 1.8); maxY = Math.max(maxY, p.y + 1.8);
+  }
+  svg.setAttribute("viewBox", [minX - .8, minY - .8, maxX - minX + 1.6, maxY - minY + 1.6].join(" "));
+}
+
 function render(s) {
   state = s;
   if (!board) return;
+  fitHex(s);
   const leds = document.getElementById("leds"), pieces = document.getElementById("pieces");
   leds.innerHTML = ""; pieces.innerHTML = "";
   for (const name in (s.leds || {})) {
