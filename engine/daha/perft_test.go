@@ -93,18 +93,8 @@ func naivePerftFrom(t testing.TB, name string, depth int) uint64 {
 	return n
 }
 
-type perftLine struct {
-	name  string
-	depth int
-	count uint64
-}
-
-func readPerft(t *testing.T) []perftLine {
-	var out []perftLine
-	for _, l := range enginetest.ReadPerft(t, "testdata/perft.txt") {
-		out = append(out, perftLine{l.Name, l.Depth, l.Count})
-	}
-	return out
+func readPerft(t *testing.T) []enginetest.PerftLine {
+	return enginetest.ReadPerft(t, "testdata/perft.txt")
 }
 
 func TestPerft(t *testing.T) {
@@ -112,18 +102,18 @@ func TestPerft(t *testing.T) {
 		writePerft(t)
 	}
 	for _, l := range readPerft(t) {
-		t.Run(fmt.Sprintf("%s/depth%d", l.name, l.depth), func(t *testing.T) {
-			if testing.Short() && l.depth > 3 {
+		t.Run(fmt.Sprintf("%s/depth%d", l.Name, l.Depth), func(t *testing.T) {
+			if testing.Short() && l.Depth > 3 {
 				t.Skip("deep perft skipped in -short")
 			}
-			s := perftRoot(t, l.name)
-			if got := enginetest.Perft(s, l.depth); got != l.count {
-				t.Errorf("engine: got %d, want %d", got, l.count)
+			s := perftRoot(t, l.Name)
+			if got := enginetest.Perft(s, l.Depth); got != l.Count {
+				t.Errorf("engine: got %d, want %d", got, l.Count)
 			}
-			s = perftRoot(t, l.name)
+			s = perftRoot(t, l.Name)
 			useTable(t, s)
-			if got := enginetest.Perft(s, l.depth); got != l.count {
-				t.Errorf("engine with the path table: got %d, want %d", got, l.count)
+			if got := enginetest.Perft(s, l.Depth); got != l.Count {
+				t.Errorf("engine with the path table: got %d, want %d", got, l.Count)
 			}
 		})
 	}
@@ -135,12 +125,12 @@ func TestPerftAgainstReference(t *testing.T) {
 	for _, l := range readPerft(t) {
 		// The reference is slow: entries beyond 400,000 leaves were checked
 		// against it when the table was written (-update), not on every run.
-		if l.depth > 3 || l.count > 400000 || (testing.Short() && l.depth > 2) {
+		if l.Depth > 3 || l.Count > 400000 || (testing.Short() && l.Depth > 2) {
 			continue
 		}
-		t.Run(fmt.Sprintf("%s/depth%d", l.name, l.depth), func(t *testing.T) {
-			if got := naivePerftFrom(t, l.name, l.depth); got != l.count {
-				t.Errorf("reference: got %d, table says %d", got, l.count)
+		t.Run(fmt.Sprintf("%s/depth%d", l.Name, l.Depth), func(t *testing.T) {
+			if got := naivePerftFrom(t, l.Name, l.Depth); got != l.Count {
+				t.Errorf("reference: got %d, table says %d", got, l.Count)
 			}
 		})
 	}

@@ -40,18 +40,8 @@ func perftPositions(t testing.TB) map[string]func() *State {
 	}
 }
 
-type perftLine struct {
-	name  string
-	depth int
-	count uint64
-}
-
-func readPerft(t *testing.T) []perftLine {
-	var out []perftLine
-	for _, l := range enginetest.ReadPerft(t, "testdata/perft.txt") {
-		out = append(out, perftLine{l.Name, l.Depth, l.Count})
-	}
-	return out
+func readPerft(t *testing.T) []enginetest.PerftLine {
+	return enginetest.ReadPerft(t, "testdata/perft.txt")
 }
 
 // TestPerft checks the node counts of testdata/perft.txt; depths beyond 4
@@ -62,17 +52,17 @@ func TestPerft(t *testing.T) {
 	}
 	positions := perftPositions(t)
 	for _, pl := range readPerft(t) {
-		mk, ok := positions[pl.name]
+		mk, ok := positions[pl.Name]
 		if !ok {
-			t.Fatalf("perft.txt: unknown position %q", pl.name)
+			t.Fatalf("perft.txt: unknown position %q", pl.Name)
 		}
-		deep := pl.depth > 4 || (strings.Contains(pl.name, "middle") && pl.depth > 1) || (strings.Contains(pl.name, "late") && pl.depth > 2)
+		deep := pl.Depth > 4 || (strings.Contains(pl.Name, "middle") && pl.Depth > 1) || (strings.Contains(pl.Name, "late") && pl.Depth > 2)
 		if deep && testing.Short() {
 			continue
 		}
-		t.Run(fmt.Sprintf("%s/%d", pl.name, pl.depth), func(t *testing.T) {
-			if got := enginetest.Perft(mk(), pl.depth); got != pl.count {
-				t.Fatalf("perft %s %d: got %d want %d", pl.name, pl.depth, got, pl.count)
+		t.Run(fmt.Sprintf("%s/%d", pl.Name, pl.Depth), func(t *testing.T) {
+			if got := enginetest.Perft(mk(), pl.Depth); got != pl.Count {
+				t.Fatalf("perft %s %d: got %d want %d", pl.Name, pl.Depth, got, pl.Count)
 			}
 		})
 	}
@@ -111,20 +101,20 @@ func TestPerftReference(t *testing.T) {
 		if !testing.Short() {
 			limit = 4
 		}
-		if strings.Contains(pl.name, "middle") || strings.Contains(pl.name, "late") {
+		if strings.Contains(pl.Name, "middle") || strings.Contains(pl.Name, "late") {
 			limit = 1
 			if !testing.Short() {
 				limit = 2
 			}
 		}
-		if pl.depth > limit {
+		if pl.Depth > limit {
 			continue
 		}
-		t.Run(fmt.Sprintf("%s/%d", pl.name, pl.depth), func(t *testing.T) {
-			s := positions[pl.name]()
+		t.Run(fmt.Sprintf("%s/%d", pl.Name, pl.Depth), func(t *testing.T) {
+			s := positions[pl.Name]()
 			r := refFrom(s.Position(), s.advanced, int(s.nSeats))
-			if got := refPerft(r, pl.depth); got != pl.count {
-				t.Fatalf("reference perft %s %d: got %d, table says %d", pl.name, pl.depth, got, pl.count)
+			if got := refPerft(r, pl.Depth); got != pl.Count {
+				t.Fatalf("reference perft %s %d: got %d, table says %d", pl.Name, pl.Depth, got, pl.Count)
 			}
 		})
 	}
