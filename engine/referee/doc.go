@@ -1,6 +1,7 @@
 // Package referee turns a sensor board's events into moves of a game and
 // decides what the board's LEDs show. It is pure: it imports only engine,
-// boards and the hardware types, does no I/O and reads no clock — time
+// boards (never a driver: Input is its own vocabulary, which the owner
+// translates a driver's events into), does no I/O and reads no clock — time
 // comes from event timestamps (board time) and explicit Tick calls, tabla's
 // own die from Config.Rand.
 //

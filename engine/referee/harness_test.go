@@ -16,7 +16,6 @@ import (
 	_ "github.com/tabla-board/tabla/engine/ray"
 	_ "github.com/tabla-board/tabla/engine/six"
 	_ "github.com/tabla-board/tabla/engine/star"
-	"github.com/tabla-board/tabla/hardware"
 )
 
 // table is a virtual board driven by plain steps, feeding a referee.
@@ -52,21 +51,21 @@ func newTable(t *testing.T, game string, cfg engine.Config, ident bool, seed uin
 	for name, p := range st.Position().Pieces {
 		tb.pieces[b.MustIndex(name)] = p
 	}
-	tb.send(hardware.Event{Kind: hardware.Snapshot, Codes: tb.codes()})
+	tb.send(Input{Kind: SensorSnapshot, Codes: tb.codes()})
 	return tb
 }
 
 func (tb *table) code(c int) byte {
 	p, ok := tb.pieces[c]
 	if !ok {
-		return hardware.Empty
+		return CodeEmpty
 	}
 	if tb.ident {
 		if code, ok := tb.b.CodeOf(p); ok {
 			return code
 		}
 	}
-	return hardware.Occupied
+	return CodeOccupied
 }
 
 func (tb *table) codes() []byte {
@@ -77,14 +76,14 @@ func (tb *table) codes() []byte {
 	return out
 }
 
-func (tb *table) send(ev hardware.Event) {
+func (tb *table) send(ev Input) {
 	ev.At = tb.now
 	tb.r.Handle(ev)
 	tb.actions = append(tb.actions, tb.r.Actions()...)
 }
 
 func (tb *table) change(c int) {
-	tb.send(hardware.Event{Kind: hardware.Change, Sensor: tb.sensorOf[c], Code: tb.code(c)})
+	tb.send(Input{Kind: SensorChange, Sensor: tb.sensorOf[c], Code: tb.code(c)})
 }
 
 func (tb *table) cell(name string) int {
@@ -129,23 +128,23 @@ func (tb *table) do(steps ...string) {
 			tb.pieces[c] = p
 			tb.change(c)
 		case "roll":
-			tb.send(hardware.Event{Kind: hardware.Roll, Face: w[1]})
+			tb.send(Input{Kind: DieRoll, Face: w[1]})
 		case "press":
-			b, err := hardware.ParseButton(w[1])
+			b, err := ParseButton(w[1])
 			if err != nil {
 				tb.t.Fatal(err)
 			}
-			tb.send(hardware.Event{Kind: hardware.Press, Button: b})
+			tb.send(Input{Kind: ButtonPress, Button: b})
 		case "wait":
 			ms, _ := strconv.Atoi(w[1])
 			tb.now += time.Duration(ms) * time.Millisecond
 			tb.tick()
 			continue
 		case "unplug":
-			tb.send(hardware.Event{Kind: hardware.Status, Conn: hardware.Disconnected})
+			tb.send(Input{Kind: LinkStatus, Link: Disconnected})
 		case "replug":
-			tb.send(hardware.Event{Kind: hardware.Status, Conn: hardware.Connected})
-			tb.send(hardware.Event{Kind: hardware.Snapshot, Codes: tb.codes()})
+			tb.send(Input{Kind: LinkStatus, Link: Connected})
+			tb.send(Input{Kind: SensorSnapshot, Codes: tb.codes()})
 		case "offline": // the cable is out: the board changes unseen
 			c := tb.cell(w[2])
 			if w[1] == "lift" {
@@ -161,13 +160,13 @@ func (tb *table) do(steps ...string) {
 			code := tb.code(c)
 			for i := 0; i < n; i++ {
 				tb.now += 3 * time.Millisecond
-				off := byte(hardware.Empty)
-				if code == hardware.Empty {
-					off = hardware.Occupied
+				off := byte(CodeEmpty)
+				if code == CodeEmpty {
+					off = CodeOccupied
 				}
-				tb.send(hardware.Event{Kind: hardware.Change, Sensor: tb.sensorOf[c], Code: off})
+				tb.send(Input{Kind: SensorChange, Sensor: tb.sensorOf[c], Code: off})
 				tb.now += 3 * time.Millisecond
-				tb.send(hardware.Event{Kind: hardware.Change, Sensor: tb.sensorOf[c], Code: code})
+				tb.send(Input{Kind: SensorChange, Sensor: tb.sensorOf[c], Code: code})
 			}
 		default:
 			tb.t.Fatalf("bad step %q", s)

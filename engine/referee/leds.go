@@ -6,7 +6,6 @@ import (
 
 	"github.com/tabla-board/tabla/boards"
 	"github.com/tabla-board/tabla/engine"
-	"github.com/tabla-board/tabla/hardware"
 )
 
 // Role is what a lit cell means (doc.go has the table).
@@ -43,14 +42,14 @@ func (r Role) String() string {
 
 // Palette: colours of seats and pieces, and of meanings.
 var (
-	Green   = hardware.LED{G: 255}
-	Red     = hardware.LED{R: 255}
-	White   = hardware.LED{R: 255, G: 255, B: 255}
-	DimW    = hardware.LED{R: 40, G: 40, B: 40}
-	Cyan    = hardware.LED{G: 255, B: 255}
-	Orange  = hardware.LED{R: 255, G: 100}
-	Pairs   = []hardware.LED{{R: 255, B: 255}, {R: 128, G: 255}, {R: 255, G: 105, B: 180}, {G: 128, B: 255}}
-	colours = map[string]hardware.LED{
+	Green   = Light{G: 255}
+	Red     = Light{R: 255}
+	White   = Light{R: 255, G: 255, B: 255}
+	DimW    = Light{R: 40, G: 40, B: 40}
+	Cyan    = Light{G: 255, B: 255}
+	Orange  = Light{R: 255, G: 100}
+	Pairs   = []Light{{R: 255, B: 255}, {R: 128, G: 255}, {R: 255, G: 105, B: 180}, {G: 128, B: 255}}
+	colours = map[string]Light{
 		"red": {R: 255}, "yellow": {R: 255, G: 170}, "blue": {G: 80, B: 255}, "black": {R: 150, B: 255},
 		"white": {R: 255, G: 255, B: 255}, "south": {G: 80, B: 255}, "north": {R: 255, G: 170},
 		"1": {R: 255, G: 255, B: 255}, "2": {R: 255, G: 255, B: 255}, "3": {R: 255, G: 255, B: 255},
@@ -58,30 +57,30 @@ var (
 )
 
 // Colour returns the LED colour of a seat, side or piece kind.
-func Colour(name string) hardware.LED {
+func Colour(name string) Light {
 	if c, ok := colours[name]; ok {
 		return c
 	}
 	return White
 }
 
-func dim(l hardware.LED) hardware.LED {
-	return hardware.LED{R: l.R / 5, G: l.G / 5, B: l.B / 5}
+func dim(l Light) Light {
+	return Light{R: l.R / 5, G: l.G / 5, B: l.B / 5}
 }
 
-func blink(l hardware.LED, b hardware.Blink) hardware.LED { l.Blink = b; return l }
+func blink(l Light, b Blink) Light { l.Blink = b; return l }
 
 type litCell struct {
 	cell int
 	role Role
-	led  hardware.LED
+	led  Light
 }
 
 var rolePrio = [...]uint8{RoleNone: 0, RolePaint: 1, RoleLast: 2, RoleTurn: 3, RoleRoll: 3, RoleTarget: 3,
 	RoleDest: 4, RolePivot: 4, RoleRemove: 4, RoleHint: 5, RoleTake: 6, RoleFill: 6, RolePair: 6, RoleIllegal: 6,
 	RoleConfirm: 7, RoleWin: 8}
 
-func (r *Referee) set(c int, role Role, l hardware.LED) {
+func (r *Referee) set(c int, role Role, l Light) {
 	if c < 0 || c >= r.ncell {
 		return
 	}
@@ -108,7 +107,7 @@ func (r *Referee) kindName(v uint8) string {
 func (r *Referee) render(m []int) {
 	r.lit = r.lit[:0]
 	seat := r.st.ToMove()
-	var mover hardware.LED
+	var mover Light
 	if seat >= 0 {
 		mover = Colour(r.info.Seats[seat])
 	}
@@ -129,9 +128,9 @@ func (r *Referee) render(m []int) {
 	switch {
 	case r.mode == ModeConfirm:
 		for i, c := range r.confirm {
-			l := blink(White, hardware.Slow)
+			l := blink(White, Slow)
 			if i == r.proposal {
-				l.Blink = hardware.Fast
+				l.Blink = Fast
 			}
 			for _, cell := range c.cells {
 				if i == r.proposal || !r.proposed(cell) {
@@ -176,13 +175,13 @@ func (r *Referee) lastMove() int {
 	return -1
 }
 
-func (r *Referee) renderTurn(mover hardware.LED) {
+func (r *Referee) renderTurn(mover Light) {
 	switch r.st.Awaiting() {
 	case engine.AwaitRoll:
 		want := r.kindOf[r.info.Seats[r.st.ToMove()]]
 		for c, v := range r.cur {
 			if v == want && want != 0 {
-				r.set(c, RoleRoll, blink(mover, hardware.Slow))
+				r.set(c, RoleRoll, blink(mover, Slow))
 			}
 		}
 	case engine.AwaitMove:
@@ -194,7 +193,7 @@ func (r *Referee) renderTurn(mover hardware.LED) {
 				r.set(n.to, RoleTurn, dim(mover))
 			case dice:
 				r.set(n.from, RoleTurn, mover)
-				r.set(n.to, RoleTarget, blink(Green, hardware.Slow))
+				r.set(n.to, RoleTarget, blink(Green, Slow))
 			default:
 				r.set(n.from, RoleTurn, mover)
 			}
@@ -214,14 +213,14 @@ func (r *Referee) renderProgress() {
 		if !toDone || n.extra < 0 {
 			r.set(n.to, RoleDest, Green)
 		} else {
-			r.set(n.extra, RoleDest, blink(Green, hardware.Slow))
+			r.set(n.extra, RoleDest, blink(Green, Slow))
 		}
 		if r.info.Game == "star" {
 			r.set(r.pivot(n.from, n.to), RolePivot, White)
 		}
 		for _, ch := range d {
 			if ch.new == empty && int(ch.cell) != n.from && r.sensed[ch.cell] != empty {
-				r.set(int(ch.cell), RoleRemove, blink(Orange, hardware.Slow))
+				r.set(int(ch.cell), RoleRemove, blink(Orange, Slow))
 			}
 		}
 	}
@@ -257,7 +256,7 @@ func (r *Referee) renderWin() {
 		return
 	}
 	side := r.info.Sides[res.Winner]
-	col := blink(Colour(side), hardware.Fast)
+	col := blink(Colour(side), Fast)
 	want := r.kindOf[side]
 	for c, v := range r.cur {
 		switch {
@@ -273,7 +272,7 @@ func (r *Referee) renderWin() {
 // renderCorrection guides the board back to the position: pieces to take
 // off, cells to fill, and pieces to move (paired by a minimum-cost matching
 // on board distance).
-func (r *Referee) renderCorrection(m []int, mover hardware.LED) {
+func (r *Referee) renderCorrection(m []int, mover Light) {
 	var surplus, missing []int
 	for _, c := range m {
 		s, want := r.sensed[c], r.cur[c]
@@ -297,8 +296,8 @@ func (r *Referee) renderCorrection(m []int, mover hardware.LED) {
 			}
 		}
 		if any {
-			r.set(surplus[0], RoleIllegal, blink(Red, hardware.Slow))
-			r.set(from, RoleFill, blink(Colour(r.kindName(r.cur[from])), hardware.Slow))
+			r.set(surplus[0], RoleIllegal, blink(Red, Slow))
+			r.set(from, RoleFill, blink(Colour(r.kindName(r.cur[from])), Slow))
 			return
 		}
 	}
@@ -306,18 +305,18 @@ func (r *Referee) renderCorrection(m []int, mover hardware.LED) {
 	from, to := map[int]bool{}, map[int]bool{}
 	for i, p := range pairs {
 		col := Pairs[i%len(Pairs)]
-		r.set(p[0], RolePair, blink(col, hardware.Fast))
+		r.set(p[0], RolePair, blink(col, Fast))
 		r.set(p[1], RolePair, col)
 		from[p[0]], to[p[1]] = true, true
 	}
 	for _, c := range surplus {
 		if !from[c] {
-			r.set(c, RoleTake, blink(Red, hardware.Fast))
+			r.set(c, RoleTake, blink(Red, Fast))
 		}
 	}
 	for _, c := range missing {
 		if !to[c] {
-			r.set(c, RoleFill, blink(Colour(r.kindName(r.cur[c])), hardware.Slow))
+			r.set(c, RoleFill, blink(Colour(r.kindName(r.cur[c])), Slow))
 		}
 	}
 }
@@ -465,4 +464,4 @@ func (r *Referee) bfs(s int) []int {
 
 // Frame returns the LED frame for the current state (one entry per LED of
 // the board definition). The slice is the referee's: copy it to keep it.
-func (r *Referee) Frame() []hardware.LED { return r.frame }
+func (r *Referee) Frame() []Light { return r.frame }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/tabla-board/tabla/boards"
 	"github.com/tabla-board/tabla/engine"
-	"github.com/tabla-board/tabla/hardware"
 )
 
 // DefaultSettle is how long the sensors must stay quiet (board time) before
@@ -190,7 +189,7 @@ type Referee struct {
 	infer     []uint8
 	hand      []uint8
 	known     bool
-	conn      hardware.Conn
+	conn      Link
 
 	cur    []uint8 // expected board now
 	start  []uint8 // expected board of a new game (nil: none)
@@ -226,7 +225,7 @@ type Referee struct {
 	buf     []engine.Move
 	scratch []uint8
 	lit     []litCell
-	frame   []hardware.LED
+	frame   []Light
 }
 
 // Errors of the command methods.
@@ -259,14 +258,14 @@ func New(st engine.State, cfg Config) (*Referee, error) {
 	}
 	b := cfg.Board
 	r := &Referee{cfg: cfg, b: b, info: info, kinds: boards.Games[info.Game], kindOf: map[string]uint8{},
-		ncell: len(b.Cells), conn: hardware.Connected, buf: make([]engine.Move, 0, 4096)}
+		ncell: len(b.Cells), conn: Connected, buf: make([]engine.Move, 0, 4096)}
 	for i, k := range r.kinds {
 		r.kindOf[k] = uint8(i + 1)
 	}
 	for i := range r.code {
 		r.code[i] = unknown
 	}
-	r.code[hardware.Empty] = empty
+	r.code[CodeEmpty] = empty
 	for c, k := range b.Codes {
 		if v, ok := r.kindOf[k]; ok {
 			r.code[c] = v
@@ -283,7 +282,7 @@ func New(st engine.State, cfg Config) (*Referee, error) {
 	r.cur = make([]uint8, r.ncell)
 	r.scratch = make([]uint8, r.ncell)
 	r.touched = make([]uint64, r.ncell)
-	r.frame = make([]hardware.LED, b.LEDCount)
+	r.frame = make([]Light, b.LEDCount)
 	r.setState(st)
 	return r, nil
 }
@@ -415,12 +414,12 @@ func matches(sensed, want uint8) bool {
 }
 
 // Handle feeds one board event.
-func (r *Referee) Handle(ev hardware.Event) {
+func (r *Referee) Handle(ev Input) {
 	if ev.At > r.now {
 		r.now = ev.At
 	}
 	switch ev.Kind {
-	case hardware.Change:
+	case SensorChange:
 		if r.pending && ev.At-r.lastChange >= r.cfg.Settle {
 			r.settle()
 		}
@@ -435,7 +434,7 @@ func (r *Referee) Handle(ev hardware.Event) {
 			r.hintText, r.hint = "", note{}
 			r.bump()
 		}
-	case hardware.Snapshot:
+	case SensorSnapshot:
 		r.pending = false
 		for s, code := range ev.Codes {
 			if s < len(r.b.Sensors) && r.b.Sensors[s] >= 0 {
@@ -443,9 +442,9 @@ func (r *Referee) Handle(ev hardware.Event) {
 			}
 		}
 		r.known = true
-		r.conn = hardware.Connected
+		r.conn = Connected
 		r.settleNow()
-	case hardware.Roll:
+	case DieRoll:
 		r.flush()
 		face := -1
 		if d := r.info.Die; d != nil {
@@ -462,17 +461,17 @@ func (r *Referee) Handle(ev hardware.Event) {
 		if err := r.roll(face, false, r.cfg.Source); err != nil {
 			r.note("roll %s ignored: %v", ev.Face, err)
 		}
-	case hardware.Press:
+	case ButtonPress:
 		r.flush()
 		r.press(ev.Button)
-	case hardware.Status:
-		r.conn = ev.Conn
-		if ev.Conn != hardware.Connected {
+	case LinkStatus:
+		r.conn = ev.Link
+		if ev.Link != Connected {
 			r.known = false
 			r.pending = false
 		}
 		r.bump()
-	case hardware.Fault:
+	case BoardFault:
 		r.note("board fault: %v", ev.Err)
 	}
 }
@@ -730,27 +729,27 @@ func (r *Referee) roll(face int, tabla bool, source string) error {
 	return nil
 }
 
-func (r *Referee) press(b hardware.Button) {
+func (r *Referee) press(b Button) {
 	var err error
 	switch b {
-	case hardware.ButtonRoll:
+	case RollButton:
 		err = r.RollDie(r.now, r.cfg.Source)
-	case hardware.ButtonTakeback:
+	case TakebackButton:
 		if r.mode == ModeConfirm {
 			r.proposal = (r.proposal + 1) % len(r.confirm)
 			r.bump()
 			return
 		}
 		err = r.Takeback(r.now)
-	case hardware.ButtonConfirm:
+	case ConfirmButton:
 		if r.mode == ModeConfirm {
 			err = r.Choose(r.proposal, r.now)
 		}
-	case hardware.ButtonHint:
+	case HintButton:
 		if r.st.Awaiting() == engine.AwaitMove {
 			r.actions = append(r.actions, Action{Kind: HintWanted, At: r.now})
 		}
-	case hardware.ButtonNew:
+	case NewButton:
 		err = r.NewGame(r.now)
 	}
 	if err != nil {

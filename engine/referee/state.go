@@ -8,7 +8,6 @@ import (
 	"sort"
 
 	"github.com/tabla-board/tabla/engine"
-	"github.com/tabla-board/tabla/hardware"
 )
 
 // LED is one lit cell as State reports it.
@@ -70,7 +69,7 @@ func (r *Referee) State() State {
 		Roll: r.lastRoll, RollBy: r.rollBy, Moves: []string{}, LEDs: map[string]LED{},
 		Sensed: map[string]string{}, Expected: pos.Pieces, Painted: pos.Painted, Hands: pos.Hands,
 		Hint: r.hintText, Message: r.message}
-	if !r.known && r.conn == hardware.Connected {
+	if !r.known && r.conn == Connected {
 		s.Conn = "waiting"
 	}
 	if t := r.st.ToMove(); t >= 0 {

@@ -325,7 +325,7 @@ func Replay(r io.Reader, name string) (*ReplayResult, error) {
 		}
 		ev.At = at()
 		res.Events++
-		ref.Handle(ev)
+		ref.Handle(refInput(ev))
 		collect()
 	}
 	return res, nil

@@ -65,6 +65,7 @@ type Session struct {
 	journal *Journal
 	resumed string // the journal resumed, if any
 	lastLED []hardware.LED
+	frame   []hardware.LED // the referee's lights translated (reused)
 	ledErr  error
 	version uint64
 	subs    map[chan struct{}]struct{}
@@ -300,7 +301,7 @@ func (s *Session) handleLocked(ev hardware.Event) {
 	case hardware.Fault:
 		s.log.Warn("board fault", "err", ev.Err)
 	}
-	s.ref.Handle(ev)
+	s.ref.Handle(refInput(ev))
 	s.afterLocked()
 }
 
@@ -326,7 +327,8 @@ func (s *Session) tickLocked(now time.Duration) {
 // afterLocked sends a changed LED frame, journals the referee's decisions
 // and tells subscribers.
 func (s *Session) afterLocked() {
-	frame := s.ref.Frame()
+	s.frame = hwFrame(s.frame, s.ref.Frame())
+	frame := s.frame
 	if !ledsEqual(frame, s.lastLED) {
 		s.lastLED = append(s.lastLED[:0], frame...)
 		s.frames++
@@ -439,7 +441,7 @@ func runCommand(ref *referee.Referee, name, arg string, at time.Duration) error 
 		i, _ := strconv.Atoi(arg)
 		return ref.Choose(i, at)
 	case "hint":
-		ref.Handle(hardware.Event{Kind: hardware.Press, Button: hardware.ButtonHint, At: at})
+		ref.Handle(referee.Input{Kind: referee.ButtonPress, Button: referee.HintButton, At: at})
 		return nil
 	}
 	return fmt.Errorf("companion: unknown command %q", name)
