@@ -28,4 +28,14 @@
 // {"undone":…} (a new file renamed over the old), so the journal is always a
 // valid record of the game as it stands. Replay re-runs the referee over the
 // board events and compares its decisions with the journal's.
+//
+// On start, Open reads the game's journals (game-*-GAME.jsonl) newest first
+// until one reads as a game. A file that does not (empty, or a header torn
+// by a kill in the first milliseconds of a new game, garbage, binary, a
+// foreign JSON file, a game record that is not a journal) never stops the
+// daemon: it is moved, bytes untouched, into the unreadable/ folder of the
+// journal directory (".1", ".2", … added if the name is taken there), with
+// a warning naming the file, where it went, the line and byte offset and
+// what was wrong. A torn last line of a readable journal is not a reason to
+// move it: it is cut (record.Repair) and every whole line is kept.
 package companion

@@ -1,12 +1,12 @@
 package companion
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -302,30 +302,109 @@ type Unfinished struct {
 // ErrNoGame: no unfinished game in the journal directory.
 var ErrNoGame = errors.New("companion: no unfinished game")
 
-// FindUnfinished looks for the latest journal in dir whose game is not over
-// and was not abandoned; it repairs a torn last line and replays it.
-func FindUnfinished(dir string, game string) (*Unfinished, error) {
+// UnreadableDir is the folder of a journal directory that journals which
+// cannot be read as a game are moved into, bytes unchanged and name kept
+// (".1", ".2", … added if the name is taken), so that they never stop the
+// daemon from starting and nothing is deleted.
+const UnreadableDir = "unreadable"
+
+// Unreadable says why a journal file cannot be read as a game, and where:
+// Line is 1-based (0: the file as a whole), Offset the byte offset in the
+// file of the start of that line.
+type Unreadable struct {
+	Path   string
+	Line   int
+	Offset int64
+	What   string
+}
+
+func (u *Unreadable) Error() string {
+	if u.Line == 0 {
+		return fmt.Sprintf("%s: %s", u.Path, u.What)
+	}
+	return fmt.Sprintf("%s:%d: line %d, byte %d: %s", u.Path, u.Line, u.Line, u.Offset, u.What)
+}
+
+// FindUnfinished looks for the latest journal of game in dir: it reads the
+// journals newest first, moving each one that cannot be read as a game
+// (empty, a torn or foreign header, garbage, a record that is not a
+// journal) into UnreadableDir with a warning on log, until one reads. If
+// that one's game is not over and was not abandoned, it repairs a torn last
+// line (record.Repair) and returns it; otherwise ErrNoGame. log may be nil.
+func FindUnfinished(dir string, game string, log *slog.Logger) (*Unfinished, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	names, err := filepath.Glob(filepath.Join(dir, "game-*-"+game+".jsonl"))
 	if err != nil {
 		return nil, err
 	}
-	if len(names) == 0 {
-		return nil, ErrNoGame
-	}
 	slices.Sort(names)
-	path := names[len(names)-1]
-	cut, err := record.Repair(path)
-	if err != nil {
-		return nil, fmt.Errorf("companion: repair %s: %w", path, err)
+	for i := len(names) - 1; i >= 0; i-- {
+		path := names[i]
+		u, err := readJournal(path, game)
+		var bad *Unreadable
+		if !errors.As(err, &bad) {
+			return u, err
+		}
+		to, merr := moveAside(dir, path)
+		if merr != nil {
+			log.Error("journal unreadable, and it could not be moved aside: skipped", "file", path, "line", bad.Line,
+				"byte", bad.Offset, "why", bad.What, "err", merr)
+			continue
+		}
+		log.Warn("journal unreadable, moved aside", "file", path, "moved_to", to, "line", bad.Line,
+			"byte", bad.Offset, "why", bad.What)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+	return nil, ErrNoGame
+}
+
+// readJournal reads one journal: an *Unreadable error if it cannot be read
+// as a game of game, ErrNoGame if its game is over or was abandoned. The
+// file is only changed (its torn last line repaired) when it is returned
+// for resuming, so an unreadable file keeps every byte.
+func readJournal(path, game string) (*Unfinished, error) {
+	bad := func(line int, off int, format string, args ...any) error {
+		return &Unreadable{Path: path, Line: line, Offset: int64(off), What: fmt.Sprintf(format, args...)}
 	}
-	defer f.Close()
-	g, err := record.Replay(bufio.NewReader(f), path)
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, bad(0, 0, "cannot be read: %v", err)
+	}
+	if len(data) == 0 {
+		return nil, bad(1, 0, "empty file: the header line is missing (stopped before it was written)")
+	}
+	// What record.Repair would make of the file, in memory.
+	view, torn := data, []byte(nil)
+	if data[len(data)-1] != '\n' {
+		start := bytes.LastIndexByte(data, '\n') + 1
+		tail := data[start:]
+		switch {
+		case json.Valid(tail):
+			view = append(data[:len(data):len(data)], '\n')
+		case start == 0:
+			return nil, bad(1, 0, "torn header: %d bytes, no newline, not valid JSON (stopped while it was written)", len(data))
+		default:
+			view, torn = data[:start], tail
+		}
+	}
+	g, err := record.Replay(bytes.NewReader(view), path)
+	if err != nil {
+		var re *record.Error
+		if errors.As(err, &re) {
+			return nil, bad(re.Line, lineOffset(view, re.Line), "%s", re.Msg)
+		}
+		return nil, bad(0, 0, "%v", err)
+	}
+	if g.Header.Game != game {
+		return nil, bad(1, 0, "header: a %s game in a file named for %s", g.Header.Game, game)
+	}
+	m, err := metaOf(g.Header)
+	if err != nil {
+		return nil, bad(1, 0, "%v", err)
+	}
+	if m.SettleMs < 0 || m.Takeback < 0 {
+		return nil, bad(1, 0, "header: companion meta: settle_ms %d, takeback %d: want 0 or more", m.SettleMs, m.Takeback)
 	}
 	for _, o := range g.Other {
 		if o.Kind == "end" {
@@ -335,11 +414,53 @@ func FindUnfinished(dir string, game string) (*Unfinished, error) {
 	if g.State.Awaiting() == engine.AwaitNone {
 		return nil, ErrNoGame
 	}
-	m, err := metaOf(g.Header)
+	cut, err := record.Repair(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("companion: repair %s: %w", path, err)
+	}
+	if !bytes.Equal(cut, torn) {
+		return nil, fmt.Errorf("companion: repair %s: cut %q, want %q (the file changed while it was read)", path, cut, torn)
 	}
 	return &Unfinished{Path: path, Game: g, Meta: m, Cut: cut}, nil
+}
+
+// lineOffset is the byte offset of the start of line n (1-based) in data.
+func lineOffset(data []byte, n int) int {
+	off := 0
+	for i := 1; i < n; i++ {
+		j := bytes.IndexByte(data[off:], '\n')
+		if j < 0 {
+			return len(data)
+		}
+		off += j + 1
+	}
+	return off
+}
+
+// moveAside moves path into dir's UnreadableDir and returns where it went.
+func moveAside(dir, path string) (string, error) {
+	aside := filepath.Join(dir, UnreadableDir)
+	if err := os.MkdirAll(aside, 0o755); err != nil {
+		return "", err
+	}
+	base := filepath.Base(path)
+	to := filepath.Join(aside, base)
+	for n := 1; ; n++ {
+		_, err := os.Lstat(to)
+		if errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		if err != nil {
+			return "", err
+		}
+		to = filepath.Join(aside, fmt.Sprintf("%s.%d", base, n))
+	}
+	if err := os.Rename(path, to); err != nil {
+		return "", err
+	}
+	syncDir(aside)
+	syncDir(dir)
+	return to, nil
 }
 
 func metaOf(h *record.Header) (*Meta, error) {

@@ -132,7 +132,7 @@ func Open(opts Options) (*Session, error) {
 
 	var resume *Unfinished
 	if opts.JournalDir != "" && !opts.NoResume {
-		u, err := FindUnfinished(opts.JournalDir, h.Game)
+		u, err := FindUnfinished(opts.JournalDir, h.Game, opts.Logger)
 		switch {
 		case err == nil:
 			resume = u
