@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,9 +26,11 @@ func requireTools(t *testing.T, tools ...string) {
 	}
 }
 
-func runMake(t *testing.T, target string) string {
+func runMake(t *testing.T, target string, vars ...string) string {
 	t.Helper()
-	cmd := exec.Command("make", "--no-print-directory", "-C", "firmware", target, "BUILD="+t.TempDir())
+	args := append([]string{"--no-print-directory", "-C", "firmware", target, "BUILD=" + t.TempDir(),
+		"GO=" + filepath.Join(runtime.GOROOT(), "bin", "go")}, vars...)
+	cmd := exec.Command("make", args...)
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
@@ -93,4 +97,41 @@ func TestFirmwareAVRSimulated(t *testing.T) {
 		t.Fatalf("simulated AVR tests did not pass:\n%s", out)
 	}
 	t.Logf("simulated AVR: %s checks passed", m[1])
+}
+
+// TestFirmwareBoards builds every builtin board from its board file for the
+// ATmega2560 (and the ATmega328P where it fits) and checks the static RAM
+// budget: at most 7 KiB on the 2560's 8 KiB, 1.5 KiB on the 328P's 2 KiB.
+// A board file of one's own builds the same way (BOARD=).
+func TestFirmwareBoards(t *testing.T) {
+	requireTools(t, "make", "avr-gcc", "avr-objcopy", "avr-size")
+	out := runMake(t, "all")
+	re := regexp.MustCompile(`(?m)/(mega2560|uno)/(\w+)\.elf\s+flash\s+(\d+) bytes, static RAM\s+(\d+) bytes$`)
+	limit := map[string]int{"mega2560": 7168, "uno": 1536}
+	got := map[string]bool{}
+	for _, m := range re.FindAllStringSubmatch(out, -1) {
+		ram, _ := strconv.Atoi(m[4])
+		got[m[1]+"/"+m[2]] = true
+		if ram > limit[m[1]] {
+			t.Errorf("%s/%s: %d bytes of static RAM, limit %d", m[1], m[2], ram, limit[m[1]])
+		}
+		t.Logf("%-8s %-6s flash %5s bytes, static RAM %4d bytes", m[1], m[2], m[3], ram)
+	}
+	for _, b := range []string{"mega2560/daha", "mega2560/gyges", "mega2560/star", "mega2560/six", "mega2560/ray",
+		"uno/daha", "uno/gyges", "uno/star", "uno/six"} {
+		if !got[b] {
+			t.Errorf("no build of %s:\n%s", b, out)
+		}
+	}
+
+	// A board file of one's own, a size no builtin has.
+	dir := t.TempDir()
+	file := filepath.Join(dir, "big.board")
+	if err := os.WriteFile(file, []byte("board big\ngame star\ngrid square 20 20\ncode 1 red\ncode 2 white\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out = runMake(t, "all", "BOARD="+file)
+	if !regexp.MustCompile(`/mega2560/big\.elf\s+flash`).MatchString(out) {
+		t.Errorf("BOARD=%s built nothing:\n%s", file, out)
+	}
 }

@@ -1,7 +1,8 @@
 /*
  * Hardware abstraction for the tabla reference firmware. Everything the
  * board logic (tabla_fw.c) needs from the hardware is here; hal_host.c
- * implements it for unit tests, hal_avr.c for an ATmega328P.
+ * implements it for unit tests, hal_avr.c for the 8x8 ATmega328P board,
+ * hal_165.c for boards built from a board file (74HC165 sensor chain).
  */
 #ifndef TABLA_HAL_H
 #define TABLA_HAL_H
@@ -20,16 +21,21 @@ typedef struct {
 void hal_init(void);
 const hal_board_t *hal_board(void);
 
-/* Called before each sensor scan (lets a matrix driver cache a row). */
+/* Called before each sensor scan (lets a matrix driver cache a row, a
+ * shift-register chain latch its inputs). tabla_fw then reads cells 0, 1,
+ * ... in order. */
 void hal_scan_begin(void);
-/* Raw reading of one cell: 0 empty, 1..254 piece code, 255 occupied. */
+/* Raw reading of one cell. With TABLA_CODE_BITS 8 the wire code: 0 empty,
+ * 1..254 piece code, 255 occupied; with fewer bits a sensor value below
+ * 2^TABLA_CODE_BITS that tabla_code_of turns into the wire code. */
 uint8_t hal_read_cell(uint16_t cell);
 /* Raw button state: bit (id - 1) set while button id is held. */
 uint8_t hal_read_buttons(void);
 
-/* Stage one LED's colour; hal_led_show sends all staged colours out. */
-void hal_led_set(uint16_t led, uint8_t r, uint8_t g, uint8_t b);
-void hal_led_show(void);
+/* Drives the LED strip: LED i (0 <= i < n) shows palette entry k, where k
+ * is field i of idx, `bits` (4 or 8) wide, fields packed from the low bits
+ * of each byte up; palette holds 3 bytes (r, g, b) per entry. */
+void hal_led_show(const uint8_t *idx, uint8_t bits, uint16_t n, const uint8_t *palette);
 
 /* Milliseconds since start, wrapping at 2^32. */
 uint32_t hal_millis(void);
@@ -41,5 +47,10 @@ int hal_uart_read(void);
 
 /* 32 random bits (need not be cryptographic, must not repeat per boot). */
 uint32_t hal_random(void);
+
+/* Waits for the next interrupt when nothing is pending (a low-power idle
+ * between main-loop passes); may return at once. Optional: only the mains
+ * that call it need it. */
+void hal_idle(void);
 
 #endif /* TABLA_HAL_H */

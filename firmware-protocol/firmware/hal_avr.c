@@ -169,64 +169,61 @@ uint8_t hal_read_buttons(void)
 
 /* ---- WS2812B LEDs ---- */
 
-static uint8_t grb[BOARD_LEDS * 3u];
-
-void hal_led_set(uint16_t led, uint8_t r, uint8_t g, uint8_t b)
-{
-    if (led < BOARD_LEDS) {
-        grb[3u * led] = g;
-        grb[3u * led + 1u] = r;
-        grb[3u * led + 2u] = b;
-    }
-}
-
 /*
  * Bit-banged WS2812B at 16 MHz: each bit is 20 cycles (1.25 us); a 0 bit is
  * high for 6 cycles (375 ns), a 1 bit for 12 (750 ns). The cycle counts are
  * in the comments; interrupts are off for the whole strip.
  */
-static void ws2812_send(const uint8_t *p, uint16_t n)
+static inline void ws2812_byte(uint8_t byte, uint8_t hi, uint8_t lo)
+{
+    uint8_t bits;
+    __asm__ __volatile__(
+        "ldi  %[bits], 8\n\t"
+        "1:\n\t"
+        "out  %[port], %[hi]\n\t" /* 1  rising edge */
+        "nop\n\t"                 /* 1 */
+        "nop\n\t"                 /* 1 */
+        "nop\n\t"                 /* 1 */
+        "nop\n\t"                 /* 1 */
+        "sbrs %[byte], 7\n\t"     /* 1, or 2 when it skips (a 1 bit) */
+        "out  %[port], %[lo]\n\t" /* 1  a 0 bit falls: 6 cycles high */
+        "lsl  %[byte]\n\t"        /* 1 */
+        "nop\n\t"                 /* 1 */
+        "nop\n\t"                 /* 1 */
+        "nop\n\t"                 /* 1 */
+        "nop\n\t"                 /* 1 */
+        "out  %[port], %[lo]\n\t" /* 1  a 1 bit falls: 12 cycles high */
+        "nop\n\t"                 /* 1 */
+        "nop\n\t"                 /* 1 */
+        "nop\n\t"                 /* 1 */
+        "nop\n\t"                 /* 1 */
+        "dec  %[bits]\n\t"        /* 1 */
+        "brne 1b\n\t"             /* 2  20 cycles per bit */
+        : [bits] "=&d"(bits), [byte] "+r"(byte)
+        : [port] "I"(_SFR_IO_ADDR(PORTB)), [hi] "r"(hi), [lo] "r"(lo));
+}
+
+/* Each LED's colour is looked up in the palette between LEDs (a few cycles
+ * of low line, far below the latch time). The line then stays low: the
+ * strip latches after 280 us, long before the next show. */
+void hal_led_show(const uint8_t *idx, uint8_t bits, uint16_t n, const uint8_t *palette)
 {
     uint8_t hi = (uint8_t)(PORTB | _BV(PB2));
     uint8_t lo = (uint8_t)(PORTB & (uint8_t)~_BV(PB2));
     uint8_t sreg = SREG;
+    uint16_t i;
+    if (n > BOARD_LEDS) {
+        n = BOARD_LEDS;
+    }
     cli();
-    while (n--) {
-        uint8_t byte = *p++;
-        uint8_t bits;
-        __asm__ __volatile__(
-            "ldi  %[bits], 8\n\t"
-            "1:\n\t"
-            "out  %[port], %[hi]\n\t" /* 1  rising edge */
-            "nop\n\t"                 /* 1 */
-            "nop\n\t"                 /* 1 */
-            "nop\n\t"                 /* 1 */
-            "nop\n\t"                 /* 1 */
-            "sbrs %[byte], 7\n\t"     /* 1, or 2 when it skips (a 1 bit) */
-            "out  %[port], %[lo]\n\t" /* 1  a 0 bit falls: 6 cycles high */
-            "lsl  %[byte]\n\t"        /* 1 */
-            "nop\n\t"                 /* 1 */
-            "nop\n\t"                 /* 1 */
-            "nop\n\t"                 /* 1 */
-            "nop\n\t"                 /* 1 */
-            "out  %[port], %[lo]\n\t" /* 1  a 1 bit falls: 12 cycles high */
-            "nop\n\t"                 /* 1 */
-            "nop\n\t"                 /* 1 */
-            "nop\n\t"                 /* 1 */
-            "nop\n\t"                 /* 1 */
-            "dec  %[bits]\n\t"        /* 1 */
-            "brne 1b\n\t"             /* 2  20 cycles per bit */
-            : [bits] "=&d"(bits), [byte] "+r"(byte)
-            : [port] "I"(_SFR_IO_ADDR(PORTB)), [hi] "r"(hi), [lo] "r"(lo));
+    for (i = 0; i < n; i++) {
+        uint8_t k = bits == 8 ? idx[i] : (uint8_t)((idx[i >> 1] >> ((i & 1u) << 2)) & 0x0Fu);
+        const uint8_t *p = palette + 3u * k;
+        ws2812_byte(p[1], hi, lo); /* G, R, B */
+        ws2812_byte(p[0], hi, lo);
+        ws2812_byte(p[2], hi, lo);
     }
     SREG = sreg;
-}
-
-void hal_led_show(void)
-{
-    /* The line then stays low: the strip latches after 280 us, long before
-     * the next show. */
-    ws2812_send(grb, sizeof grb);
 }
 
 /* ---- Randomness ---- */

@@ -13,7 +13,6 @@ unsigned hal_host_scans;
 uint8_t hal_host_tx[HAL_HOST_TX_CAP];
 size_t hal_host_tx_len;
 
-static uint8_t staged[TABLA_MAX_LEDS][3];
 static uint8_t rx_queue[65536];
 static size_t rx_head, rx_tail;
 static uint32_t rng = 1;
@@ -32,7 +31,6 @@ void hal_host_reset(void)
     hal_host_buttons = 0;
     hal_host_now = 0;
     memset(hal_host_leds, 0, sizeof hal_host_leds);
-    memset(staged, 0, sizeof staged);
     hal_host_shows = 0;
     hal_host_scans = 0;
     hal_host_tx_len = 0;
@@ -76,18 +74,14 @@ uint8_t hal_read_buttons(void)
     return hal_host_buttons;
 }
 
-void hal_led_set(uint16_t led, uint8_t r, uint8_t g, uint8_t b)
+void hal_led_show(const uint8_t *idx, uint8_t bits, uint16_t n, const uint8_t *palette)
 {
-    if (led < TABLA_MAX_LEDS) {
-        staged[led][0] = r;
-        staged[led][1] = g;
-        staged[led][2] = b;
+    uint16_t i;
+    memset(hal_host_leds, 0, sizeof hal_host_leds);
+    for (i = 0; i < n && i < TABLA_MAX_LEDS; i++) {
+        uint8_t k = bits == 8 ? idx[i] : (uint8_t)((idx[i / 2u] >> (4u * (i & 1u))) & 0x0Fu);
+        memcpy(hal_host_leds[i], palette + 3u * k, 3);
     }
-}
-
-void hal_led_show(void)
-{
-    memcpy(hal_host_leds, staged, sizeof staged);
     hal_host_shows++;
 }
 
@@ -109,6 +103,10 @@ int hal_uart_read(void)
         return -1;
     }
     return rx_queue[rx_head++];
+}
+
+void hal_idle(void)
+{
 }
 
 uint32_t hal_random(void)

@@ -55,10 +55,93 @@ static void send_hello(tabla_fw_t *fw, uint32_t now)
     fw->last_hello = now;
 }
 
+/* ---- Packed arrays ---- */
+
+/* Field i, bits wide (1, 2, 4 or 8), of a packed array: fields fill each
+ * byte from its low bits up. bits is a constant at every call, so these
+ * fold into a shift and a mask. */
+static inline uint8_t pk_get(const uint8_t *a, uint16_t i, uint8_t bits)
+{
+    uint8_t lg = bits == 8u ? 0u : bits == 4u ? 1u : bits == 2u ? 2u : 3u; /* log2(8 / bits) */
+    uint8_t sh = (uint8_t)((i & ((1u << lg) - 1u)) * bits);
+    if (bits == 8u) {
+        return a[i];
+    }
+    return (uint8_t)((a[i >> lg] >> sh) & ((1u << bits) - 1u));
+}
+
+static inline void pk_set(uint8_t *a, uint16_t i, uint8_t bits, uint8_t v)
+{
+    uint8_t lg = bits == 8u ? 0u : bits == 4u ? 1u : bits == 2u ? 2u : 3u;
+    uint8_t sh = (uint8_t)((i & ((1u << lg) - 1u)) * bits);
+    uint8_t mask = (uint8_t)(((1u << bits) - 1u) << sh);
+    if (bits == 8u) {
+        a[i] = v;
+        return;
+    }
+    a[i >> lg] = (uint8_t)((a[i >> lg] & (uint8_t)~mask) | ((uint8_t)(v << sh) & mask));
+}
+
+#define STABLE(fw, i) pk_get((fw)->stable, (i), TABLA_CODE_BITS)
+
+uint8_t tabla_code_of(uint8_t value)
+{
+#if TABLA_CODE_BITS == 8u
+    return value;
+#else
+#if TABLA_CODE_COUNT > 0u
+    static const uint8_t table[TABLA_CODE_COUNT] = TABLA_CODE_TABLE;
+    if (value != 0 && value <= TABLA_CODE_COUNT) {
+        return table[value - 1u];
+    }
+#endif
+    return value ? 255u : 0u;
+#endif
+}
+
+uint8_t tabla_fw_reading(const tabla_fw_t *fw, uint16_t cell)
+{
+    return cell < hal_board()->cells ? tabla_code_of(STABLE(fw, cell)) : 0u;
+}
+
+tabla_led_t tabla_fw_led(const tabla_fw_t *fw, uint16_t led)
+{
+    return fw->palette[led < hal_board()->leds ? pk_get(fw->led, led, TABLA_LED_BITS) : 0u];
+}
+
+/* The Snapshot, built straight from the packed readings. */
 static void send_snapshot(tabla_fw_t *fw, uint32_t now, uint8_t reason)
 {
-    send(fw, tabla_build_snapshot(fw->tx_buf, TABLA_TX_MAX, fw->seq, now, reason, fw->stable,
-                                  hal_board()->cells));
+    uint16_t n = hal_board()->cells, i;
+    uint8_t codes = 0, acc = 0, c;
+    tabla_writer_t w;
+    for (i = 0; i < n && !codes; i++) {
+        c = tabla_code_of(STABLE(fw, i));
+        codes = (uint8_t)(c != 0 && c != 255u);
+    }
+    tabla_body_begin(&w, fw->tx_buf, TABLA_TX_MAX, TABLA_T_SNAPSHOT, fw->seq);
+    tabla_put_u32(&w, now);
+    tabla_put_u8(&w, reason);
+    tabla_put_u8(&w, codes);
+    tabla_put_u16(&w, n);
+    for (i = 0; i < n; i++) {
+        if (STABLE(fw, i) != 0) {
+            acc = (uint8_t)(acc | (1u << (i & 7u)));
+        }
+        if ((i & 7u) == 7u) {
+            tabla_put_u8(&w, acc);
+            acc = 0;
+        }
+    }
+    if (n & 7u) {
+        tabla_put_u8(&w, acc);
+    }
+    for (i = 0; codes && i < n; i++) {
+        if (STABLE(fw, i) != 0) {
+            tabla_put_u8(&w, tabla_code_of(STABLE(fw, i)));
+        }
+    }
+    send(fw, tabla_body_end(&w));
     fw->last_snapshot = now;
 }
 
@@ -94,8 +177,9 @@ static void press(tabla_fw_t *fw, uint32_t now, uint8_t id)
 
 /* ---- Scanning ---- */
 
-/* One debounce step: a new reading becomes the reported one after `need`
- * consecutive scans agree on it. Returns 1 when the reported value changes. */
+/* One debounce step of a button bitmap: a new reading becomes the reported
+ * one after `need` consecutive scans agree on it. Returns 1 when the
+ * reported value changes. */
 static uint8_t debounce(uint8_t *stable, uint8_t *cand, uint8_t *count, uint8_t raw,
                         uint8_t need)
 {
@@ -117,36 +201,70 @@ static uint8_t debounce(uint8_t *stable, uint8_t *cand, uint8_t *count, uint8_t 
     return 0;
 }
 
-static void flush_changes(tabla_fw_t *fw, uint32_t now, const tabla_change_t *ch, uint8_t n)
+/* The same for cell i in the packed arrays. */
+static uint8_t debounce_cell(tabla_fw_t *fw, uint16_t i, uint8_t raw, uint8_t need)
 {
-    send(fw, tabla_build_cell_change(fw->tx_buf, TABLA_TX_MAX, fw->seq, now, ch, n));
+    uint8_t n = pk_get(fw->count, i, TABLA_COUNT_BITS);
+    if (raw == STABLE(fw, i)) {
+        if (n != 0) {
+            pk_set(fw->count, i, TABLA_COUNT_BITS, 0);
+        }
+        return 0;
+    }
+    if (n == 0 || raw != pk_get(fw->cand, i, TABLA_CODE_BITS)) {
+        pk_set(fw->cand, i, TABLA_CODE_BITS, raw);
+        n = 1;
+    } else if (n < TABLA_MAX_DEBOUNCE) {
+        n++;
+    }
+    if (n >= need) {
+        pk_set(fw->stable, i, TABLA_CODE_BITS, raw);
+        n = 0;
+    }
+    pk_set(fw->count, i, TABLA_COUNT_BITS, n);
+    return (uint8_t)(n == 0);
+}
+
+/* A CellChange is built straight into the transmit buffer as changes are
+ * found; its count byte is patched when it is sent. */
+#define CHANGE_COUNT_AT (TABLA_HEADER_LEN + 4u)
+
+static void flush_changes(tabla_fw_t *fw, tabla_writer_t *w, uint8_t n)
+{
+    fw->tx_buf[CHANGE_COUNT_AT] = n;
+    send(fw, tabla_body_end(w));
 }
 
 static void scan(tabla_fw_t *fw, uint32_t now)
 {
     const hal_board_t *b = hal_board();
-    tabla_change_t ch[TABLA_CHANGE_BATCH];
+    tabla_writer_t w;
     uint8_t n = 0, old, pressed, id;
     uint16_t i;
 
     hal_scan_begin();
     for (i = 0; i < b->cells; i++) {
-        uint8_t raw = hal_read_cell(i);
-        if (!debounce(&fw->stable[i], &fw->cand[i], &fw->count[i], raw, fw->cfg.debounce)) {
+        uint8_t raw = (uint8_t)(hal_read_cell(i) & ((1u << TABLA_CODE_BITS) - 1u));
+        if (!debounce_cell(fw, i, raw, fw->cfg.debounce)) {
             continue;
         }
         if (!fw->running) {
             continue; /* the Snapshot after the handshake will carry it */
         }
-        ch[n].cell = i;
-        ch[n].code = fw->stable[i];
+        if (n == 0) {
+            tabla_body_begin(&w, fw->tx_buf, TABLA_TX_MAX, TABLA_T_CELL_CHANGE, fw->seq);
+            tabla_put_u32(&w, now);
+            tabla_put_u8(&w, 0);
+        }
+        tabla_put_u16(&w, i);
+        tabla_put_u8(&w, tabla_code_of(raw));
         if (++n == TABLA_CHANGE_BATCH) {
-            flush_changes(fw, now, ch, n);
+            flush_changes(fw, &w, n);
             n = 0;
         }
     }
     if (n) {
-        flush_changes(fw, now, ch, n);
+        flush_changes(fw, &w, n);
     }
 
     old = fw->btn_stable;
@@ -179,14 +297,14 @@ static uint8_t scale(uint8_t c, uint8_t brightness)
     return (uint8_t)(((uint16_t)c * (uint16_t)(brightness + 1u)) >> 8);
 }
 
-/* A cheap digest of which blinking LEDs are lit: the strip is re-driven
- * only when it changes, since driving it may block interrupts. */
+/* A cheap digest of which blinking palette entries are lit: the strip is
+ * re-driven only when it changes, since driving it may block interrupts. */
 static uint16_t blink_signature(const tabla_fw_t *fw, uint32_t now)
 {
-    uint16_t i, sig = 0x5A5Au, n = hal_board()->leds;
-    for (i = 0; i < n; i++) {
-        if (fw->leds[i].blink) {
-            sig = tabla_crc16_update(sig, (uint8_t)(led_on(&fw->leds[i], now) + (i & 0x7Fu)));
+    uint16_t k, sig = 0x5A5Au;
+    for (k = 1; k < TABLA_PALETTE; k++) {
+        if (fw->refs[k] && fw->palette[k].blink) {
+            sig = tabla_crc16_update(sig, (uint8_t)(led_on(&fw->palette[k], now) + (k & 0x7Fu)));
         }
     }
     return sig;
@@ -194,18 +312,104 @@ static uint16_t blink_signature(const tabla_fw_t *fw, uint32_t now)
 
 static void render(tabla_fw_t *fw, uint32_t now)
 {
-    uint16_t i, n = hal_board()->leds;
-    for (i = 0; i < n; i++) {
-        const tabla_led_t *l = &fw->leds[i];
-        if (led_on(l, now)) {
-            hal_led_set(i, scale(l->r, fw->cfg.brightness), scale(l->g, fw->cfg.brightness),
-                        scale(l->b, fw->cfg.brightness));
-        } else {
-            hal_led_set(i, 0, 0, 0);
+    uint16_t k;
+    for (k = 0; k < TABLA_PALETTE; k++) {
+        const tabla_led_t *l = &fw->palette[k];
+        uint8_t on = (uint8_t)(k != 0 && fw->refs[k] && led_on(l, now));
+        fw->shown[k][0] = on ? scale(l->r, fw->cfg.brightness) : 0u;
+        fw->shown[k][1] = on ? scale(l->g, fw->cfg.brightness) : 0u;
+        fw->shown[k][2] = on ? scale(l->b, fw->cfg.brightness) : 0u;
+    }
+    hal_led_show(fw->led, TABLA_LED_BITS, hal_board()->leds, &fw->shown[0][0]);
+    fw->led_signature = blink_signature(fw, now);
+}
+
+static uint16_t colour_distance(const tabla_led_t *a, uint8_t r, uint8_t g, uint8_t b)
+{
+    return (uint16_t)((a->r > r ? a->r - r : r - a->r) + (a->g > g ? a->g - g : g - a->g) +
+                      (a->b > b ? a->b - b : b - a->b));
+}
+
+/* The palette entry of a colour: an equal one in use, else a free one,
+ * else (palette full) the nearest one in use, preferring the same blink. */
+static uint8_t palette_entry(tabla_fw_t *fw, uint8_t r, uint8_t g, uint8_t b, uint8_t blink)
+{
+    uint16_t k, best = 0, free = 0, dist = 0xFFFFu;
+    if ((r | g | b) == 0) {
+        return 0;
+    }
+    for (k = 1; k < TABLA_PALETTE; k++) {
+        tabla_led_t *l = &fw->palette[k];
+        if (fw->refs[k] == 0) {
+            if (free == 0) {
+                free = k;
+            }
+            continue;
+        }
+        if (l->r == r && l->g == g && l->b == b && l->blink == blink) {
+            return (uint8_t)k;
         }
     }
-    hal_led_show();
-    fw->led_signature = blink_signature(fw, now);
+    if (free != 0) {
+        tabla_led_t *l = &fw->palette[free];
+        l->r = r;
+        l->g = g;
+        l->b = b;
+        l->blink = blink;
+        return (uint8_t)free;
+    }
+    for (k = 1; k < TABLA_PALETTE; k++) {
+        uint16_t d = (uint16_t)(colour_distance(&fw->palette[k], r, g, b) +
+                                (fw->palette[k].blink == blink ? 0u : 1024u));
+        if (d < dist) {
+            dist = d;
+            best = k;
+        }
+    }
+    return (uint8_t)best;
+}
+
+static void set_led(tabla_fw_t *fw, uint16_t i, uint8_t r, uint8_t g, uint8_t b, uint8_t blink)
+{
+    uint8_t old = pk_get(fw->led, i, TABLA_LED_BITS), k;
+    if (old != 0) {
+        fw->refs[old]--; /* may free the entry for this very colour */
+    }
+    k = palette_entry(fw, r, g, b, blink);
+    if (k != 0) {
+        fw->refs[k]++;
+    }
+    pk_set(fw->led, i, TABLA_LED_BITS, k);
+}
+
+/* Drives the strip and acknowledges the commands waiting for it. */
+static void flush_leds(tabla_fw_t *fw, uint32_t now)
+{
+    uint8_t k;
+    render(fw, now);
+    fw->render_due = 0;
+    for (k = 0; k < fw->acks; k++) {
+        send_ack(fw, fw->ack_queue[k].seq, fw->ack_queue[k].type);
+    }
+    fw->acks = 0;
+}
+
+/* A command that changed what the LEDs show has been applied: drive the
+ * strip and acknowledge now, or (led_defer_ms) when the line is quiet. */
+static void leds_changed(tabla_fw_t *fw, const tabla_host_msg_t *m, uint32_t now)
+{
+    if (fw->led_defer_ms == 0) {
+        render(fw, now);
+        send_ack(fw, m->seq, m->type);
+        return;
+    }
+    if (fw->acks == TABLA_ACK_QUEUE) {
+        flush_leds(fw, now);
+    }
+    fw->ack_queue[fw->acks].seq = m->seq;
+    fw->ack_queue[fw->acks].type = m->type;
+    fw->acks++;
+    fw->render_due = 1;
 }
 
 /* ---- Host commands ---- */
@@ -222,6 +426,11 @@ static void apply_config(tabla_fw_t *fw, const tabla_config_t *c)
     if (fw->cfg.snapshot_ms != 0 && fw->cfg.snapshot_ms < TABLA_MIN_SNAPSHOT_MS) {
         fw->cfg.snapshot_ms = TABLA_MIN_SNAPSHOT_MS;
     }
+#if TABLA_MAX_DEBOUNCE < 255u
+    if (fw->cfg.debounce > TABLA_MAX_DEBOUNCE) {
+        fw->cfg.debounce = TABLA_MAX_DEBOUNCE;
+    }
+#endif
 }
 
 static void handle(tabla_fw_t *fw, const tabla_host_msg_t *m, uint32_t now)
@@ -244,8 +453,7 @@ static void handle(tabla_fw_t *fw, const tabla_host_msg_t *m, uint32_t now)
         return; /* an Ack is never answered */
     case TABLA_T_CONFIG:
         apply_config(fw, &m->u.config);
-        render(fw, now); /* brightness */
-        send_ack(fw, m->seq, m->type);
+        leds_changed(fw, m, now); /* brightness */
         return;
     case TABLA_T_LED_FRAME: {
         uint16_t start = m->u.led_frame.start, count = m->u.led_frame.count;
@@ -255,14 +463,9 @@ static void handle(tabla_fw_t *fw, const tabla_host_msg_t *m, uint32_t now)
             return;
         }
         for (i = 0; i < count; i++, rgb += 3) {
-            tabla_led_t *l = &fw->leds[start + i];
-            l->r = rgb[0];
-            l->g = rgb[1];
-            l->b = rgb[2];
-            l->blink = 0;
+            set_led(fw, (uint16_t)(start + i), rgb[0], rgb[1], rgb[2], 0);
         }
-        render(fw, now);
-        send_ack(fw, m->seq, m->type);
+        leds_changed(fw, m, now);
         return;
     }
     case TABLA_T_LED_SET: {
@@ -279,14 +482,11 @@ static void handle(tabla_fw_t *fw, const tabla_host_msg_t *m, uint32_t now)
         for (k = 0; k < m->u.led_set.count; k++) {
             uint16_t start = tabla_get_u16(r + 4u * k), count = tabla_get_u16(r + 4u * k + 2);
             for (i = start; i < start + count; i++) {
-                fw->leds[i].r = m->u.led_set.r;
-                fw->leds[i].g = m->u.led_set.g;
-                fw->leds[i].b = m->u.led_set.b;
-                fw->leds[i].blink = m->u.led_set.blink;
+                set_led(fw, i, m->u.led_set.r, m->u.led_set.g, m->u.led_set.b,
+                        m->u.led_set.blink);
             }
         }
-        render(fw, now);
-        send_ack(fw, m->seq, m->type);
+        leds_changed(fw, m, now);
         return;
     }
     default:
@@ -299,6 +499,7 @@ void tabla_fw_rx_byte(tabla_fw_t *fw, uint8_t byte, uint32_t now)
 {
     tabla_host_msg_t m;
     int r = tabla_rx_feed(&fw->rx, byte);
+    fw->last_rx = now;
     if (r == TABLA_RX_NONE) {
         return;
     }
@@ -335,11 +536,13 @@ void tabla_fw_init(tabla_fw_t *fw)
     fw->cfg.heartbeat_ms = 1000;
     fw->cfg.snapshot_ms = 0;
     fw->cfg.brightness = 255;
+    fw->led_defer_ms = TABLA_LED_DEFER_MS;
     tabla_rx_init(&fw->rx, fw->rx_buf, TABLA_RX_MAX);
 
     hal_scan_begin();
     for (i = 0; i < b->cells && i < TABLA_MAX_CELLS; i++) {
-        fw->stable[i] = hal_read_cell(i);
+        pk_set(fw->stable, i, TABLA_CODE_BITS,
+               (uint8_t)(hal_read_cell(i) & ((1u << TABLA_CODE_BITS) - 1u)));
     }
     fw->btn_stable = (uint8_t)(hal_read_buttons() & b->buttons);
     fw->last_scan = fw->rate_start = now;
@@ -389,9 +592,15 @@ void tabla_fw_poll(tabla_fw_t *fw)
         }
     }
 
-    /* Re-drive blinking LEDs when their on/off pattern changes, but not
+    /* Drive the strip for deferred LED commands once the line is quiet,
+     * and re-drive blinking LEDs when their on/off pattern changes, but not
      * in the middle of receiving a frame (driving may block interrupts). */
-    if (fw->rx.encoded == 0 && blink_signature(fw, now) != fw->led_signature) {
+    if (fw->rx.encoded != 0 || (uint32_t)(now - fw->last_rx) < fw->led_defer_ms) {
+        return;
+    }
+    if (fw->render_due) {
+        flush_leds(fw, now);
+    } else if (blink_signature(fw, now) != fw->led_signature) {
         render(fw, now);
     }
 }

@@ -1098,7 +1098,8 @@ static void test_led_set_blink(void)
     step(1);
     collect();
     CHECK(nout == 1 && otype(0) == TABLA_T_ACK, "LEDSet acked");
-    CHECK(fw.leds[10].blink == 25 && fw.leds[11].r == 255 && fw.leds[12].r == 0,
+    CHECK(tabla_fw_led(&fw, 10).blink == 25 && tabla_fw_led(&fw, 11).r == 255 &&
+              tabla_fw_led(&fw, 12).r == 0,
           "LEDSet applied");
     CHECK(hal_host_leds[3][0] == 255 && hal_host_leds[3][1] == 128, "on in the first half");
     shows = hal_host_shows;
@@ -1117,12 +1118,12 @@ static void test_led_set_blink(void)
     collect();
     CHECK(nout == 1 && otype(0) == TABLA_T_ERROR && opay(0)[0] == TABLA_E_OUT_OF_RANGE,
           "LEDSet past the end refused");
-    CHECK(fw.leds[0].r == 0, "refused LEDSet partly applied");
+    CHECK(tabla_fw_led(&fw, 0).r == 0, "refused LEDSet partly applied");
 
     host_send(TABLA_T_LED_SET, 22, clear, sizeof clear);
     step(1);
     collect();
-    CHECK(nout == 1 && otype(0) == TABLA_T_ACK && fw.leds[10].blink == 0 &&
+    CHECK(nout == 1 && otype(0) == TABLA_T_ACK && tabla_fw_led(&fw, 10).blink == 0 &&
               hal_host_leds[10][0] == 0,
           "clear all");
 }
