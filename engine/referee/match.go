@@ -1,6 +1,7 @@
 package referee
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/tabla-board/tabla/engine"
@@ -90,8 +91,10 @@ func (r *Referee) evidence(n note, d []change, since uint64, keys []int) (int, [
 		}
 	}
 	if n.extra >= 0 && n.from >= 0 && n.to >= 0 && r.hasSensor[n.from] && r.hasSensor[n.to] {
-		co, first := r.coEmpty(n.from, n.to, since)
-		if !co || (n.extra == n.from && first != n.to) {
+		// a replace: the landing piece was off its cell while the moving
+		// piece was off the board (in whatever order they were lifted and
+		// put down, this happens just before the moving piece lands)
+		if co, _ := r.coEmpty(n.from, n.to, since); !co {
 			return 0, keys, false
 		}
 	}
@@ -125,6 +128,26 @@ func (r *Referee) coEmpty(a, b int, since uint64) (bool, int) {
 	return co, first
 }
 
+// emptiedBefore replays the trace since since: was a emptied before b was
+// last filled?
+func (r *Referee) emptiedBefore(a, b int, since uint64) bool {
+	aEmpty, ok := false, false
+	for _, t := range r.trace {
+		if t.seq <= since {
+			continue
+		}
+		switch int(t.cell) {
+		case a:
+			aEmpty = aEmpty || t.empty
+		case b:
+			if !t.empty {
+				ok = aEmpty
+			}
+		}
+	}
+	return ok
+}
+
 // candidates lists the readings of the settled board that are consistent
 // with it and with what was touched: the position as it is, each legal move,
 // each takeback, each revision of the last move.
@@ -142,10 +165,16 @@ func (r *Referee) candidates() []candidate {
 				continue
 			}
 			d := r.diff(c, i)
+			if DebugCands {
+				fmt.Println("cand", c.texts[i], "fits", r.fits(d, m), d)
+			}
 			if !r.fits(d, m) {
 				continue
 			}
 			ev, k, ok := r.evidence(c.notes[i], d, r.lastAcc, keys)
+			if DebugCands {
+				fmt.Println("  evidence", ev, k, ok)
+			}
 			keys = k
 			if ok {
 				out = append(out, candidate{kind: candMove, idx: i, text: c.texts[i], note: c.notes[i], evidence: ev, cells: slices.Clone(k)})
@@ -209,6 +238,12 @@ func (r *Referee) revisions(out []candidate) []candidate {
 		return out
 	}
 	last := r.ops[len(r.ops)-1]
+	lastTo, lastFrom, lastPlace := -1, -1, false
+	for i, m := range r.prev.moves {
+		if m == last.move {
+			lastTo, lastFrom, lastPlace = r.prev.notes[i].to, r.prev.notes[i].from, r.prev.notes[i].place
+		}
+	}
 	// Step back to the previous position, on the engine and the board.
 	r.st.Undo()
 	applyDiff(r.cur, last.diff, true)
@@ -253,8 +288,27 @@ func (r *Referee) revisions(out []candidate) []candidate {
 				keys = append(keys, cell)
 			}
 		}
+		// The piece went on from where the last move put it: that cell was
+		// emptied before the revision's destination was filled. (A piece
+		// put down elsewhere while the last move's piece is knocked off
+		// and set back is no revision.)
+		if to := c.notes[i].to; ok && lastTo >= 0 && to >= 0 && to != lastTo && r.hasSensor[to] && r.hasSensor[lastTo] {
+			vacated := r.cur[lastTo] == empty
+			for _, x := range d {
+				if int(x.cell) == lastTo {
+					vacated = x.new == empty
+				}
+			}
+			if vacated {
+				ok = r.emptiedBefore(lastTo, to, r.lastAcc)
+			}
+		}
 		if ok && len(keys) > 0 {
-			out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i], note: c.notes[i], evidence: len(keys), cells: slices.Clone(keys)})
+			// The same piece going on (a counted path, a placement put
+			// elsewhere) is followed; a revision that moves another piece
+			// may as well be the next player's move under way: asked.
+			same := c.notes[i].from == lastFrom && c.notes[i].place == lastPlace
+			out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i], note: c.notes[i], evidence: len(keys), cells: slices.Clone(keys), ask: !same})
 		}
 	}
 	applyDiff(r.cur, last.diff, false)
@@ -298,22 +352,16 @@ func (r *Referee) recognise() {
 			r.ask(others)
 			return
 		}
-		best := others[0].evidence
-		for _, c := range others[1:] {
-			best = max(best, c.evidence)
-		}
-		top := others[:0:0]
-		for _, c := range others {
-			if c.evidence == best {
-				top = append(top, c)
-			}
-		}
-		if len(top) > 1 {
-			r.ask(top)
+		// Several readings, or a takeback: never guess. A physical takeback
+		// looks exactly like a move under way that has lifted the pieces
+		// of the last moves, so it is only ever proposed, never taken.
+		if len(others) > 1 || others[0].kind == candTakeback || others[0].ask {
+			slices.SortStableFunc(others, func(a, b candidate) int { return b.evidence - a.evidence })
+			r.ask(others)
 			return
 		}
 		r.confirm = nil
-		r.take(top[0], r.cfg.Source)
+		r.take(others[0], r.cfg.Source)
 	}
 }
 
@@ -438,3 +486,5 @@ func (r *Referee) underWay(m []int) {
 		}
 	}
 }
+
+var DebugCands bool

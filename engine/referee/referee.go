@@ -3,6 +3,7 @@ package referee
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -169,6 +170,7 @@ type candidate struct {
 	plies    int // takeback depth
 	evidence int
 	cells    []int // key cells, for confirm display
+	ask      bool  // never taken without confirmation
 }
 
 // Referee turns board events into moves and LED frames. It is pure: time
@@ -203,9 +205,11 @@ type Referee struct {
 	lastChange time.Duration
 	now        time.Duration
 	seq        uint64
-	lastAcc    uint64 // seq at the last applied op
-	touched    []uint64
-	trace      []traceEv
+	lastAcc    uint64      // seq at the last applied op
+	raw        [][]segment // raw readings not yet debounced, per cell
+	stable     []uint8     // debounced readings
+	touched    []uint64    // seq of each cell's last debounced change
+	trace      []traceEv   // debounced changes in seq order
 
 	mode     Mode
 	inSync   bool
@@ -282,6 +286,8 @@ func New(st engine.State, cfg Config) (*Referee, error) {
 	r.cur = make([]uint8, r.ncell)
 	r.scratch = make([]uint8, r.ncell)
 	r.touched = make([]uint64, r.ncell)
+	r.raw = make([][]segment, r.ncell)
+	r.stable = make([]uint8, r.ncell)
 	r.frame = make([]Light, b.LEDCount)
 	r.setState(st)
 	return r, nil
@@ -506,18 +512,22 @@ func (r *Referee) note(format string, args ...any) {
 func (r *Referee) bump() { r.version++ }
 
 // sense records a new reading of cell c.
+//
+// Readings are debounced for evidence (see debounce): a glitch — a sensor
+// that chatters, a piece bumped and settled back within the settle window —
+// changes nothing that recognition looks at, since touched and the trace
+// hold debounced readings only. sensed is the raw reading.
 func (r *Referee) sense(c int, v uint8) {
 	old := r.sensed[c]
 	if old == v {
 		return
 	}
 	r.seq++
-	r.sensed[c] = v
-	r.touched[c] = r.seq
-	r.trace = append(r.trace, traceEv{r.seq, int32(c), v == empty})
-	if len(r.trace) > 8192 {
-		r.trace = append(r.trace[:0], r.trace[4096:]...)
+	r.raw[c] = append(r.raw[c], segment{v: v, at: r.now, seq: r.seq})
+	if len(r.raw[c]) > 64 { // a sensor that never settles
+		r.debounce(c, r.now)
 	}
+	r.sensed[c] = v
 	switch {
 	case v == empty:
 		if old != empty {
@@ -532,6 +542,80 @@ func (r *Referee) sense(c int, v uint8) {
 		r.hand = r.hand[:len(r.hand)-1]
 	case old == empty:
 		r.infer[c] = unknown
+	}
+}
+
+// segment is a raw reading of a cell from a moment on, until the next.
+type segment struct {
+	v   uint8
+	at  time.Duration
+	seq uint64
+}
+
+// debounce turns cell c's raw readings since the last debounced one into
+// debounced changes: readings shorter than the settle window are dropped,
+// shortest first, and equal neighbours merged — so a piece lifted at t that
+// chatters once while in the air stays lifted since t, and a glitch that
+// comes back leaves nothing. The latest reading always counts: it is what
+// the board shows now.
+func (r *Referee) debounce(c int, now time.Duration) {
+	segs := r.raw[c]
+	if len(segs) == 0 {
+		return
+	}
+	dur := func(i int) time.Duration {
+		if i+1 < len(segs) {
+			return segs[i+1].at - segs[i].at
+		}
+		return now - segs[i].at
+	}
+	for {
+		// merge equal neighbours (and a first reading equal to the stable one)
+		k := 0
+		for i := range segs {
+			switch {
+			case k == 0 && segs[i].v == r.stable[c]:
+				continue
+			case k > 0 && segs[i].v == segs[k-1].v:
+				continue
+			}
+			segs[k] = segs[i]
+			k++
+		}
+		segs = segs[:k]
+		short, best := -1, r.cfg.Settle
+		for i := 0; i+1 < len(segs); i++ {
+			if d := dur(i); d < best {
+				short, best = i, d
+			}
+		}
+		if short < 0 {
+			break
+		}
+		segs = slices.Delete(segs, short, short+1)
+	}
+	for _, sg := range segs {
+		r.stable[c] = sg.v
+		r.touched[c] = sg.seq
+		ev := traceEv{sg.seq, int32(c), sg.v == empty}
+		i := len(r.trace)
+		for i > 0 && r.trace[i-1].seq > ev.seq {
+			i--
+		}
+		r.trace = slices.Insert(r.trace, i, ev)
+	}
+	if len(r.trace) > 8192 {
+		r.trace = append(r.trace[:0], r.trace[4096:]...)
+	}
+	r.raw[c] = segs[:0]
+}
+
+// commitAll debounces every cell: the board is being read.
+func (r *Referee) commitAll() {
+	for c := range r.raw {
+		if len(r.raw[c]) > 0 {
+			r.debounce(c, r.now)
+		}
 	}
 }
 
@@ -553,6 +637,7 @@ func (r *Referee) settle() {
 }
 
 func (r *Referee) settleNow() {
+	r.commitAll()
 	if r.known {
 		r.evaluate()
 	}

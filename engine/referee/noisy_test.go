@@ -1,0 +1,701 @@
+package referee
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tabla-board/tabla/engine"
+)
+
+// The seeded noisy-game harness: random legal games of every game, variant,
+// player count and sensor kind, each move carried out physically with
+// realistic noise. The referee must reproduce the record exactly, or ask for
+// confirmation with the true move offered.
+//
+//	go test ./engine/referee -run Noisy -noisy.games 10000 -v
+//
+// TABLA_NOISY_GAMES sets the same knob from the environment.
+
+var noisyGames = flag.Int("noisy.games", 0, "noisy games per configuration (0: $TABLA_NOISY_GAMES, else 120, or 15 with -short)")
+
+func noisyGameCount() int {
+	if *noisyGames > 0 {
+		return *noisyGames
+	}
+	if n, err := strconv.Atoi(os.Getenv("TABLA_NOISY_GAMES")); err == nil && n > 0 {
+		return n
+	}
+	if testing.Short() {
+		return 15
+	}
+	return 120
+}
+
+type noisyConfig struct {
+	game  string
+	cfg   engine.Config
+	ident bool
+}
+
+func (c noisyConfig) String() string {
+	s := c.game
+	if c.cfg.Variant != "" {
+		s += "-" + c.cfg.Variant
+	}
+	if c.cfg.Players != 0 {
+		s += fmt.Sprintf("-%dp", c.cfg.Players)
+	}
+	if c.ident {
+		return s + "-identifying"
+	}
+	return s + "-presence"
+}
+
+func noisyConfigs() []noisyConfig {
+	var out []noisyConfig
+	for _, ident := range []bool{false, true} {
+		for _, g := range []struct {
+			game string
+			cfg  engine.Config
+		}{
+			{"daha", engine.Config{}},
+			{"ray", engine.Config{}},
+			{"star", engine.Config{}},
+			{"gyges", engine.Config{}},
+			{"gyges", engine.Config{Variant: "advanced"}},
+			{"six", engine.Config{Players: 2}},
+			{"six", engine.Config{Players: 4}},
+			{"six", engine.Config{Variant: "advanced", Players: 2}},
+			{"six", engine.Config{Variant: "advanced", Players: 4}},
+		} {
+			out = append(out, noisyConfig{g.game, g.cfg, ident})
+		}
+	}
+	return out
+}
+
+// noisyResult counts one configuration's outcomes.
+type noisyResult struct {
+	games, moves, asked, revised int
+	false_, lost, notOffered     int
+	failures                     []string
+}
+
+func (r *noisyResult) add(o noisyResult) {
+	r.games += o.games
+	r.moves += o.moves
+	r.asked += o.asked
+	r.revised += o.revised
+	r.false_ += o.false_
+	r.lost += o.lost
+	r.notOffered += o.notOffered
+	r.failures = append(r.failures, o.failures...)
+}
+
+func TestNoisyGames(t *testing.T) {
+	games := noisyGameCount()
+	var mu sync.Mutex
+	var total noisyResult
+	lines := []string{}
+	for _, nc := range noisyConfigs() {
+		t.Run(nc.String(), func(t *testing.T) {
+			t.Parallel()
+			var res noisyResult
+			for seed := uint64(1); seed <= uint64(games); seed++ {
+				res.add(noisyGame(t, nc, seed))
+			}
+			mu.Lock()
+			total.add(res)
+			lines = append(lines, fmt.Sprintf("%-32s games %5d moves %7d asked %5d revised %5d false %d lost %d not-offered %d",
+				nc, res.games, res.moves, res.asked, res.revised, res.false_, res.lost, res.notOffered))
+			mu.Unlock()
+			for i, f := range res.failures {
+				if i == 5 {
+					t.Errorf("… and %d more", len(res.failures)-5)
+					break
+				}
+				t.Error(f)
+			}
+		})
+	}
+	t.Cleanup(func() {
+		sort.Strings(lines)
+		for _, l := range lines {
+			t.Log(l)
+		}
+		t.Logf("noisy harness: %d games, %d moves, asked %d, revised %d, false %d, lost %d, not offered %d",
+			total.games, total.moves, total.asked, total.revised, total.false_, total.lost, total.notOffered)
+	})
+}
+
+// noisy drives a table with noise.
+type noisy struct {
+	*table
+	rng    *rand.Rand
+	kinds  []string
+	trace  []string
+	settle time.Duration
+	off    []string // pieces taken off for good (six removals)
+	debug  bool
+}
+
+// advance lets board time pass, reading the board whenever the settle
+// window runs out, as the companion's timer does.
+func (n *noisy) advance(d time.Duration) {
+	end := n.now + d
+	for {
+		p, at := n.r.Pending()
+		if !p || at > end {
+			break
+		}
+		if at > n.now {
+			n.now = at
+		}
+		n.tick()
+	}
+	n.now = end
+	n.tick()
+}
+
+func (n *noisy) ms(lo, hi int) time.Duration {
+	return time.Duration(lo+n.rng.IntN(hi-lo+1)) * time.Millisecond
+}
+
+func (n *noisy) logf(format string, args ...any) {
+	n.trace = append(n.trace, fmt.Sprintf("%d:", n.now/time.Millisecond)+fmt.Sprintf(format, args...))
+	if n.debug {
+		st := n.r.State()
+		fmt.Printf("%-28s before: mode %s sync %v pending %v cands %v moves %v\n", n.trace[len(n.trace)-1], st.Mode, st.InSync, st.Pending, st.Candidates, st.Moves[max(0, len(st.Moves)-2):])
+	}
+}
+
+func (n *noisy) has(c int) bool { _, ok := n.sensorOf[c]; return ok }
+
+// emit reports a raw sensor reading of cell c.
+func (n *noisy) emit(c int, code byte) {
+	if !n.has(c) {
+		return
+	}
+	n.send(Input{Kind: SensorChange, Sensor: n.sensorOf[c], Code: code})
+}
+
+// wrong returns a reading of c other than the truth (a glitch).
+func (n *noisy) wrong(c int) byte {
+	if _, ok := n.pieces[c]; ok {
+		return CodeEmpty
+	}
+	if n.ident {
+		if code, ok := n.b.CodeOf(n.kinds[n.rng.IntN(len(n.kinds))]); ok {
+			return code
+		}
+	}
+	return CodeOccupied
+}
+
+// chatter: the sensor of c flips k times and comes back, all within a few
+// tens of milliseconds (shorter than the settle window).
+func (n *noisy) chatter(c int, k int) {
+	if !n.has(c) {
+		return
+	}
+	n.logf("chatter %s %d", n.b.Cells[c].Name, k)
+	for i := 0; i < k; i++ {
+		n.advance(n.ms(1, 6))
+		n.emit(c, n.wrong(c))
+		n.advance(n.ms(1, 6))
+		n.emit(c, n.code(c))
+	}
+}
+
+// lift takes the piece on c into the hand (or off the board for good).
+func (n *noisy) lift(c int, remove bool) {
+	p := n.pieces[c]
+	delete(n.pieces, c)
+	if remove {
+		n.off = append(n.off, p)
+		n.logf("remove %s", n.b.Cells[c].Name)
+	} else {
+		n.hand = append(n.hand, p)
+		n.logf("lift %s", n.b.Cells[c].Name)
+	}
+	n.contact(c)
+}
+
+// place puts a piece of kind p on c: from the hand if it holds one, else
+// from outside the board.
+func (n *noisy) place(c int, p string) {
+	if i := slices.Index(n.hand, p); i >= 0 {
+		n.hand = slices.Delete(n.hand, i, i+1)
+	}
+	n.pieces[c] = p
+	n.logf("place %s %s", n.b.Cells[c].Name, p)
+	n.contact(c)
+}
+
+// contact reports a cell's new state, sometimes with contact bounce.
+func (n *noisy) contact(c int) {
+	if n.rng.IntN(3) == 0 {
+		for i := n.rng.IntN(3) + 1; i > 0; i-- {
+			n.emit(c, n.code(c))
+			n.advance(n.ms(1, 4))
+			n.emit(c, n.wrong(c))
+			n.advance(n.ms(1, 4))
+		}
+	}
+	n.emit(c, n.code(c))
+}
+
+// pause is the time between two actions of a person: usually a fraction
+// of a second, sometimes quick (both actions settle together), sometimes a
+// long hesitation.
+func (n *noisy) pause() {
+	switch k := n.rng.IntN(20); {
+	case k < 3:
+		n.advance(n.ms(10, 80))
+	case k < 5:
+		n.advance(n.ms(900, 3000))
+	default:
+		n.advance(n.ms(120, 700))
+	}
+}
+
+// disturb may add noise: chatter anywhere, a neighbour bumped (briefly, or
+// knocked off and put back).
+func (n *noisy) disturb(near []int) {
+	k := n.rng.IntN(10)
+	if k >= 4 {
+		return
+	}
+	c := n.rng.IntN(len(n.b.Cells))
+	if len(near) > 0 && n.rng.IntN(2) == 0 {
+		c = near[n.rng.IntN(len(near))]
+		if adj := n.b.Cells[c].Adj; len(adj) > 0 {
+			c = adj[n.rng.IntN(len(adj))]
+		}
+	}
+	if !n.has(c) {
+		return
+	}
+	_, occupied := n.pieces[c]
+	switch {
+	case k < 2:
+		n.chatter(c, 1+n.rng.IntN(3))
+	case !occupied:
+		n.chatter(c, 1)
+	case k == 2: // a short bump: lifted and set back within the settle window
+		n.logf("bump %s", n.b.Cells[c].Name)
+		n.emit(c, CodeEmpty)
+		n.advance(n.ms(15, int(n.settle/time.Millisecond)*6/10))
+		n.emit(c, n.code(c))
+	default: // knocked off and put back
+		n.logf("knock %s", n.b.Cells[c].Name)
+		p := n.pieces[c]
+		delete(n.pieces, c)
+		n.emit(c, CodeEmpty)
+		n.advance(n.ms(150, 1200))
+		n.pieces[c] = p
+		n.emit(c, n.code(c))
+	}
+}
+
+// physicalOps lists what a person does for a move: pieces carried from
+// one cell to another, pieces taken off the board for good, pieces put
+// down from outside (a hand, a pile).
+type physicalOps struct {
+	carries  [][2]int // from, to
+	removes  []int
+	outside  map[int]string // cell → the piece kind put there
+	from, to int            // the moving piece's start and destination
+	text     string
+}
+
+func (n *noisy) plan(st engine.State, m engine.Move) (physicalOps, bool) {
+	before := st.Position().Pieces
+	text := engine.MoveString(st, m)
+	c := st.Clone()
+	c.Play(m)
+	after := c.Position().Pieces
+	nt := n.r.parse(text, -1)
+	ops := physicalOps{outside: map[int]string{}, from: nt.from, to: nt.to, text: text}
+	if ops.from < 0 && (n.r.info.Game == "daha" || n.r.info.Game == "ray") {
+		for cell, p := range before {
+			if p == st.Info().Seats[st.ToMove()] {
+				ops.from, _ = n.b.Index(cell)
+			}
+		}
+	}
+	if text == "pass" {
+		return ops, true
+	}
+	onBoard := func(names ...string) bool {
+		for _, x := range names {
+			if _, ok := n.b.Index(x); !ok {
+				return false
+			}
+		}
+		return true
+	}
+	for cell := range before {
+		if _, ok := after[cell]; !ok && !onBoard(cell) {
+			return ops, false
+		}
+	}
+	for cell := range after {
+		if before[cell] != after[cell] && !onBoard(cell) {
+			return ops, false
+		}
+	}
+	if ops.to < 0 || n.b.Cells[ops.to].Goal && !n.has(ops.to) {
+		return ops, false
+	}
+	switch {
+	case nt.place:
+		ops.outside[ops.to] = after[n.b.Cells[ops.to].Name]
+	default:
+		if ops.from < 0 {
+			return ops, false
+		}
+		ops.carries = append(ops.carries, [2]int{ops.from, ops.to})
+		if nt.extra >= 0 {
+			ops.carries = append(ops.carries, [2]int{ops.to, nt.extra})
+		}
+	}
+	// whatever else the move empties leaves the board (six removals)
+	for cell, p := range before {
+		i, _ := n.b.Index(cell)
+		if _, still := after[cell]; still || i == ops.from || i == ops.to {
+			continue
+		}
+		_ = p
+		ops.removes = append(ops.removes, i)
+	}
+	slices.Sort(ops.removes)
+	return ops, true
+}
+
+// carry out a move physically, in a random order that a person could use,
+// with pauses, slides and noise.
+func (n *noisy) carry(ops physicalOps, path []int) {
+	type carry struct {
+		from, to int
+		lifted   bool
+		piece    string
+	}
+	var carries []*carry
+	for _, c := range ops.carries {
+		carries = append(carries, &carry{from: c[0], to: c[1]})
+	}
+	removes := slices.Clone(ops.removes)
+	n.rng.Shuffle(len(removes), func(i, j int) { removes[i], removes[j] = removes[j], removes[i] })
+	var outside []int
+	for c := range ops.outside {
+		outside = append(outside, c)
+	}
+	slices.Sort(outside)
+	var near []int
+	for _, c := range ops.carries {
+		near = append(near, c[0], c[1])
+	}
+	near = append(append(near, removes...), outside...)
+	left := func() int {
+		k := len(removes) + len(outside)
+		for _, c := range carries {
+			if !c.lifted || c.piece != "" {
+				k++
+			}
+		}
+		return k
+	}
+	emptied := map[int]time.Duration{}
+	n.disturb(near)
+	for left() > 0 {
+		var can []func()
+		for i, c := range removes {
+			can = append(can, func() { removes = slices.Delete(removes, i, i+1); n.lift(c, true) })
+		}
+		for i, c := range outside {
+			if _, occ := n.pieces[c]; !occ {
+				can = append(can, func() { outside = slices.Delete(outside, i, i+1); n.place(c, ops.outside[c]) })
+			}
+		}
+		for _, c := range carries {
+			switch {
+			case !c.lifted:
+				can = append(can, func() {
+					c.piece = n.pieces[c.from]
+					c.lifted = true
+					n.lift(c.from, false)
+					emptied[c.from] = n.now
+				})
+			case c.piece != "":
+				if _, occ := n.pieces[c.to]; occ {
+					continue
+				}
+				can = append(can, func() {
+					p := c.piece
+					c.piece = ""
+					if c.from == ops.from && c.to == ops.to {
+						if len(path) > 0 {
+							n.count(path, p)
+						} else if n.rng.IntN(4) == 0 {
+							n.slide(c.from, c.to, p)
+						}
+					}
+					// a cell just emptied takes a moment to fill again: a hand
+					// clears it before the other piece comes down
+					if at, ok := emptied[c.to]; ok && n.now-at < 2*n.settle {
+						n.advance(2*n.settle - (n.now - at) + n.ms(0, 100))
+					}
+					n.place(c.to, p)
+				})
+			}
+		}
+		if len(can) == 0 {
+			n.t.Fatalf("stuck carrying out %s", ops.text)
+		}
+		can[n.rng.IntN(len(can))]()
+		if left() > 0 {
+			n.pause()
+			n.disturb(near)
+		}
+	}
+	n.disturb(near)
+}
+
+// slide moves piece p in hand over the empty cells between a and b, briefly
+// touching each.
+func (n *noisy) slide(a, b int, p string) {
+	ax, ay := n.b.Cells[a].X, n.b.Cells[a].Y
+	bx, by := n.b.Cells[b].X, n.b.Cells[b].Y
+	var over []int
+	for c := range n.b.Cells {
+		if c == a || c == b || n.b.Cells[c].Goal {
+			continue
+		}
+		if _, occ := n.pieces[c]; occ {
+			continue
+		}
+		cx, cy := n.b.Cells[c].X, n.b.Cells[c].Y
+		// on the segment, within half a cell
+		dx, dy := bx-ax, by-ay
+		l2 := dx*dx + dy*dy
+		if l2 == 0 {
+			continue
+		}
+		u := ((cx-ax)*dx + (cy-ay)*dy) / l2
+		if u <= 0 || u >= 1 {
+			continue
+		}
+		px, py := ax+u*dx-cx, ay+u*dy-cy
+		if px*px+py*py < 0.2 {
+			over = append(over, c)
+		}
+	}
+	sort.Slice(over, func(i, j int) bool {
+		di := (n.b.Cells[over[i]].X-ax)*(n.b.Cells[over[i]].X-ax) + (n.b.Cells[over[i]].Y-ay)*(n.b.Cells[over[i]].Y-ay)
+		dj := (n.b.Cells[over[j]].X-ax)*(n.b.Cells[over[j]].X-ax) + (n.b.Cells[over[j]].Y-ay)*(n.b.Cells[over[j]].Y-ay)
+		return di < dj
+	})
+	for _, c := range over {
+		n.logf("slide over %s", n.b.Cells[c].Name)
+		n.pieces[c] = p
+		n.emit(c, n.code(c))
+		n.advance(n.ms(10, int(n.settle/time.Millisecond)*7/10))
+		delete(n.pieces, c)
+		n.emit(c, CodeEmpty)
+		n.advance(n.ms(5, 30))
+	}
+}
+
+// count sets piece p down on each cell of a counted path, a moment on each.
+func (n *noisy) count(path []int, p string) {
+	for _, c := range path {
+		n.logf("count %s", n.b.Cells[c].Name)
+		n.pieces[c] = p
+		n.contact(c)
+		n.advance(n.ms(60, 500))
+		delete(n.pieces, c)
+		n.contact(c)
+		n.advance(n.ms(30, 300))
+	}
+}
+
+// dahaPath finds a simple path of exactly k steps from a to b over cells
+// the mover may enter, for counting along (nil when none is found).
+func (n *noisy) dahaPath(st engine.State, a, b, k int) []int {
+	pos := st.Position()
+	mover := st.Info().Seats[st.ToMove()]
+	free := func(c int) bool {
+		name := n.b.Cells[c].Name
+		if _, occ := pos.Pieces[name]; occ {
+			return false
+		}
+		if p, ok := pos.Painted[name]; ok && p != mover {
+			return false
+		}
+		return true
+	}
+	var path []int
+	seen := map[int]bool{a: true}
+	var dfs func(c, left int) bool
+	dfs = func(c, left int) bool {
+		if left == 0 {
+			return c == b
+		}
+		adj := slices.Clone(n.b.Cells[c].Adj)
+		n.rng.Shuffle(len(adj), func(i, j int) { adj[i], adj[j] = adj[j], adj[i] })
+		for _, x := range adj {
+			if seen[x] || !free(x) {
+				continue
+			}
+			seen[x] = true
+			path = append(path, x)
+			if dfs(x, left-1) {
+				return true
+			}
+			path = path[:len(path)-1]
+			seen[x] = false
+		}
+		return false
+	}
+	if !dfs(a, k) {
+		return nil
+	}
+	return path[:len(path)-1] // the cells before the destination
+}
+
+// noisyGame plays one seeded game and reports what went wrong.
+func noisyGame(t *testing.T, nc noisyConfig, seed uint64) (res noisyResult) {
+	res.games = 1
+	cfg := nc.cfg
+	tb := newTable(t, nc.game, cfg, nc.ident, seed)
+	n := &noisy{table: tb, rng: rand.New(rand.NewPCG(seed, 0x6e6f697379)), kinds: tb.r.kinds, settle: DefaultSettle}
+	cfg.Board = tb.b
+	shadow, err := engine.New(nc.game, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fail := func(kind *int, ply int, format string, args ...any) {
+		*kind++
+		tr := n.trace
+		if len(tr) > 40 {
+			tr = tr[len(tr)-40:]
+		}
+		res.failures = append(res.failures, fmt.Sprintf("%s seed %d ply %d: %s\n  journal: %s\n  physical: %s",
+			nc, seed, ply, fmt.Sprintf(format, args...), tb.log(), strings.Join(tr, " ")))
+	}
+	buf := make([]engine.Move, 0, 4096)
+	rolled := ""
+	for ply := 0; ply < 80 && shadow.Awaiting() != engine.AwaitNone; ply++ {
+		n.trace = n.trace[:0]
+		n.debug = os.Getenv("TABLA_NOISY_DEBUG") == fmt.Sprintf("%s/%d/%d", nc, seed, ply)
+		DebugCands = n.debug
+		n.advance(n.ms(100, 900))
+		if n.rng.IntN(3) == 0 {
+			n.disturb(nil)
+		}
+		if shadow.Awaiting() == engine.AwaitRoll {
+			faces := shadow.Info().Die.Faces
+			if n.rng.IntN(5) == 0 {
+				n.logf("press roll")
+				n.send(Input{Kind: ButtonPress, Button: RollButton})
+				face := slices.Index(faces, n.r.State().Roll)
+				if face < 0 || n.r.Game().Awaiting() == engine.AwaitRoll && n.r.Game().Hash() == shadow.Hash() {
+					fail(&res.lost, ply, "press roll: no roll (state %q)", n.r.State().Roll)
+					return
+				}
+				shadow.Roll(face)
+				rolled = faces[face]
+			} else {
+				f := n.rng.IntN(len(faces))
+				n.logf("roll %s", faces[f])
+				shadow.Roll(f)
+				rolled = faces[f]
+				n.send(Input{Kind: DieRoll, Face: faces[f]})
+			}
+			if ms := shadow.Moves(buf[:0]); len(ms) == 1 && engine.MoveString(shadow, ms[0]) == "pass" {
+				shadow.Play(ms[0])
+			}
+			// an eliminated DAHA piece is taken off the board
+			want := shadow.Position().Pieces
+			for c, p := range n.pieces {
+				if want[n.b.Cells[c].Name] != p {
+					n.pause()
+					n.lift(c, true)
+				}
+			}
+			n.advance(n.settle + n.ms(10, 300))
+			if tb.r.Game().Hash() != shadow.Hash() {
+				fail(&res.lost, ply, "after the roll the referee's game differs")
+				return
+			}
+			continue
+		}
+		moves := shadow.Moves(buf[:0])
+		var ops physicalOps
+		var m engine.Move
+		ok := false
+		for try := 0; try < 20 && !ok; try++ {
+			m = moves[n.rng.IntN(len(moves))]
+			ops, ok = n.plan(shadow, m)
+		}
+		if !ok {
+			return // the game wandered off the physical board
+		}
+		var path []int
+		if nc.game == "daha" && ops.from >= 0 && ops.to >= 0 && n.rng.IntN(2) == 0 {
+			k, _ := strconv.Atoi(rolled)
+			path = n.dahaPath(shadow, ops.from, ops.to, k)
+		}
+		before := len(tb.actions)
+		shadow.Play(m)
+		res.moves++
+		n.carry(ops, path)
+		n.advance(n.settle + n.ms(10, 400))
+		for _, a := range tb.actions[before:] {
+			if a.Kind == TookBack {
+				res.revised++
+				break
+			}
+		}
+		if st := tb.r.State(); st.Mode == "confirm" {
+			res.asked++
+			i := slices.Index(st.Candidates, ops.text)
+			if i < 0 {
+				i = slices.Index(st.Candidates, "revise:"+ops.text)
+			}
+			if i < 0 {
+				fail(&res.notOffered, ply, "%s: confirm offers %v, not the true move", ops.text, st.Candidates)
+				return
+			}
+			n.logf("choose %s", ops.text)
+			if err := tb.r.Choose(i, n.now); err != nil {
+				t.Fatal(err)
+			}
+			tb.actions = append(tb.actions, tb.r.Actions()...)
+		}
+		if tb.r.Game().Hash() != shadow.Hash() {
+			st := tb.r.State()
+			if tb.r.Game().Plies() >= shadow.Plies() {
+				fail(&res.false_, ply, "%s recorded as %q (mode %s, in sync %v)", ops.text, st.LastMove, st.Mode, st.InSync)
+			} else {
+				fail(&res.lost, ply, "%s not recorded (mode %s, pending %v, candidates %v)", ops.text, st.Mode, st.Pending, st.Candidates)
+			}
+			return
+		}
+		if st := tb.r.State(); !st.InSync {
+			fail(&res.lost, ply, "%s: out of sync after the move (pending %v)", ops.text, st.Pending)
+			return
+		}
+	}
+	return res
+}
