@@ -238,10 +238,11 @@ func (r *Referee) revisions(out []candidate) []candidate {
 		return out
 	}
 	last := r.ops[len(r.ops)-1]
-	lastTo, lastFrom, lastPlace := -1, -1, false
+	lastTo, lastFrom, lastExtra, lastPlace := -1, -1, -1, false
 	for i, m := range r.prev.moves {
 		if m == last.move {
-			lastTo, lastFrom, lastPlace = r.prev.notes[i].to, r.prev.notes[i].from, r.prev.notes[i].place
+			n := r.prev.notes[i]
+			lastTo, lastFrom, lastExtra, lastPlace = n.to, n.from, n.extra, n.place
 		}
 	}
 	// Step back to the previous position, on the engine and the board.
@@ -307,7 +308,10 @@ func (r *Referee) revisions(out []candidate) []candidate {
 			// The same piece going on (a counted path, a placement put
 			// elsewhere) is followed; a revision that moves another piece
 			// may as well be the next player's move under way: asked.
-			same := c.notes[i].from == lastFrom && c.notes[i].place == lastPlace
+			// (A displaced GYGES piece put elsewhere is the next player's
+			// replace as well as a revision.)
+			n := c.notes[i]
+			same := n.from == lastFrom && n.place == lastPlace && (lastExtra < 0 || n.extra == lastExtra)
 			out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i], note: c.notes[i], evidence: len(keys), cells: slices.Clone(keys), ask: !same})
 		}
 	}
