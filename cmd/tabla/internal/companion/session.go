@@ -73,6 +73,9 @@ type Session struct {
 	hostAt  time.Time     // host time when boardAt was seen
 	closed  bool
 	frames  int
+
+	beatOnce sync.Once
+	beat     chan chan struct{} // heartbeat requests Run's loop answers (heartbeat.go)
 }
 
 // Open sets up a session: it resumes the latest unfinished game of the
@@ -484,6 +487,8 @@ func (s *Session) Run(ctx context.Context) error {
 			s.mu.Lock()
 			s.tickLocked(s.nowLocked())
 			s.mu.Unlock()
+		case ack := <-s.beats():
+			close(ack)
 		}
 	}
 }

@@ -242,11 +242,10 @@ func Run(ctx context.Context, o *Options) error {
 	if o.Ready != nil {
 		o.Ready(sess, addr)
 	}
-	var watchdog <-chan time.Time
 	if d, err := daemon.SdWatchdogEnabled(false); err == nil && d > 0 {
-		t := time.NewTicker(d / 2)
-		defer t.Stop()
-		watchdog = t.C
+		// WATCHDOG=1 every WatchdogSec/2, each after the session loop has
+		// answered a heartbeat (watchdog.go)
+		go watchdog(ctx, d/2, sess, sdNotify, log)
 	}
 	for {
 		select {
@@ -265,8 +264,6 @@ func Run(ctx context.Context, o *Options) error {
 				log.Error("session ended", "err", err)
 			}
 			return err
-		case <-watchdog:
-			daemon.SdNotify(false, daemon.SdNotifyWatchdog)
 		}
 	}
 }
