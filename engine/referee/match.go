@@ -186,7 +186,16 @@ func (r *Referee) candidates() []candidate {
 	if len(m) > 0 && !hasKind(out, candMove) {
 		out = r.takebacks(out)
 		if !hasKind(out, candTakeback) {
+			n0 := len(out)
 			out = r.revisions(out)
+			// The next player's move under way may look like the last
+			// mover going on (GYGES: a displaced piece put down first):
+			// then a revision is only proposed.
+			if len(out) > n0 && r.st.Awaiting() == engine.AwaitMove && len(r.underWayMoves(m, nil)) > 0 {
+				for i := n0; i < len(out); i++ {
+					out[i].ask = true
+				}
+			}
 		}
 	}
 	return out
@@ -455,6 +464,12 @@ func (r *Referee) setupPhase() bool {
 // mismatched cell is a cell of the move that already shows the move's
 // result, or a piece of it lifted for the moment.
 func (r *Referee) underWay(m []int) {
+	r.progress = r.underWayMoves(m, r.progress[:0])
+}
+
+// underWayMoves appends to dst the indices of the legal moves that the
+// board is on its way to.
+func (r *Referee) underWayMoves(m []int, dst []int) []int {
 	c := r.ensure()
 	for i := range c.moves {
 		if !r.relevant(c.notes[i], m, r.lastAcc) {
@@ -486,9 +501,10 @@ func (r *Referee) underWay(m []int) {
 			}
 		}
 		if ok {
-			r.progress = append(r.progress, i)
+			dst = append(dst, i)
 		}
 	}
+	return dst
 }
 
 var DebugCands bool
