@@ -17,6 +17,11 @@ const (
 // 128×128 window of the plane), read from Position at Reset and updated from
 // the moves; under the advanced rule it checks after each movement which
 // tracked hexagons the engine removed.
+//
+// Undone restores exactly what Played changed, the order of tiles and the
+// window's offset included: every undo entry holds window indices of the
+// offset in force when its move was played, and a placement is undone by
+// dropping the last tile.
 type Six struct {
 	cell       [sixSide * sixSide]int8 // 0 empty, colour+1
 	tiles      []int32                 // window indices of all hexagons
@@ -33,11 +38,19 @@ type sixUndo struct {
 	from, to int32
 	colour   int8
 	nRemoved int
+	// recentred: the move took the window near its edge and Played moved it;
+	// offQ, offR is the offset before, which Undone restores first.
+	recentred  bool
+	offQ, offR int
 }
 
+// sixRemoved is a hexagon an advanced split took off: its window index, its
+// colour, and the position k in tiles it was taken from (the last tile moved
+// there).
 type sixRemoved struct {
 	at     int32
 	colour int8
+	k      int32
 }
 
 // Shape templates: each is six (dq, dr) offsets.
@@ -163,7 +176,7 @@ func (e *Six) Played(s engine.State, m engine.Move, seat int) {
 				t := e.tiles[k]
 				q, r := int(t&(sixSide-1))+e.offQ, int(t>>sixBits)+e.offR
 				if _, ok := st.At(q, r); !ok {
-					e.removed = append(e.removed, sixRemoved{at: t, colour: e.cell[t] - 1})
+					e.removed = append(e.removed, sixRemoved{at: t, colour: e.cell[t] - 1, k: int32(k)})
 					e.count(t, int(e.cell[t]-1), -1)
 					e.cell[t] = 0
 					e.tiles[k] = e.tiles[len(e.tiles)-1]
@@ -173,13 +186,41 @@ func (e *Six) Played(s engine.State, m engine.Move, seat int) {
 			}
 		}
 	}
+	if kind != 'x' && !e.inWindow(u.to) {
+		// Drifted near the window's edge: centre the window on the hexagons.
+		u.recentred, u.offQ, u.offR = true, e.offQ, e.offR
+		e.recentre()
+	}
 	e.hist = append(e.hist, u)
-	if !e.inWindow(u.to) && kind != 'x' {
-		// Drifted near the window's edge: rebuild around the engine's view.
-		h := e.hist
-		e.Reset(s)
-		e.hist = h
-		e.hist[len(e.hist)-1].kind = 'r'
+}
+
+// recentre moves the window so that the bounding box of the hexagons is in
+// its middle.
+func (e *Six) recentre() {
+	minQ, minR, maxQ, maxR := 1<<30, 1<<30, -1<<30, -1<<30
+	for _, t := range e.tiles {
+		q, r := int(t&(sixSide-1))+e.offQ, int(t>>sixBits)+e.offR
+		minQ, maxQ, minR, maxR = min(minQ, q), max(maxQ, q), min(minR, r), max(maxR, r)
+	}
+	e.shiftTo((minQ+maxQ)/2-sixSide/2, (minR+maxR)/2-sixSide/2)
+}
+
+// shiftTo moves the window to offset (offQ, offR), keeping the hexagons and
+// the order of tiles, and recounts the windows.
+func (e *Six) shiftTo(offQ, offR int) {
+	delta := int32((e.offR-offR)<<sixBits + (e.offQ - offQ))
+	var col [64]int8
+	for k, t := range e.tiles {
+		col[k] = e.cell[t] - 1
+		e.cell[t] = 0
+	}
+	e.offQ, e.offR = offQ, offR
+	clear(e.win[:])
+	e.score = [2]int32{}
+	for k := range e.tiles {
+		e.tiles[k] += delta
+		e.cell[e.tiles[k]] = col[k] + 1
+		e.count(e.tiles[k], int(col[k]), 1)
 	}
 }
 
@@ -187,15 +228,26 @@ func (e *Six) Played(s engine.State, m engine.Move, seat int) {
 func (e *Six) Undone(s engine.State) {
 	u := e.hist[len(e.hist)-1]
 	e.hist = e.hist[:len(e.hist)-1]
+	if u.recentred {
+		e.shiftTo(u.offQ, u.offR)
+	}
 	switch u.kind {
 	case 'p':
 		e.cell[u.to] = 0
 		e.tiles = e.tiles[:len(e.tiles)-1]
 		e.count(u.to, int(u.colour), -1)
 	case 'm':
-		for _, r := range e.removed[u.nRemoved:] {
+		// Put the removed hexagons back where they were in tiles, in the
+		// reverse order of their removal.
+		for j := len(e.removed) - 1; j >= u.nRemoved; j-- {
+			r := e.removed[j]
 			e.cell[r.at] = r.colour + 1
-			e.tiles = append(e.tiles, r.at)
+			if int(r.k) == len(e.tiles) {
+				e.tiles = append(e.tiles, r.at)
+			} else {
+				e.tiles = append(e.tiles, e.tiles[r.k])
+				e.tiles[r.k] = r.at
+			}
 			e.count(r.at, int(r.colour), 1)
 		}
 		e.removed = e.removed[:u.nRemoved]
@@ -208,10 +260,6 @@ func (e *Six) Undone(s engine.State) {
 				break
 			}
 		}
-	case 'r':
-		h := e.hist
-		e.Reset(s)
-		e.hist = h
 	}
 }
 

@@ -1,0 +1,31 @@
+package search
+
+import (
+	"testing"
+
+	"github.com/tabla-board/tabla/engine"
+)
+
+// TestSixAdvancedCrashes: positions of random advanced six games (two and
+// four players) where the hint and analysis crashed with index out of range
+// [-1] in the six evaluation (eval.Six.count from Played): the search at
+// level 2 undid a movement whose split removed hexagons and then the
+// placement before it, and the evaluation dropped a wrong tile. The search
+// must return a legal move with a sane value.
+func TestSixAdvancedCrashes(t *testing.T) {
+	for _, tc := range []struct {
+		players int
+		pos     string
+	}{
+		{2, `{"to_move":"black","pieces":{"-1,-1":"red","-1,4":"red","-2,0":"black","-2,4":"black","-3,0":"red","-3,1":"black","-3,2":"red","-3,3":"black","-4,-2":"red","-4,0":"red","-4,1":"black","-5,-1":"black","-5,0":"black","-5,1":"black","-6,1":"red","-7,1":"black","-7,2":"black","-8,-1":"black","-8,0":"red","-8,1":"red","-8,2":"red","-9,2":"red","0,-1":"black","0,-2":"black","0,0":"red","0,1":"red","0,2":"red","0,3":"red","1,-2":"black","1,-3":"red","1,0":"black","1,1":"red","1,2":"black","1,3":"red","2,-2":"black","2,-3":"black","2,2":"red","2,3":"black","3,2":"black","4,1":"red"},"hands":{"black":1,"red":1}}`},
+		{4, `{"to_move":"red1","pieces":{"-1,-1":"black","-1,-2":"black","-1,-3":"red","-1,0":"red","-2,-1":"red","-2,-2":"red","-2,1":"black","-2,2":"red","-2,3":"red","-3,-1":"black","-3,0":"black","-3,1":"red","-4,-1":"black","-4,0":"red","-4,2":"black","-5,0":"black","-5,3":"red","-5,4":"black","-6,0":"red","0,-1":"black","0,-2":"black","0,-3":"black","0,0":"red","0,1":"black","0,2":"red","1,-1":"black","1,-3":"black","1,-4":"black","1,0":"black","1,1":"red","2,-1":"black","2,-3":"red","2,-4":"red","2,1":"red","3,-1":"red","3,-2":"black","3,-3":"red","3,-5":"red","3,1":"black"},"hands":{"black1":0,"black2":1,"red1":1,"red2":1}}`},
+	} {
+		s := mustNew(t, "six", engine.Config{Variant: "advanced", Players: tc.players, Start: jsonPos(t, tc.pos)})
+		for _, lv := range []int{2, 3} {
+			r := Search(s, Options{Level: lv})
+			if !engine.Legal(s, r.Move) || r.Value < 0 || r.Value > 1 {
+				t.Errorf("%d players, level %d: move %v value %v", tc.players, lv, r.Move, r.Value)
+			}
+		}
+	}
+}
