@@ -292,6 +292,9 @@ func (r *Referee) revisions(out []candidate) []candidate {
 				if revised == now {
 					continue
 				}
+				if revised != empty && now != empty && r.sensed[cell] == unknown {
+					continue // a presence sensor cannot see which piece it is
+				}
 				if r.touched[cell] <= r.lastAcc {
 					ok = false
 				}
