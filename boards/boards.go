@@ -42,6 +42,10 @@ type Board struct {
 	Kind       Kind
 	Cols, Rows int // Square
 	Radius     int // Hex: max(|q|,|r|,|q+r|) ≤ Radius
+	// Pitch is the real distance, in mm, of one unit of the cell coordinates:
+	// between neighbouring cell centres on square and hex grids, between DAHA's
+	// rings. "pitch MM" in the file, else DefaultPitch of the game.
+	Pitch float64
 
 	// Cells in board order: square grids row by row from a1, hex regions row by
 	// row from the lowest r, graphs in declaration order, goals last.
@@ -199,6 +203,11 @@ var Games = map[string][]string{
 	"six":   {"red", "black"},
 }
 
+// DefaultPitch is each game's pitch in mm when a board file gives none: pieces
+// of about two thirds of it fit, and the boards other than RAY and six fit
+// on one A3 sheet (see boards/sheet).
+var DefaultPitch = map[string]float64{"daha": 40, "star": 20, "gyges": 40, "ray": 20, "six": 22}
+
 type parser struct {
 	b    *Board
 	file string
@@ -240,7 +249,7 @@ func Parse(file string, data []byte) (*Board, error) {
 			continue
 		}
 		switch words[0] {
-		case "board", "game", "title", "grid", "cell", "param":
+		case "board", "game", "title", "grid", "cell", "param", "pitch":
 			if err := p.header(words); err != nil {
 				return nil, err
 			}
@@ -262,6 +271,9 @@ func Parse(file string, data []byte) (*Board, error) {
 	}
 	if b.Kind == "" {
 		return nil, p.errf("missing \"grid square COLS ROWS\", \"grid hex RADIUS\" or \"cell\" lines")
+	}
+	if b.Pitch == 0 {
+		b.Pitch = DefaultPitch[b.Game]
 	}
 	// Goals first (they add cells), then the rest in file order.
 	for _, d := range later {
@@ -323,6 +335,18 @@ func (p *parser) header(w []string) error {
 		b.Game = w[1]
 	case "title":
 		b.Title = strings.Join(w[1:], " ")
+	case "pitch":
+		if len(w) != 2 {
+			return p.errf("want \"pitch MM\"")
+		}
+		if b.Pitch != 0 {
+			return p.errf("pitch given twice")
+		}
+		mm, err := strconv.ParseFloat(w[1], 64)
+		if err != nil || !(mm >= 5 && mm <= 500) {
+			return p.errf("bad pitch %q (want millimetres, 5–500)", w[1])
+		}
+		b.Pitch = mm
 	case "param":
 		if len(w) != 3 {
 			return p.errf("want \"param KEY VALUE\"")
@@ -884,6 +908,9 @@ func (b *Board) WriteTo(w io.Writer) (int64, error) {
 	fmt.Fprintf(&buf, "board %s\ngame %s\n", b.Name, b.Game)
 	if b.Title != "" {
 		fmt.Fprintf(&buf, "title %s\n", b.Title)
+	}
+	if b.Pitch > 0 {
+		fmt.Fprintf(&buf, "pitch %g\n", b.Pitch)
 	}
 	keys := make([]string, 0, len(b.Params))
 	for k := range b.Params {

@@ -47,6 +47,29 @@ func TestBuiltinBoardsParse(t *testing.T) {
 	}
 }
 
+func TestPitch(t *testing.T) {
+	for game, mm := range DefaultPitch {
+		if got := Default(game).Pitch; got != mm {
+			t.Errorf("%s: pitch %g, want the default %g", game, got, mm)
+		}
+	}
+	if len(DefaultPitch) != len(Games) {
+		t.Errorf("DefaultPitch has %d games, Games %d", len(DefaultPitch), len(Games))
+	}
+	b, err := Parse("p.board", []byte("board x\ngame six\ngrid hex 1\npitch 22.5\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Pitch != 22.5 {
+		t.Errorf("pitch %g, want 22.5", b.Pitch)
+	}
+	var buf bytes.Buffer
+	b.WriteTo(&buf)
+	if b2, err := Parse("again", buf.Bytes()); err != nil || b2.Pitch != 22.5 {
+		t.Errorf("rewritten: pitch %v, %v\n%s", b2, err, buf.String())
+	}
+}
+
 func TestDahaGraph(t *testing.T) {
 	b := Default("daha")
 	edges := 0
@@ -132,6 +155,9 @@ func TestInvalidFiles(t *testing.T) {
 		{"code twice", "board x\ngame six\ngrid hex 2\ncode 1 red\ncode 1 black\n", 5, "already means red"},
 		{"led twice", "board x\ngame six\ngrid hex 1\nled 0,0 3\nled 1,0 3\n", 0, "LED 3 is given to both"},
 		{"missing game", "board x\ngrid hex 1\n", 0, "missing \"game GAME\""},
+		{"bad pitch", "board x\ngame six\npitch 0\ngrid hex 1\n", 3, "bad pitch \"0\""},
+		{"pitch in inches", "board x\ngame six\npitch 1in\ngrid hex 1\n", 3, "bad pitch"},
+		{"pitch twice", "board x\ngame six\npitch 20\ngrid hex 1\npitch 21\n", 5, "pitch given twice"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("test.board", []byte(tc.text))

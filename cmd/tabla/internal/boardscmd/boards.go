@@ -1,4 +1,4 @@
-// Package boardscmd implements `tabla boards list|show|validate`.
+// Package boardscmd implements `tabla boards list|show|validate|print`.
 package boardscmd
 
 import (
@@ -17,7 +17,7 @@ import (
 
 // NewCmd returns `tabla boards`.
 func NewCmd(streams *cmdutil.IO) *cobra.Command {
-	cmd := &cobra.Command{Use: "boards", Short: "List, show and validate board definitions"}
+	cmd := &cobra.Command{Use: "boards", Short: "List, show, validate and print board definitions"}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "list",
 		Short: "List the builtin boards",
@@ -39,6 +39,7 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 	}
 	show.Flags().BoolVar(&wiring, "wiring", true, "print the sensor and LED table")
 	cmd.AddCommand(show)
+	cmd.AddCommand(newPrintCmd(streams))
 	cmd.AddCommand(&cobra.Command{
 		Use:   "validate FILE...",
 		Short: "Check board files; errors name the file, line and reason",
