@@ -13,11 +13,25 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tabla-board/tabla/boards"
+	"github.com/tabla-board/tabla/engine"
+	_ "github.com/tabla-board/tabla/engine/games" // every game's die
 	"github.com/tabla-board/tabla/hardware"
 	"github.com/tabla-board/tabla/sim"
+)
+
+// Bounds of the numbers an action may give: a script line, the simulator
+// page or an API client alike. Beyond them an action would cost time or
+// memory out of all proportion (a bounce emits 2×times events at once).
+const (
+	MaxBounce    = 100       // fault bounce: times (a chattering reed switch makes a few)
+	MaxLineBytes = 4096      // fault garbage, drop, corrupt: bytes
+	MaxWaitMs    = 3_600_000 // wait: one hour of board time
+	MaxDelayMs   = 60_000    // fault delay, slow: ms
+	MaxSlide     = 1024      // fault slide: cells crossed
 )
 
 // Sentinel errors, wrapped by *Error.
@@ -101,6 +115,27 @@ type lineParser struct {
 	line int
 	game string
 	b    *boards.Board
+}
+
+var (
+	diesMu sync.Mutex
+	dies   = map[string]*engine.Die{}
+)
+
+// gameDie is a game's die from its engine (nil: the game has none).
+func gameDie(game string) (*engine.Die, error) {
+	diesMu.Lock()
+	defer diesMu.Unlock()
+	if d, ok := dies[game]; ok {
+		return d, nil
+	}
+	st, err := engine.New(game, engine.Config{})
+	if err != nil {
+		return nil, err
+	}
+	d := st.Info().Die
+	dies[game] = d
+	return d, nil
 }
 
 func (p *lineParser) errf(format string, args ...any) error {
@@ -317,7 +352,7 @@ func (p *lineParser) action(text string) (Action, error) {
 			return a, p.errf("press: unknown button %q (want roll, takeback, hint, confirm or new)", name)
 		}
 	case "wait":
-		ms, e := p.count("wait", v, 0)
+		ms, e := p.count("wait", v, 0, MaxWaitMs)
 		a.Wait, err = time.Duration(ms)*time.Millisecond, e
 	case "expect":
 		if err = json.Unmarshal(v, &a.Expect); err != nil || a.Expect == nil {
@@ -370,34 +405,47 @@ func (p *lineParser) cell(what string, v json.RawMessage) (string, error) {
 	return c, nil
 }
 
-func (p *lineParser) count(what string, v json.RawMessage, least int) (int, error) {
+// count reads a whole number from least to most.
+func (p *lineParser) count(what string, v json.RawMessage, least, most int) (int, error) {
 	var n json.Number
 	if json.Unmarshal(v, &n) != nil {
-		return 0, p.errf("%s: want a whole number", what)
+		return 0, p.errf("%s: want a whole number from %d to %d", what, least, most)
 	}
 	i, err := n.Int64()
-	if err != nil || i < int64(least) || i > 1<<31 {
-		return 0, p.errf("%s: want a whole number of at least %d, got %s", what, least, n)
+	if err != nil || i < int64(least) || i > int64(most) {
+		return 0, p.errf("%s: want a whole number from %d to %d, got %s", what, least, most, clip(n.String()))
 	}
 	return int(i), nil
 }
 
+// face reads a roll of the game's die: 1–6 (a number or a string) for a
+// d6, "N", "E", "S", "W" for RAY's; a game without a die has nothing to
+// roll (as `tabla rules check` says of a record).
 func (p *lineParser) face(v json.RawMessage) (string, error) {
+	die, err := gameDie(p.game)
+	if err != nil {
+		return "", p.errf("roll: %v", err)
+	}
+	if die == nil {
+		return "", p.errf("roll: %s has no die (nothing to roll)", p.game)
+	}
+	var f string
 	var n json.Number
 	if json.Unmarshal(v, &n) == nil {
-		if i, err := n.Int64(); err == nil && i >= 1 && i <= 6 {
-			return n.String(), nil
+		f = n.String()
+		if !die.Numeric {
+			return "", p.errf("roll: %s's die shows %s, got %s", p.game, strings.Join(die.Faces, ", "), clip(f))
 		}
-		return "", p.errf("roll: a d6 shows 1 to 6, got %s", n)
+	} else if json.Unmarshal(v, &f) != nil {
+		return "", p.errf("roll: want a face of %s's die (%s), got %s", p.game, strings.Join(die.Faces, ", "), clip(string(v)))
 	}
-	var s string
-	if json.Unmarshal(v, &s) == nil {
-		switch s {
-		case "N", "E", "S", "W", "1", "2", "3", "4", "5", "6":
-			return s, nil
+	if !slices.Contains(die.Faces, f) {
+		if die.Numeric {
+			return "", p.errf("roll: a d6 shows 1 to 6, got %s", clip(f))
 		}
+		return "", p.errf("roll: %s's die shows %s, got %q", p.game, strings.Join(die.Faces, ", "), clip(f))
 	}
-	return "", p.errf("roll: want 1–6 or \"N\", \"E\", \"S\", \"W\", got %s", v)
+	return f, nil
 }
 
 func (p *lineParser) fault(a *Action, m map[string]json.RawMessage, keys []string) error {
@@ -430,25 +478,25 @@ func (p *lineParser) fault(a *Action, m map[string]json.RawMessage, keys []strin
 		}
 	}
 	if v, ok := m["times"]; ok {
-		if a.Times, err = p.count("bounce: times", v, 1); err != nil {
+		if a.Times, err = p.count("bounce: times", v, 1, MaxBounce); err != nil {
 			return err
 		}
 	}
 	if v, ok := m["bytes"]; ok {
-		if a.Bytes, err = p.count(a.Fault+": bytes", v, 1); err != nil {
+		if a.Bytes, err = p.count(a.Fault+": bytes", v, 1, MaxLineBytes); err != nil {
 			return err
 		}
 	}
 	if v, ok := m["ms"]; ok {
-		ms, err := p.count(a.Fault+": ms", v, 0)
+		ms, err := p.count(a.Fault+": ms", v, 0, MaxDelayMs)
 		if err != nil {
 			return err
 		}
 		a.Wait = time.Duration(ms) * time.Millisecond
 	}
 	if v, ok := m["cells"]; ok {
-		if json.Unmarshal(v, &a.Cells) != nil || len(a.Cells) < 2 {
-			return p.errf("slide: cells must list at least two cell names")
+		if json.Unmarshal(v, &a.Cells) != nil || len(a.Cells) < 2 || len(a.Cells) > MaxSlide {
+			return p.errf("slide: cells must list from two to %d cell names", MaxSlide)
 		}
 		for _, c := range a.Cells {
 			if _, ok := p.b.Index(c); !ok {

@@ -18,6 +18,9 @@ import (
 
 func TestParseErrors(t *testing.T) {
 	const hdr = `{"tabla-script":1,"game":"gyges","seed":1}` + "\n"
+	const daha = `{"tabla-script":1,"game":"daha"}` + "\n"
+	const ray = `{"tabla-script":1,"game":"ray"}` + "\n"
+	const star = `{"tabla-script":1,"game":"star","first":"red"}` + "\n"
 	tests := []struct {
 		name, text string
 		line       int
@@ -40,16 +43,31 @@ func TestParseErrors(t *testing.T) {
 		{"unknown cell", hdr + `{"lift":"z9"}`, 2, `no cell "z9"`},
 		{"cell not a string", hdr + `{"lift":3}`, 2, "want a cell name"},
 		{"unknown piece", hdr + `{"place":"a1","piece":"red"}`, 2, `unknown gyges piece "red"`},
-		{"roll 7", hdr + `{"roll":7}`, 2, "1 to 6"},
-		{"roll x", hdr + `{"roll":"X"}`, 2, "want 1–6"},
+		{"roll 7", daha + `{"roll":7}`, 2, "roll: a d6 shows 1 to 6, got 7"},
+		{"roll x", daha + `{"roll":"X"}`, 2, "roll: a d6 shows 1 to 6, got X"},
+		{"roll N on a d6", daha + `{"roll":"N"}`, 2, "a d6 shows 1 to 6, got N"},
+		{"roll 4 on ray", ray + `{"roll":4}`, 2, "roll: ray's die shows N, S, E, W, got 4"},
+		{"roll true on ray", ray + `{"roll":true}`, 2, "want a face of ray's die (N, S, E, W), got true"},
+		{"roll in star", star + `{"lift":"a4"}` + "\n" + `{"roll":4}`, 3, "roll: star has no die (nothing to roll)"},
+		{"roll in gyges", hdr + `{"roll":"1"}`, 2, "roll: gyges has no die"},
 		{"press", hdr + `{"press":"jump"}`, 2, `unknown button "jump"`},
-		{"wait negative", hdr + `{"wait":-5}`, 2, "at least 0"},
+		{"wait negative", hdr + `{"wait":-5}`, 2, "wait: want a whole number from 0 to 3600000, got -5"},
+		{"wait a day", hdr + `{"wait":86400000}`, 2, "wait: want a whole number from 0 to 3600000, got 86400000"},
+		{"wait 1e9", hdr + `{"wait":1e9}`, 2, "wait: want a whole number from 0 to 3600000, got 1e9"},
 		{"wait fraction", hdr + `{"wait":1.5}`, 2, "whole number"},
 		{"fault unknown", hdr + `{"fault":"fire"}`, 2, `unknown fault "fire"`},
 		{"bounce without times", hdr + `{"fault":"bounce","cell":"a1"}`, 2, `missing "times"`},
-		{"bounce zero", hdr + `{"fault":"bounce","cell":"a1","times":0}`, 2, "at least 1"},
+		{"bounce zero", hdr + `{"fault":"bounce","cell":"a1","times":0}`, 2, "bounce: times: want a whole number from 1 to 100, got 0"},
+		{"bounce 5000000", hdr + `{"fault":"bounce","cell":"a1","times":5000000}`, 2, "bounce: times: want a whole number from 1 to 100, got 5000000"},
+		{"bounce 1e9", hdr + `{"fault":"bounce","cell":"a1","times":1000000000}`, 2, "from 1 to 100, got 1000000000"},
+		{"bounce huge", hdr + `{"fault":"bounce","cell":"a1","times":1` + strings.Repeat("0", 400) + `}`, 2, "from 1 to 100, got 1000000000"},
+		{"garbage 1 GB", hdr + `{"fault":"garbage","bytes":1000000000}`, 2, "garbage: bytes: want a whole number from 1 to 4096, got 1000000000"},
+		{"corrupt zero", hdr + `{"fault":"corrupt","bytes":0}`, 2, "corrupt: bytes: want a whole number from 1 to 4096"},
+		{"slow an hour", hdr + `{"fault":"slow","ms":3600000}`, 2, "slow: ms: want a whole number from 0 to 60000, got 3600000"},
+		{"delay negative", hdr + `{"fault":"delay","ms":-1}`, 2, "delay: ms: want a whole number from 0 to 60000, got -1"},
 		{"garbage extra key", hdr + `{"fault":"garbage","bytes":4,"cell":"a1"}`, 2, `unexpected key "cell"`},
-		{"slide one cell", hdr + `{"fault":"slide","cells":["a1"]}`, 2, "at least two"},
+		{"slide one cell", hdr + `{"fault":"slide","cells":["a1"]}`, 2, "from two to 1024 cell names"},
+		{"slide too long", hdr + `{"fault":"slide","cells":[` + strings.Repeat(`"a1",`, 1024) + `"a1"]}`, 2, "from two to 1024 cell names"},
 		{"expect empty", hdr + `{"expect":{}}`, 2, "empty assertion"},
 		{"expect not object", hdr + `{"expect":true}`, 2, "want an object"},
 		{"lit unknown cell", hdr + `{"expect":{"lit":["q9"]}}`, 2, `lit: no cell "q9"`},
@@ -339,5 +357,39 @@ func TestPerformTakesNoTime(t *testing.T) {
 	a, _ = ParseAction(s.Board, []byte(`{"expect":{"in_sync":true}}`))
 	if err := Perform(vb, a); err == nil {
 		t.Error("Perform did an expect")
+	}
+}
+
+// TestBounds: the largest numbers allowed parse; the page's and the API's
+// one-line actions are held to the same bounds and dice as scripts.
+func TestBounds(t *testing.T) {
+	text := `{"tabla-script":1,"game":"daha"}` + "\n" +
+		`{"fault":"bounce","cell":"A1","times":100}` + "\n" +
+		`{"fault":"garbage","bytes":4096}` + "\n" +
+		`{"fault":"slow","ms":60000}` + "\n" +
+		`{"wait":3600000}` + "\n" +
+		`{"roll":"6"}` + "\n" + `{"roll":1}` + "\n"
+	s, err := Parse("max.jsonl", strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := s.Actions; a[0].Times != MaxBounce || a[1].Bytes != MaxLineBytes || a[2].Wait != time.Minute || a[3].Wait != time.Hour ||
+		a[4].Face != "6" || a[5].Face != "1" {
+		t.Errorf("%+v", a)
+	}
+	for _, tc := range []struct{ game, line, want string }{
+		{"star", `{"roll":4}`, "bad action: roll: star has no die (nothing to roll)"},
+		{"six", `{"roll":"1"}`, "bad action: roll: six has no die (nothing to roll)"},
+		{"ray", `{"roll":"X"}`, `bad action: roll: ray's die shows N, S, E, W, got "X"`},
+		{"gyges", `{"fault":"bounce","cell":"a1","times":5000000}`, "bad action: bounce: times: want a whole number from 1 to 100, got 5000000"},
+		{"gyges", `{"wait":-1}`, "bad action: wait: want a whole number from 0 to 3600000, got -1"},
+	} {
+		_, err := ParseAction(boards.Default(tc.game), []byte(tc.line))
+		if !errors.Is(err, ErrSyntax) || err.Error() != tc.want {
+			t.Errorf("%s %s: %v, want %q", tc.game, tc.line, err, tc.want)
+		}
+	}
+	if a, err := ParseAction(boards.Default("ray"), []byte(`{"roll":"W"}`)); err != nil || a.Face != "W" {
+		t.Errorf("ray W: %+v %v", a, err)
 	}
 }
