@@ -83,13 +83,8 @@ func Handler(be Backend) http.Handler {
 		ServeEvents(w, r, be.State, be.Subscribe)
 	})
 	mux.HandleFunc("POST /api/action", func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(io.LimitReader(r.Body, 4096))
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		if !json.Valid(body) {
-			http.Error(w, "web: the action is not JSON", http.StatusBadRequest)
+		body, ok := ReadAction(w, r)
+		if !ok {
 			return
 		}
 		if err := be.Act(body); err != nil {
@@ -173,6 +168,35 @@ func securityHeaders(h http.Handler) http.Handler {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		h.ServeHTTP(w, r)
 	})
+}
+
+// MaxActionBytes bounds the body of POST /api/action: one action line
+// (an expect with a long lit list runs to a few KB).
+const MaxActionBytes = 64 << 10
+
+// ReadAction reads a POSTed action: at most MaxActionBytes of JSON. When
+// it returns false it has answered the request (413 too large, 400
+// unreadable or not JSON).
+func ReadAction(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxActionBytes+1))
+	if err != nil {
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			http.Error(w, fmt.Sprintf("web: the action is over %d bytes", mb.Limit), http.StatusRequestEntityTooLarge)
+			return nil, false
+		}
+		http.Error(w, "web: reading the action: "+err.Error(), http.StatusBadRequest)
+		return nil, false
+	}
+	if len(body) > MaxActionBytes {
+		http.Error(w, fmt.Sprintf("web: the action is over %d bytes", MaxActionBytes), http.StatusRequestEntityTooLarge)
+		return nil, false
+	}
+	if !json.Valid(body) {
+		http.Error(w, "web: the action is not JSON", http.StatusBadRequest)
+		return nil, false
+	}
+	return body, true
 }
 
 // ErrAction is wrapped by a Backend's errors about a malformed action.

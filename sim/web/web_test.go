@@ -120,14 +120,26 @@ func TestRoutes(t *testing.T) {
 	for _, tc := range []struct {
 		body string
 		code int
-	}{{`{"lift":"bad"}`, 422}, {`{lift`, 400}} {
+	}{{`{"lift":"bad"}`, 422}, {`{lift`, 400},
+		// a valid action of 5 KB is read whole (not cut and called "not JSON")
+		// (the fake backend refuses it as it refuses every "bad" action)
+		{`{"expect":{"lit":[` + strings.Repeat(`"c1",`, 1000) + `"bad"]}}`, 422},
+		{`{"wait":1` + strings.Repeat(" ", MaxActionBytes) + `}`, 413}} {
 		r, _ := http.Post(srv.URL+"/api/action", "application/json", strings.NewReader(tc.body))
 		if r.StatusCode != tc.code {
-			t.Errorf("%s: %d, want %d", tc.body, r.StatusCode, tc.code)
+			msg, _ := io.ReadAll(r.Body)
+			t.Errorf("%s: %d, want %d: %s", clip(tc.body), r.StatusCode, tc.code, msg)
 		}
 		r.Body.Close()
 	}
 	if len(be.actions) != 1 || be.actions[0] != `{"lift":"c1"}` {
 		t.Errorf("actions %v", be.actions)
 	}
+}
+
+func clip(s string) string {
+	if len(s) > 60 {
+		return s[:60] + "…"
+	}
+	return s
 }
