@@ -25,16 +25,36 @@
 //     destination is followed to where it ends.
 //
 // Presence-only sensors (code 255) match any piece; identifying sensors
-// (codes named by the board definition) must show the right kind. A reading
-// counts only if every cell it changes was touched since the last accepted
-// move; among several, the one with the most such cells wins (a GYGES replace
-// also needs the landing piece lifted while the moving piece was off the
-// board). When several readings remain equally good, or the board fits both
-// the position and a move that looks the same to presence sensors (a GYGES
-// replace whose displaced piece goes back to the start cell), the referee
-// never guesses: it enters confirm mode. The confirm button accepts the
-// proposal, the takeback button shows the next one, any change to the board
-// re-reads it.
+// (codes named by the board definition) must show the right kind.
+//
+// A reading counts only if every cell it changes was touched since the last
+// accepted move. Touches are debounced: a reading that lasted less than the
+// settle window is a glitch and no touch (a chattering sensor, a piece
+// bumped and settled back, a piece slid over a cell), removed shortest
+// first so that a glitch in the middle of a real lift leaves the lift where
+// it began. A GYGES replace also needs the landing piece off its cell while
+// the moving piece was off the board, and a revision that moves the last
+// piece on needs its cell emptied before the new destination was filled.
+//
+// The referee never guesses. It carries a reading out only when it is the
+// one reading of the board; otherwise it enters confirm mode, offering every
+// candidate, the one that explains most touched cells first:
+//
+//   - several readings fit (presence sensors: a GYGES replace and the plain
+//     move to the displaced piece's cell, when the landing piece was really
+//     lifted; a replace whose displaced piece goes back to the start cell);
+//   - the board fits the position as it stands and a move that looks the
+//     same;
+//   - a takeback: the board shows an earlier position. A move under way that
+//     has lifted the pieces of the last moves shows exactly that, so a
+//     takeback is never taken from the board alone: it is proposed, and the
+//     confirm button (or the takeback button, or the status API) takes it;
+//   - a revision that moves another piece than the last move's, or while a
+//     move of the next player may be under way (GYGES: a displaced piece put
+//     down first looks like the last mover going on).
+//
+// The confirm button accepts the proposal, the takeback button shows the
+// next one, any change to the board re-reads it.
 //
 // A move that leaves the board as it was (a forced pass) is played at once.
 // When the settled board fits nothing, the referee is in correction mode:

@@ -1,7 +1,6 @@
 package referee
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/tabla-board/tabla/engine"
@@ -61,6 +60,16 @@ func (r *Referee) relevant(n note, m []int, since uint64) bool {
 		}
 	}
 	return len(m) > 0 && n.from < 0 && n.to < 0 && !n.pass
+}
+
+// mayFit is a cheap filter before a move's changes are computed: a move
+// other than a GYGES replace or a pass puts a piece on an empty cell, its
+// destination, so the board cannot show it unless that cell mismatches.
+func (r *Referee) mayFit(n note, m []int) bool {
+	if n.pass || n.extra >= 0 || n.to < 0 || !r.hasSensor[n.to] {
+		return true
+	}
+	return slices.Contains(m, n.to)
 }
 
 // evidence checks that every key cell of a move (its changes and the cells
@@ -161,20 +170,14 @@ func (r *Referee) candidates() []candidate {
 	if r.st.Awaiting() == engine.AwaitMove {
 		c := r.ensure()
 		for i := range c.moves {
-			if !r.relevant(c.notes[i], m, r.lastAcc) {
+			if !r.relevant(c.notes[i], m, r.lastAcc) || !r.mayFit(c.notes[i], m) {
 				continue
 			}
 			d := r.diff(c, i)
-			if DebugCands {
-				fmt.Println("cand", c.texts[i], "fits", r.fits(d, m), d)
-			}
 			if !r.fits(d, m) {
 				continue
 			}
 			ev, k, ok := r.evidence(c.notes[i], d, r.lastAcc, keys)
-			if DebugCands {
-				fmt.Println("  evidence", ev, k, ok)
-			}
 			keys = k
 			if ok {
 				out = append(out, candidate{kind: candMove, idx: i, text: c.texts[i], note: c.notes[i], evidence: ev, cells: slices.Clone(k)})
@@ -261,7 +264,7 @@ func (r *Referee) revisions(out []candidate) []candidate {
 	c := &r.prev
 	var keys []int
 	for i := range c.moves {
-		if c.moves[i] == last.move || !r.relevant(c.notes[i], m, last.since) {
+		if c.moves[i] == last.move || !r.relevant(c.notes[i], m, last.since) || !r.mayFit(c.notes[i], m) {
 			continue
 		}
 		d := r.diff(c, i)
@@ -509,5 +512,3 @@ func (r *Referee) underWayMoves(m []int, dst []int) []int {
 	}
 	return dst
 }
-
-var DebugCands bool

@@ -598,7 +598,6 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64) (res noisyResult) {
 	for ply := 0; ply < 80 && shadow.Awaiting() != engine.AwaitNone; ply++ {
 		n.trace = n.trace[:0]
 		n.debug = os.Getenv("TABLA_NOISY_DEBUG") == fmt.Sprintf("%s/%d/%d", nc, seed, ply)
-		DebugCands = n.debug
 		n.advance(n.ms(100, 900))
 		if n.rng.IntN(3) == 0 {
 			n.disturb(nil)

@@ -29,8 +29,11 @@ func TestStarBasics(t *testing.T) {
 		tb.expect(`lit={"illegal":["d12"]}`)
 		tb.do("lift d12", "place d13")
 		tb.expect("in_sync=true", "mode=play", "ply=1")
-		// physical takeback of red's move
+		// physical takeback of red's move: it looks like a move under way
+		// until somebody says so, so it is proposed and confirmed
 		tb.do("lift f3", "place b1")
+		tb.expect("mode=confirm", "ply=1", `lit={"confirm":["b1","f3"]}`)
+		tb.do("press confirm")
 		tb.expect("to_move=red", "ply=0", "in_sync=true")
 		if got, want := tb.log(), "red:b1-f3 takeback:1"; got != want {
 			t.Errorf("log %q want %q", got, want)

@@ -1,6 +1,7 @@
 package referee
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/tabla-board/tabla/engine"
@@ -152,6 +153,8 @@ func TestTakebackButtonAndNewGame(t *testing.T) {
 	tb.do("lift h11", "place d13", "lift d13", "place h11")
 	tb.expect("ply=1")
 	tb.do("lift h11", "place d13")
+	tb.expect("mode=confirm", "ply=1")
+	tb.do("press confirm")
 	tb.expect("ply=0", "in_sync=true")
 }
 
@@ -169,7 +172,7 @@ func TestCorrectionPairs(t *testing.T) {
 	tb.expect("mode=play", "in_sync=true", "ply=0")
 }
 
-func TestReplaceBackNeedsOrderOrConfirm(t *testing.T) {
+func TestReplaceBackAsks(t *testing.T) {
 	start := &engine.Position{ToMove: "south", Pieces: map[string]string{
 		"a1": "1", "b1": "2", "c1": "3", "d1": "1", "f1": "3",
 		"a6": "1", "b6": "2", "c6": "3", "d6": "1", "e6": "2", "f6": "3", "a2": "2"}}
@@ -182,8 +185,9 @@ func TestReplaceBackNeedsOrderOrConfirm(t *testing.T) {
 		// the landing piece lifted while the mover is off, the mover
 		// put on the landing cell first: a replace or nothing — ask
 		{"replace order", []string{"lift a1", "lift a2", "place a2", "place a1"}, "confirm"},
-		// put back the other way round: nothing happened
-		{"put back", []string{"lift a1", "lift a2", "place a1", "place a2"}, "play"},
+		// put back the other way round: to presence sensors the same as
+		// a replace whose displaced piece is put down first — ask
+		{"put back", []string{"lift a1", "lift a2", "place a1", "place a2"}, "confirm"},
 		// lifted one after the other: bumps
 		{"bumps", []string{"lift a1", "place a1", "lift a2", "place a2"}, "play"},
 	} {
@@ -197,4 +201,36 @@ func TestReplaceBackNeedsOrderOrConfirm(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The example of issue 12: a presence-sensor GYGES board, b1 (height 1)
+// bounces off a1 (height 3) to b3, or replaces a1 and puts it on b3. A glitch
+// on a1 while b1 is in the hand is no lift: the bounce is recorded. A real
+// lift of a1 leaves both readings: asked, the replace (which explains every
+// touch) first, the bounce offered too.
+func TestGygesGlitchIsNoReplace(t *testing.T) {
+	start := &engine.Position{ToMove: "south", Pieces: map[string]string{
+		"a1": "3", "b1": "1", "c1": "2", "d1": "2", "e1": "1", "f1": "3",
+		"a6": "1", "b6": "2", "c6": "3", "d6": "1", "e6": "2", "f6": "3"}}
+	t.Run("glitch", func(t *testing.T) {
+		tb := newTable(t, "gyges", engine.Config{Variant: "advanced", Start: start}, false, 1)
+		tb.do("lift b1", "bounce a1 1", "place b3")
+		tb.expect("ply=1", "last_move=b1-b3", "in_sync=true", "mode=play")
+	})
+	t.Run("chatter", func(t *testing.T) {
+		tb := newTable(t, "gyges", engine.Config{Variant: "advanced", Start: start}, false, 1)
+		tb.do("lift b1", "bounce a1 5", "bounce b3 2", "place b3", "bounce a1 3")
+		tb.expect("ply=1", "last_move=b1-b3", "in_sync=true", "mode=play")
+	})
+	t.Run("lifted", func(t *testing.T) {
+		tb := newTable(t, "gyges", engine.Config{Variant: "advanced", Start: start}, false, 1)
+		tb.do("lift b1", "lift a1", "place a1", "place b3")
+		tb.expect("ply=0", "mode=confirm")
+		st := tb.r.State()
+		if !slices.Contains(st.Candidates, "b1-b3") || !slices.Contains(st.Candidates, "b1-a1/b3") || st.Candidates[0] != "b1-a1/b3" {
+			t.Fatalf("candidates %v, want b1-a1/b3 first and b1-b3", st.Candidates)
+		}
+		tb.do("press takeback", "press confirm")
+		tb.expect("ply=1", "last_move=b1-b3")
+	})
 }
