@@ -79,6 +79,14 @@ type readCloser struct{ io.Reader }
 
 func (readCloser) Close() error { return nil }
 
+// CheckLogFormat accepts the --log-format values: text and json.
+func CheckLogFormat(format string) error {
+	if format != "text" && format != "json" {
+		return fmt.Errorf("%q: want text or json", format)
+	}
+	return nil
+}
+
 // Logger returns a structured logger writing to w: JSON lines when format
 // is "json", else slog's text format (the --log-format flag).
 func Logger(w io.Writer, format string) *slog.Logger {

@@ -25,6 +25,9 @@ type ServerOptions struct {
 //	GET  /api/events       server-sent events: one "state" event at once and per change
 //	POST /api/{command}    takeback, new, roll, hint, confirm, choose (?arg=N);
 //	                       needs "Authorization: Bearer TOKEN" (or ?token=)
+//
+// The servers that use it put it behind sameorigin's guard (Host, Origin,
+// Content-Type and body size checks).
 func NewMux(s *Session, o ServerOptions) *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
@@ -82,9 +85,8 @@ func HandleActions(mux *http.ServeMux, p *LivePlayer, token string) {
 			http.Error(w, "companion: bad or missing token", http.StatusUnauthorized)
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, 4096))
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
+		body, ok := web.ReadAction(w, r)
+		if !ok {
 			return
 		}
 		if err := p.Act(body); err != nil {

@@ -21,7 +21,9 @@ import (
 	"github.com/tabla-board/tabla/boards"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/sameorigin"
 	"github.com/tabla-board/tabla/engine/record"
+	"github.com/tabla-board/tabla/engine/referee"
 )
 
 // Options are `tabla run`'s inputs (flags override the config file).
@@ -46,6 +48,9 @@ type Options struct {
 	// AI are seats the engine plays (SEAT or SEAT=LEVEL): tabla rolls for
 	// them and lights their moves for the person at the table.
 	AI []string
+	// AllowHosts are further names the API may be reached by (Host
+	// header), besides the listen address (sameorigin.Config.Hosts).
+	AllowHosts []string
 	// Ready, when set, is called once the session runs (tests).
 	Ready func(s *companion.Session, addr string)
 }
@@ -82,6 +87,7 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 	f.StringVar(&o.Journal, "journal", "", "journal directory (default $STATE_DIRECTORY or ./tabla-journal)")
 	f.StringVar(&o.Listen, "listen", "127.0.0.1:7420", "status API address (\"\" or \"off\": none)")
 	f.StringVar(&o.Token, "token", "", "token for the control endpoints (none: control disabled)")
+	f.StringSliceVar(&o.AllowHosts, "allow-host", nil, "further host names the API answers to, e.g. tabla.local (besides the listen address)")
 	f.StringVar(&o.Sensors, "sensors", "presence", "sim board: presence or identifying")
 	f.Uint64Var(&o.Seed, "seed", 0, "seed of tabla's die and the sim's faults (0: from the clock)")
 	f.DurationVar(&o.Settle, "settle", 0, "quiet time before the board is read (default 100ms)")
@@ -92,7 +98,7 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 
 var configKeys = map[string]string{"game": "game", "variant": "variant", "first": "first", "players": "players",
 	"n": "n", "ai": "ai", "board-file": "board-file", "board": "board", "journal": "journal", "listen": "listen", "token": "token",
-	"sensors": "sensors", "seed": "seed", "settle": "settle", "log-format": "log-format"}
+	"allow-host": "allow-host", "sensors": "sensors", "seed": "seed", "settle": "settle", "log-format": "log-format"}
 
 // load reads a config file; keys set by flags are kept.
 func (o *Options) load(path string, changed func(string) bool) error {
@@ -102,6 +108,7 @@ func (o *Options) load(path string, changed func(string) bool) error {
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 4096), maxConfigLine)
 	line := 0
 	for sc.Scan() {
 		line++
@@ -116,7 +123,7 @@ func (o *Options) load(path string, changed func(string) bool) error {
 		k, v, ok := strings.Cut(text, "=")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !ok || configKeys[k] == "" {
-			return fmt.Errorf("%s:%d: want KEY = VALUE with KEY one of game, variant, first, players, n, ai, board-file, board, journal, listen, token, sensors, seed, settle, log-format", path, line)
+			return fmt.Errorf("%s:%d: want KEY = VALUE with KEY one of game, variant, first, players, n, ai, board-file, board, journal, listen, token, allow-host, sensors, seed, settle, log-format", path, line)
 		}
 		if changed(k) {
 			continue
@@ -134,10 +141,9 @@ func (o *Options) load(path string, changed func(string) bool) error {
 		case "n":
 			o.N, err = strconv.Atoi(v)
 		case "ai":
-			o.AI = strings.Split(v, ",")
-			for i := range o.AI {
-				o.AI[i] = strings.TrimSpace(o.AI[i])
-			}
+			o.AI = splitList(v)
+		case "allow-host":
+			o.AllowHosts = splitList(v)
 		case "board-file":
 			o.BoardDef = v
 		case "board":
@@ -153,19 +159,59 @@ func (o *Options) load(path string, changed func(string) bool) error {
 		case "seed":
 			o.Seed, err = strconv.ParseUint(v, 10, 64)
 		case "settle":
-			o.Settle, err = time.ParseDuration(v)
+			if o.Settle, err = time.ParseDuration(v); err == nil {
+				err = checkSettle(o.Settle)
+			}
 		case "log-format":
 			o.LogFormat = v
+			err = cmdutil.CheckLogFormat(v)
 		}
 		if err != nil {
 			return fmt.Errorf("%s:%d: %s: %v", path, line, k, err)
 		}
 	}
-	return sc.Err()
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return fmt.Errorf("%s:%d: line longer than %d KB", path, line+1, maxConfigLine>>10)
+		}
+		return fmt.Errorf("%s:%d: %v", path, line+1, err)
+	}
+	return nil
+}
+
+// maxConfigLine bounds a config file's lines.
+const maxConfigLine = 64 << 10
+
+func splitList(v string) []string {
+	out := strings.Split(v, ",")
+	for i := range out {
+		out[i] = strings.TrimSpace(out[i])
+	}
+	return out
+}
+
+// MaxSettle bounds the settle window: longer, the board would feel dead.
+const MaxSettle = 10 * time.Second
+
+// checkSettle accepts 0 (the default) or 1ms to MaxSettle.
+func checkSettle(d time.Duration) error {
+	if d != 0 && (d < time.Millisecond || d > MaxSettle) {
+		return fmt.Errorf("%v is out of range: want 1ms to %v (0 or unset: the default %v)", d, MaxSettle, referee.DefaultSettle)
+	}
+	return nil
 }
 
 // Run runs the daemon until ctx ends.
 func Run(ctx context.Context, o *Options) error {
+	if o.LogFormat == "" {
+		o.LogFormat = "text"
+	}
+	if err := cmdutil.CheckLogFormat(o.LogFormat); err != nil {
+		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("run: --log-format %v", err))
+	}
+	if err := checkSettle(o.Settle); err != nil {
+		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("run: --settle %v", err))
+	}
 	log := cmdutil.Logger(o.IO.Err, o.LogFormat)
 	if o.Game == "" || o.Board == "" {
 		return cmdutil.WithCode(cmdutil.ExitUsage, errors.New("run: --game and --board are required"))
@@ -224,15 +270,20 @@ func Run(ctx context.Context, o *Options) error {
 			return err
 		}
 		addr = ln.Addr().String()
+		guard, err := sameorigin.New(sameorigin.Config{Addr: addr, Hosts: o.AllowHosts})
+		if err != nil {
+			ln.Close()
+			return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("run: --allow-host: %v", err))
+		}
 		mux := companion.NewMux(sess, companion.ServerOptions{Token: o.Token})
 		if vb := companion.Sim(hw); vb != nil {
 			// the virtual board takes physical actions (the simulator page's route)
 			companion.HandleActions(mux, companion.NewLivePlayer(vb, sess), o.Token)
 		}
-		srv = &http.Server{Handler: mux,
+		srv = &http.Server{Handler: guard.Wrap(mux),
 			BaseContext: func(net.Listener) context.Context { return ctx }, ReadHeaderTimeout: 10 * time.Second}
 		go srv.Serve(ln)
-		log.Info("status API", "addr", "http://"+addr+"/", "control", o.Token != "")
+		log.Info("status API", "addr", "http://"+addr+"/", "control", o.Token != "", "hosts", strings.Join(guard.Allowed(), ", "))
 	}
 	runErr := make(chan error, 1)
 	go func() { runErr <- sess.Run(ctx) }()

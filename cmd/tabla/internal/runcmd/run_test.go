@@ -83,6 +83,7 @@ func (d *proc) act(js string) {
 	d.t.Helper()
 	req, _ := http.NewRequest("POST", d.base+"/api/action", strings.NewReader(js))
 	req.Header.Set("Authorization", "Bearer sesame")
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		d.t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/tabla-board/tabla/boards"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/sameorigin"
 	"github.com/tabla-board/tabla/engine/record"
 	"github.com/tabla-board/tabla/engine/referee"
 	"github.com/tabla-board/tabla/sim"
@@ -29,6 +30,9 @@ type PageOptions struct {
 	Listen               string // address for the page
 	Journal              string // journal directory ("" none)
 	Token                string // for the control API (takeback, new, …) besides the page's own actions
+	// AllowHosts are further names the page may be reached by (Host
+	// header), besides the listen address (sameorigin.Config.Hosts).
+	AllowHosts []string
 	// AI are the seats the engine plays, SEAT or SEAT=LEVEL (1–5). The
 	// engine's moves are lit as hints for the person at the table to carry
 	// out, and tabla rolls for them.
@@ -183,13 +187,18 @@ func ServePage(ctx context.Context, o *PageOptions, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	guard, err := sameorigin.New(sameorigin.Config{Addr: ln.Addr().String(), Hosts: o.AllowHosts})
+	if err != nil {
+		ln.Close()
+		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("sim: --allow-host: %v", err))
+	}
 	mux := http.NewServeMux()
 	api := companion.NewMux(sess, companion.ServerOptions{Token: o.Token})
 	for _, route := range []string{"POST /api/takeback", "POST /api/new", "POST /api/roll", "POST /api/hint", "POST /api/confirm", "POST /api/choose", "GET /status/"} {
 		mux.Handle(route, api)
 	}
 	mux.Handle("/", web.Handler(ps))
-	srv := &http.Server{Handler: mux, BaseContext: func(net.Listener) context.Context { return ctx }, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: guard.Wrap(mux), BaseContext: func(net.Listener) context.Context { return ctx }, ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	runErr := make(chan error, 1)

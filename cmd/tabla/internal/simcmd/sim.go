@@ -64,6 +64,9 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 				return hwcmd.SimPTYRun(c.Context(), &hwcmd.SimPTYOptions{IO: o.IO, Game: o.Game,
 					BoardFile: o.Page.BoardDef, Sensors: o.Page.Sensors, Seed: seed})
 			}
+			if err := cmdutil.CheckLogFormat(o.LogFormat); err != nil {
+				return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("sim: --log-format %v", err))
+			}
 			if o.Script == "" {
 				if o.Game == "" {
 					return cmdutil.WithCode(cmdutil.ExitUsage, errors.New("sim: give --game (daha, star, gyges, ray or six) or --script FILE"))
@@ -90,6 +93,7 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 	f.Uint64Var(&o.Page.Seed, "seed", 0, "seed for tabla's dice and faults (0: random)")
 	f.StringVar(&o.Page.Listen, "listen", "127.0.0.1:7421", "address of the page (keep it on localhost unless you mean it)")
 	f.StringVar(&o.Page.Token, "token", "", "token for the control API (takeback, new, …) for other tools")
+	f.StringSliceVar(&o.Page.AllowHosts, "allow-host", nil, "further host names the page answers to, e.g. tabla.local (besides the listen address)")
 	f.StringVar(&o.LogFormat, "log-format", "text", "log format: text or json")
 	f.BoolVar(&o.PTY, "pty", false, "serve the virtual board on a pseudo-terminal speaking the wire protocol: prints its path\n"+
 		"(use it as tabla run --board serial:PATH); action lines on standard input act on the board")
