@@ -182,11 +182,26 @@ func Collect(dir string, warn io.Writer) (*Stats, error) {
 	return st, nil
 }
 
-// StatsRun prints the aggregate.
+// StatsRun prints the aggregate. DIR must be a directory holding game
+// records: a file, an empty directory or one with no readable record is
+// an error, not "0 records".
 func StatsRun(opts *StatsOptions) error {
+	fi, err := os.Stat(opts.Dir)
+	if err != nil {
+		return fmt.Errorf("stats: %v", err)
+	}
+	if !fi.IsDir() {
+		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("stats: %s is not a directory (want a journal directory of *.jsonl game records)", opts.Dir))
+	}
 	st, err := Collect(opts.Dir, opts.IO.Err)
 	if err != nil {
-		return err
+		return fmt.Errorf("stats: %v", err)
+	}
+	switch {
+	case st.Files == 0:
+		return fmt.Errorf("stats: no game records (*.jsonl) under %s: is it a journal directory?", opts.Dir)
+	case st.Unreadable == st.Files:
+		return fmt.Errorf("stats: none of the %d *.jsonl files under %s is a readable game record", st.Files, opts.Dir)
 	}
 	if opts.SVG != "" {
 		f, err := os.Create(opts.SVG)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -42,7 +43,42 @@ func NewRoot(streams *cmdutil.IO) *cobra.Command {
 	root.SetOut(streams.Out)
 	root.SetErr(streams.Err)
 	root.AddCommand(rulescmd.NewCmd(streams), boardscmd.NewCmd(streams), aicmd.NewHintCmd(streams), aicmd.NewAnalyzeCmd(streams), aicmd.NewPlayCmd(streams), aicmd.NewStatsCmd(streams), runcmd.NewCmd(streams), simcmd.NewCmd(streams), replaycmd.NewCmd(streams), hwcmd.NewCmd(streams))
+	for _, c := range root.Commands() {
+		requireSubcommand(c)
+	}
 	return root
+}
+
+// requireSubcommand makes a command group (tabla rules, boards, hw) refuse
+// an unknown subcommand with exit status 2: cobra prints the group's help
+// and exits 0 for `tabla rules frob x`. Without arguments the help is shown.
+func requireSubcommand(c *cobra.Command) {
+	if !c.HasSubCommands() || c.Runnable() {
+		return
+	}
+	for _, sub := range c.Commands() {
+		requireSubcommand(sub)
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return c.Help()
+		}
+		var names []string
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() {
+				names = append(names, sub.Name())
+			}
+		}
+		msg := fmt.Sprintf("unknown subcommand %q for %q (want %s)", args[0], c.CommandPath(), strings.Join(names, ", "))
+		if c.SuggestionsMinimumDistance <= 0 {
+			c.SuggestionsMinimumDistance = 2
+		}
+		if sug := c.SuggestionsFor(args[0]); len(sug) > 0 {
+			msg += fmt.Sprintf("; did you mean %s?", strings.Join(sug, " or "))
+		}
+		return cmdutil.WithCode(cmdutil.ExitUsage, errors.New(msg))
+	}
 }
 
 // Main runs tabla with the process's arguments and returns the exit code.

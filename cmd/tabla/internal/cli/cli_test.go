@@ -31,6 +31,11 @@ func TestExitCodes(t *testing.T) {
 		{"missing argument", "", []string{"rules", "moves"}, 2, "", "tabla: accepts 1 arg(s), received 0\n"},
 		{"unknown flag", "", []string{"boards", "list", "--colour"}, 2, "", "tabla: unknown flag: --colour\n"},
 		{"boards list", "", []string{"boards", "list"}, 0, "", ""},
+		{"unknown subcommand", "", []string{"rules", "frob", "x"}, 2, "", "tabla: unknown subcommand \"frob\" for \"tabla rules\" (want check, moves)\n"},
+		{"misspelt subcommand", "", []string{"rules", "chek", "-"}, 2, "", "tabla: unknown subcommand \"chek\" for \"tabla rules\" (want check, moves); did you mean check?\n"},
+		{"unknown boards subcommand", "", []string{"boards", "burn"}, 2, "", "tabla: unknown subcommand \"burn\" for \"tabla boards\" (want list, print, show, validate)\n"},
+		{"unknown hw subcommand", "", []string{"hw", "frob"}, 2, "", "tabla: unknown subcommand \"frob\" for \"tabla hw\" (want test)\n"},
+		{"rules alone", "", []string{"rules"}, 0, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, errs, code := run(tc.stdin, tc.args...)
