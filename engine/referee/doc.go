@@ -54,7 +54,8 @@
 //     down first looks like the last mover going on).
 //
 // The confirm button accepts the proposal, the takeback button shows the
-// next one, any change to the board re-reads it.
+// next one (or, when a takeback is the one proposal, takes it back), any
+// change to the board re-reads it.
 //
 // A move that leaves the board as it was (a forced pass) is played at once.
 // When the settled board fits nothing, the referee is in correction mode:

@@ -820,6 +820,10 @@ func (r *Referee) press(b Button) {
 	case RollButton:
 		err = r.RollDie(r.now, r.cfg.Source)
 	case TakebackButton:
+		if r.mode == ModeConfirm && len(r.confirm) == 1 && r.confirm[0].kind == candTakeback {
+			err = r.Choose(0, r.now) // the board shows a takeback: the button says so
+			break
+		}
 		if r.mode == ModeConfirm {
 			r.proposal = (r.proposal + 1) % len(r.confirm)
 			r.bump()

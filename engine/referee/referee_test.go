@@ -33,7 +33,7 @@ func TestStarBasics(t *testing.T) {
 		// until somebody says so, so it is proposed and confirmed
 		tb.do("lift f3", "place b1")
 		tb.expect("mode=confirm", "ply=1", `lit={"confirm":["b1","f3"]}`)
-		tb.do("press confirm")
+		tb.do("press takeback") // the takeback button says so too
 		tb.expect("to_move=red", "ply=0", "in_sync=true")
 		if got, want := tb.log(), "red:b1-f3 takeback:1"; got != want {
 			t.Errorf("log %q want %q", got, want)
