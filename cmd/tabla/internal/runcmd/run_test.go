@@ -111,18 +111,8 @@ func TestKillAndRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "tabla")
-	root, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	build := exec.Command("go", "build", "-o", bin, "./cmd/tabla")
-	build.Dir = filepath.Dir(strings.TrimSpace(string(root)))
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	journal := filepath.Join(dir, "journal")
+	bin := buildTabla(t)
+	journal := filepath.Join(t.TempDir(), "journal")
 	addr := freeAddr(t)
 
 	d := start(t, bin, journal, addr)
