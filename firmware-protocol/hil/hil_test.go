@@ -1,0 +1,627 @@
+package hil_test
+
+import (
+	"bufio"
+	"bytes"
+	"debug/elf"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tabla-board/tabla/boards"
+	"github.com/tabla-board/tabla/engine/referee"
+	"github.com/tabla-board/tabla/firmware-protocol/fwboard"
+	"github.com/tabla-board/tabla/hardware"
+	"github.com/tabla-board/tabla/sim/script"
+)
+
+const (
+	// actionTime is how long each physical action takes, as on the virtual
+	// board (sim.ActionTime): longer than the firmware's debounce (30 ms)
+	// plus the daemon's settle window (100 ms).
+	actionTime = 200 * time.Millisecond
+	// expectTimeout bounds the wait for an expect line or a matching LED
+	// frame; a cable plugged back may wait for the driver's redial backoff.
+	expectTimeout = 15 * time.Second
+	// ledTimeout bounds the wait for the pin to show the referee's frame.
+	ledTimeout = 5 * time.Second
+)
+
+// need skips the test when a tool is missing on a developer's machine and
+// fails it when CI is set: CI must never skip silently.
+func need(t *testing.T, what string, ok bool) {
+	t.Helper()
+	if ok {
+		return
+	}
+	msg := what + " missing (apt-get install make gcc gcc-avr avr-libc binutils-avr libsimavr-dev)"
+	if os.Getenv("CI") == "" {
+		t.Skip(msg)
+	}
+	t.Fatal(msg + "; CI is set")
+}
+
+type env struct {
+	build, tabla, harness string
+}
+
+func setup(t *testing.T) *env {
+	for _, tool := range []string{"make", "cc", "avr-gcc", "avr-objcopy", "avr-size"} {
+		_, err := exec.LookPath(tool)
+		need(t, tool, err == nil)
+	}
+	probe := exec.Command("cc", "-fsyntax-only", "-x", "c", "-")
+	probe.Stdin = strings.NewReader("#include <simavr/sim_avr.h>\nint main(void) { return 0; }\n")
+	need(t, "simavr headers", probe.Run() == nil)
+
+	dir := t.TempDir()
+	e := &env{build: filepath.Join(dir, "fw"), tabla: filepath.Join(dir, "tabla")}
+	e.harness = filepath.Join(e.build, "host", "hil_sim")
+	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	mk := exec.Command("make", "--no-print-directory", "-C", "../firmware", "all", "hil-sim",
+		"BUILD="+e.build, "GO="+goBin, "UNO_BOARDS=")
+	if out, err := mk.CombinedOutput(); err != nil {
+		t.Fatalf("make: %v\n%s", err, out)
+	}
+	gb := exec.Command(goBin, "build", "-o", e.tabla, "./cmd/tabla")
+	gb.Dir = "../.."
+	if out, err := gb.CombinedOutput(); err != nil {
+		t.Fatalf("go build tabla: %v\n%s", err, out)
+	}
+	return e
+}
+
+// TestHIL plays a game on every builtin board's firmware under simavr with
+// the daemon on its serial line (see the package comment).
+func TestHIL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the hardware-in-the-loop test runs for about half a minute")
+	}
+	e := setup(t)
+	scripts, err := filepath.Glob("testdata/*.jsonl")
+	if err != nil || len(scripts) == 0 {
+		t.Fatalf("no scripts: %v", err)
+	}
+	games := map[string]bool{}
+	for _, path := range scripts {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h script.Header
+		if err := json.Unmarshal(bytes.SplitN(data, []byte("\n"), 2)[0], &h); err != nil {
+			t.Fatalf("%s: header: %v", path, err)
+		}
+		games[h.Game] = true
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".jsonl"), func(t *testing.T) {
+			t.Parallel()
+			play(t, e, path, data, h)
+		})
+	}
+	for g := range boards.Games {
+		if !games[g] {
+			t.Errorf("no HIL script for %s", g)
+		}
+	}
+}
+
+// ---- The simulated board ----
+
+type harness struct {
+	t   *testing.T
+	cmd *exec.Cmd
+	in  io.WriteCloser
+
+	mu     sync.Mutex
+	leds   []byte // r, g, b per LED, the latest frame decoded from the pin
+	frames int
+	errs   []string
+	stats  string
+	ready  chan struct{}
+	done   chan struct{}
+}
+
+func startHarness(t *testing.T, e *env, l *fwboard.Layout, link string) *harness {
+	elfPath := filepath.Join(e.build, "mega2560", l.Board.Name+".elf")
+	args := []string{"-mcu", "atmega2560", "-link", link, "-cells", strconv.Itoa(l.Cells),
+		"-bits", strconv.Itoa(l.SensorBits), "-leds", strconv.Itoa(l.LEDs)}
+	if faces := map[string]int{fwboard.DieD6: 6, fwboard.DieNSEW: 4}[l.Die]; faces > 0 {
+		addr, err := dataSymbol(elfPath, "rng_state")
+		if err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "-die", strconv.Itoa(faces), "-rng", fmt.Sprintf("0x%x", addr))
+	}
+	h := &harness{t: t, cmd: exec.Command(e.harness, append(args, elfPath)...),
+		ready: make(chan struct{}), done: make(chan struct{})}
+	var err error
+	if h.in, err = h.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := h.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.cmd.Stderr = os.Stderr
+	if err := h.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go h.read(out)
+	t.Cleanup(func() {
+		h.in.Close()
+		select {
+		case <-h.done:
+		case <-time.After(5 * time.Second):
+			h.cmd.Process.Kill()
+		}
+		h.cmd.Wait()
+	})
+	return h
+}
+
+// dataSymbol is the SRAM address of a variable in an AVR ELF file (whose
+// data addresses are offset by 0x800000).
+func dataSymbol(path, name string) (uint64, error) {
+	f, err := elf.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		return 0, err
+	}
+	for _, s := range syms {
+		if s.Name == name {
+			return s.Value &^ 0x800000, nil
+		}
+	}
+	return 0, fmt.Errorf("%s: no symbol %s", path, name)
+}
+
+func (h *harness) read(r io.Reader) {
+	defer close(h.done)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		kind, rest, _ := strings.Cut(line, " ")
+		h.mu.Lock()
+		switch kind {
+		case "ready":
+			close(h.ready)
+		case "leds":
+			n, hx, _ := strings.Cut(rest, " ")
+			if b, err := hex.DecodeString(hx); err == nil {
+				h.leds = b
+				h.frames, _ = strconv.Atoi(n)
+			} else {
+				h.errs = append(h.errs, "bad leds line: "+line)
+			}
+		case "error":
+			h.errs = append(h.errs, rest)
+		case "stats":
+			h.stats = rest
+		}
+		h.mu.Unlock()
+	}
+}
+
+func (h *harness) send(format string, args ...any) {
+	h.t.Helper()
+	if _, err := fmt.Fprintf(h.in, format+"\n", args...); err != nil {
+		h.t.Fatalf("harness: %v", err)
+	}
+}
+
+func (h *harness) shown() []byte {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.leds)
+}
+
+func (h *harness) problems() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.errs)
+}
+
+// ---- The daemon ----
+
+type daemon struct {
+	cmd  *exec.Cmd
+	api  string
+	mu   sync.Mutex
+	logs []string
+	addr chan string
+	done chan struct{}
+}
+
+func startDaemon(t *testing.T, e *env, h script.Header, link, journal string) *daemon {
+	args := []string{"run", "--game", h.Game, "--board", "serial:" + link, "--journal", journal,
+		"--listen", "127.0.0.1:0", "--new", "--log-format", "json", "--seed", strconv.FormatUint(h.Seed, 10)}
+	if h.Variant != "" {
+		args = append(args, "--variant", h.Variant)
+	}
+	if h.First != "" {
+		args = append(args, "--first", h.First)
+	}
+	if h.Players != 0 {
+		args = append(args, "--players", strconv.Itoa(h.Players))
+	}
+	if h.N != 0 {
+		args = append(args, "--n", strconv.Itoa(h.N))
+	}
+	d := &daemon{cmd: exec.Command(e.tabla, args...), addr: make(chan string, 1), done: make(chan struct{})}
+	errPipe, err := d.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go d.read(errPipe)
+	t.Cleanup(func() {
+		d.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-d.done:
+		case <-time.After(5 * time.Second):
+			d.cmd.Process.Kill()
+		}
+		d.cmd.Wait()
+		if t.Failed() {
+			t.Logf("daemon log:\n%s", strings.Join(d.log(), "\n"))
+		}
+	})
+	select {
+	case d.api = <-d.addr:
+	case <-d.done:
+		t.Fatalf("tabla run ended:\n%s", strings.Join(d.log(), "\n"))
+	case <-time.After(30 * time.Second):
+		t.Fatalf("tabla run did not serve its status API:\n%s", strings.Join(d.log(), "\n"))
+	}
+	return d
+}
+
+func (d *daemon) read(r io.Reader) {
+	defer close(d.done)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		d.mu.Lock()
+		d.logs = append(d.logs, line)
+		d.mu.Unlock()
+		var rec struct{ Msg, Addr string }
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "status API" && rec.Addr != "" {
+			d.addr <- strings.TrimSuffix(rec.Addr, "/")
+		}
+	}
+}
+
+func (d *daemon) log() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.logs)
+}
+
+var client = &http.Client{Timeout: 5 * time.Second}
+
+func (d *daemon) state() (referee.State, error) {
+	var doc struct {
+		State referee.State `json:"state"`
+	}
+	resp, err := client.Get(d.api + "/api/state")
+	if err != nil {
+		return doc.State, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		return doc.State, fmt.Errorf("GET /api/state: %s: %s", resp.Status, b)
+	}
+	err = json.NewDecoder(resp.Body).Decode(&doc)
+	return doc.State, err
+}
+
+// ---- A game ----
+
+type game struct {
+	t      *testing.T
+	h      *harness
+	d      *daemon
+	def    *boards.Board
+	lay    *fwboard.Layout
+	sensor map[int]int       // cell index → sensor index
+	table  map[string]string // cell name → piece kind on it
+	hand   []string          // lifted pieces, most recent last
+	moves  int               // moves whose LEDs were checked
+	ledChk int               // LED comparisons made
+}
+
+func play(t *testing.T, e *env, path string, data []byte, h script.Header) {
+	start := time.Now()
+	def, err := boards.Open(h.Game)
+	if h.Board != "" {
+		def, err = boards.Open(h.Board)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	lay, err := fwboard.New(def, fwboard.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	link := filepath.Join(dir, "ttyTABLA")
+	g := &game{t: t, def: def, lay: lay, sensor: map[int]int{}, table: map[string]string{}}
+	for s, c := range def.Sensors {
+		g.sensor[c] = s
+	}
+	g.h = startHarness(t, e, lay, link)
+	// The game's start position is on the table when the board powers up.
+	for _, p := range def.Start {
+		g.put(p.Cell, p.Piece)
+	}
+	g.h.send("go")
+	select {
+	case <-g.h.ready:
+	case <-g.h.done:
+		t.Fatalf("harness ended: %q", g.h.problems())
+	case <-time.After(10 * time.Second):
+		t.Fatal("harness not ready")
+	}
+	g.d = startDaemon(t, e, h, link, filepath.Join(dir, "journal"))
+
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	for i, line := range lines[1:] {
+		where := fmt.Sprintf("%s:%d", filepath.Base(path), i+2)
+		if err := g.step(where, []byte(line)); err != nil {
+			t.Fatalf("%s: %v", where, err)
+		}
+		if p := g.h.problems(); len(p) > 0 {
+			t.Fatalf("%s: the simulated board reports: %q", where, p)
+		}
+	}
+	g.checkLEDs(filepath.Base(path) + ": end")
+	g.h.send("quit")
+	select {
+	case <-g.h.done:
+	case <-time.After(5 * time.Second):
+	}
+	if p := g.h.problems(); len(p) > 0 {
+		t.Errorf("the simulated board reports: %q", p)
+	}
+	g.h.mu.Lock()
+	stats := g.h.stats
+	g.h.mu.Unlock()
+	t.Logf("%s: %d script lines, %d moves, %d LED frames compared with the pin; %s; %.1f s",
+		def.Name, len(lines)-1, g.moves, g.ledChk, stats, time.Since(start).Seconds())
+}
+
+func (g *game) put(cell, kind string) {
+	c, ok := g.def.Index(cell)
+	if !ok {
+		g.t.Fatalf("no cell %s", cell)
+	}
+	s, ok := g.sensor[c]
+	if !ok {
+		g.t.Fatalf("cell %s has no sensor", cell)
+	}
+	if kind == "" {
+		delete(g.table, cell)
+	} else {
+		g.table[cell] = kind
+	}
+	g.h.send("set %d %d", s, g.lay.Value(kind))
+}
+
+var buttonIndex = map[hardware.Button]int{hardware.ButtonRoll: 0, hardware.ButtonTakeback: 1,
+	hardware.ButtonHint: 2, hardware.ButtonConfirm: 3, hardware.ButtonNew: 4}
+
+func (g *game) step(where string, line []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(line, &raw); err != nil {
+		return err
+	}
+	if f, ok := raw["fault"]; ok && string(f) == `"reset"` && len(raw) == 1 {
+		// This test's own fault: the MCU's reset line. Like a player, wait
+		// for the board to come back (the Arduino bootloader alone takes a
+		// second) before touching it again.
+		g.h.send("reset")
+		time.Sleep(time.Second)
+		return nil
+	}
+	a, err := script.ParseAction(g.def, line)
+	if err != nil {
+		return err
+	}
+	switch a.Kind {
+	case "lift", "remove":
+		kind, ok := g.table[a.Cell]
+		if !ok {
+			return fmt.Errorf("%s: nothing on %s", a.Kind, a.Cell)
+		}
+		g.put(a.Cell, "")
+		if a.Kind == "lift" {
+			g.hand = append(g.hand, kind)
+		}
+	case "place":
+		kind := a.Piece
+		if kind == "" {
+			if len(g.hand) == 0 {
+				return fmt.Errorf("place %s: no piece in hand", a.Cell)
+			}
+			kind = g.hand[len(g.hand)-1]
+			g.hand = g.hand[:len(g.hand)-1]
+		}
+		g.put(a.Cell, kind)
+	case "roll":
+		face := map[string]int{"N": 1, "E": 2, "S": 3, "W": 4}[a.Face]
+		if face == 0 {
+			face, _ = strconv.Atoi(a.Face)
+		}
+		g.h.send("roll %d", face)
+		g.h.send("tap 0 80")
+	case "press":
+		g.h.send("tap %d 80", buttonIndex[a.Button])
+	case "wait":
+		time.Sleep(a.Wait)
+		return nil
+	case "fault":
+		switch a.Fault {
+		case "unplug", "replug":
+			g.h.send(a.Fault)
+		case "bounce":
+			kind := g.table[a.Cell]
+			for range a.Times {
+				g.put(a.Cell, "")
+				time.Sleep(3 * time.Millisecond)
+				g.put(a.Cell, kind)
+				time.Sleep(3 * time.Millisecond)
+			}
+		default:
+			return fmt.Errorf("fault %q is not emulated on the hardware", a.Fault)
+		}
+	case "expect":
+		return g.expect(where, a.Expect)
+	default:
+		return fmt.Errorf("action %q is not emulated on the hardware", a.Kind)
+	}
+	time.Sleep(actionTime)
+	return g.afterMove(where)
+}
+
+// afterMove compares the LEDs with the referee's frame once a move was
+// recognised since the last comparison.
+func (g *game) afterMove(where string) error {
+	st, err := g.d.state()
+	if err != nil {
+		return err
+	}
+	if len(st.Moves) != g.moves {
+		g.moves = len(st.Moves)
+		g.checkLEDs(where + fmt.Sprintf(" (after move %d)", g.moves))
+	}
+	return nil
+}
+
+func (g *game) expect(where string, as map[string]json.RawMessage) error {
+	as = maps.Clone(as)
+	occupied := -1
+	if v, ok := as["occupied"]; ok {
+		if err := json.Unmarshal(v, &occupied); err != nil {
+			return fmt.Errorf("expect occupied: %v", err)
+		}
+		delete(as, "occupied")
+	}
+	deadline := time.Now().Add(expectTimeout)
+	for {
+		st, err := g.d.state()
+		if err == nil {
+			err = st.Expect(as)
+		}
+		if err == nil && occupied >= 0 && len(st.Sensed) != occupied {
+			err = fmt.Errorf("occupied: got %d cells, want %d", len(st.Sensed), occupied)
+		}
+		if err == nil {
+			if err := g.afterMove(where); err != nil {
+				return err
+			}
+			g.checkLEDs(where)
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("expect: %w (state: moves %q, mode %s, conn %s, in sync %v, pending %q)",
+				err, st.Moves, st.Mode, st.Conn, st.InSync, st.Pending)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// checkLEDs waits until the colours decoded from the WS2812 pin equal the
+// referee's LED frame: steady LEDs exactly, blinking ones on or off and
+// seen on at least once while waiting.
+func (g *game) checkLEDs(where string) {
+	g.t.Helper()
+	deadline := time.Now().Add(ledTimeout)
+	seenOn := map[int]bool{}
+	var diff error
+	for {
+		st, err := g.d.state()
+		if err != nil {
+			diff = err
+		} else {
+			diff = g.compare(st, g.h.shown(), seenOn)
+		}
+		if diff == nil {
+			g.ledChk++
+			return
+		}
+		if time.Now().After(deadline) {
+			g.t.Errorf("%s: LEDs on the pin differ from the referee's frame: %v", where, diff)
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (g *game) compare(st referee.State, shown []byte, seenOn map[int]bool) error {
+	if len(shown) != 3*g.lay.LEDs {
+		return fmt.Errorf("%d LED bytes decoded, want %d", len(shown), 3*g.lay.LEDs)
+	}
+	type want struct {
+		r, g, b uint8
+		blink   bool
+		cell    string
+	}
+	frame := make([]want, g.lay.LEDs)
+	for c, n := range g.def.LEDs {
+		if n >= 0 {
+			frame[n].cell = g.def.Cells[c].Name
+		}
+	}
+	for name, l := range st.LEDs {
+		c, ok := g.def.Index(name)
+		if !ok || g.def.LEDs[c] < 0 {
+			continue
+		}
+		frame[g.def.LEDs[c]] = want{l.R, l.G, l.B, l.Blink != 0, name}
+	}
+	var bad []string
+	for i, w := range frame {
+		r, gg, b := shown[3*i], shown[3*i+1], shown[3*i+2]
+		on := r == w.r && gg == w.g && b == w.b
+		off := r == 0 && gg == 0 && b == 0
+		if on && w.blink {
+			seenOn[i] = true
+		}
+		if on && !w.blink || w.blink && seenOn[i] && (on || off) {
+			continue
+		}
+		bad = append(bad, fmt.Sprintf("LED %d (%s): pin #%02x%02x%02x, referee #%02x%02x%02x blink %v (seen on %v)",
+			i, w.cell, r, gg, b, w.r, w.g, w.b, w.blink, seenOn[i]))
+	}
+	if len(bad) > 0 {
+		if len(bad) > 6 {
+			bad = append(bad[:6], fmt.Sprintf("and %d more", len(bad)-6))
+		}
+		return errors.New(strings.Join(bad, "; "))
+	}
+	return nil
+}
