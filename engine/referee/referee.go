@@ -191,6 +191,7 @@ type Referee struct {
 	infer     []uint8
 	hand      []uint8
 	known     bool
+	fresh     bool // no snapshot read since the game was installed
 	conn      Link
 
 	cur    []uint8 // expected board now
@@ -300,7 +301,27 @@ func (r *Referee) setState(st engine.State) {
 	r.evaluate()
 }
 
+// seed takes the first snapshot of a game installed before the board was
+// known (a start, a resume after a power cut) as read against the position:
+// cells that show what the position holds are untouched, every other cell
+// was touched — so a move made while tabla was down is recognised.
+func (r *Referee) seed(codes []byte) {
+	r.fresh = false
+	for s, code := range codes {
+		if s >= len(r.b.Sensors) || r.b.Sensors[s] < 0 {
+			continue
+		}
+		c, v := r.b.Sensors[s], r.code[code]
+		want := r.cur[c]
+		if want != empty && v != empty && matches(v, want) {
+			want = v
+		}
+		r.sensed[c], r.stable[c], r.infer[c] = want, want, r.cur[c]
+	}
+}
+
 func (r *Referee) install(st engine.State) {
+	r.fresh = !r.known
 	r.st = st
 	r.ops = r.ops[:0]
 	r.offb = r.toBoard(st.Position(), r.cur)
@@ -442,6 +463,9 @@ func (r *Referee) Handle(ev Input) {
 		}
 	case SensorSnapshot:
 		r.pending = false
+		if r.fresh {
+			r.seed(ev.Codes)
+		}
 		for s, code := range ev.Codes {
 			if s < len(r.b.Sensors) && r.b.Sensors[s] >= 0 {
 				r.sense(r.b.Sensors[s], r.code[code])

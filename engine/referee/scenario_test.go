@@ -234,3 +234,28 @@ func TestGygesGlitchIsNoReplace(t *testing.T) {
 		tb.expect("ply=1", "last_move=b1-b3")
 	})
 }
+
+// A move made while tabla was down (a power cut between the move and its
+// journal line) is recognised from the first snapshot after the resume.
+func TestMoveWhileDown(t *testing.T) {
+	for _, ident := range []bool{false, true} {
+		tb := newTable(t, "star", engine.Config{First: "red"}, ident, 1)
+		tb.do("lift b1", "place f3")
+		tb.expect("ply=1", "to_move=white")
+		hist := tb.r.History()
+		// the daemon restarts on the journal; meanwhile white moved
+		tb.do("offline lift d13", "offline place h11")
+		st, _ := engine.New("star", engine.Config{First: "red", Board: tb.b})
+		for _, a := range hist {
+			st.Play(a.Move)
+		}
+		r, err := New(st, Config{Board: tb.b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Resume(st, hist)
+		tb.r = r
+		tb.send(Input{Kind: SensorSnapshot, Codes: tb.codes()})
+		tb.expect("ply=2", "last_move=d13-h11", "in_sync=true")
+	}
+}
