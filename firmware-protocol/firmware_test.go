@@ -47,14 +47,21 @@ func runMake(t *testing.T, target string, vars ...string) string {
 func TestFirmwareHostTests(t *testing.T) {
 	requireTools(t, "make", "cc")
 	out := runMake(t, "host-test")
-	m := regexp.MustCompile(`(?m)^(\d+) passed, (\d+) failed$`).FindStringSubmatch(out)
-	if m == nil || m[2] != "0" || m[1] == "0" {
-		t.Fatalf("firmware host tests did not pass:\n%s", out)
+	// Two programs: test_host (vectors, board logic) and test_compact
+	// (the packed storage of the board-file builds).
+	ms := regexp.MustCompile(`(?m)^(\d+) passed, (\d+) failed$`).FindAllStringSubmatch(out, -1)
+	if len(ms) != 2 {
+		t.Fatalf("want the results of test_host and test_compact:\n%s", out)
 	}
-	if !strings.Contains(out, "ok   vector coverage") {
-		t.Errorf("firmware tests did not check the vectors:\n%s", out)
+	for _, m := range ms {
+		if m[2] != "0" || m[1] == "0" {
+			t.Fatalf("firmware host tests did not pass:\n%s", out)
+		}
 	}
-	t.Logf("firmware host tests: %s passed", m[1])
+	if !strings.Contains(out, "ok   vector coverage") || !strings.Contains(out, "ok   packed snapshot") {
+		t.Errorf("firmware tests did not check the vectors and the packed storage:\n%s", out)
+	}
+	t.Logf("firmware host tests: %s and %s passed", ms[0][1], ms[1][1])
 }
 
 // TestFirmwareAVR cross-compiles the firmware for the ATmega328P and logs
