@@ -47,6 +47,9 @@ func (e *Star) Verify(s engine.State) error {
 			}
 		}
 	}
+	if s.Awaiting() == engine.AwaitNone {
+		return nil // Eval is for positions still being played
+	}
 	if a, b := e.Eval(s), f.Eval(s); a != b {
 		return fmt.Errorf("star eval: %d, fresh %d", a, b)
 	}
