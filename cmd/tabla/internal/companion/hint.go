@@ -1,9 +1,16 @@
 package companion
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
 
 	"github.com/tabla-board/tabla/engine"
+	"github.com/tabla-board/tabla/engine/record"
+	"github.com/tabla-board/tabla/engine/referee"
 	"github.com/tabla-board/tabla/engine/search"
 )
 
@@ -22,4 +29,80 @@ func SearchHint(level func(seat int) int) func(engine.State) (string, error) {
 		}
 		return engine.MoveString(st, m), nil
 	}
+}
+
+// PanicError is a panic that Guard recovered.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
+
+// Guard runs f and returns a panic in it as a *PanicError, so that a failing
+// computation (a hint, an engine seat's move, an analysis) cannot take the
+// daemon down.
+func Guard[T any](f func() (T, error)) (v T, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			var zero T
+			v, err = zero, &PanicError{Value: p, Stack: debug.Stack()}
+		}
+	}()
+	return f()
+}
+
+// hintLocked answers the hint button (a person's, or AutoPlay's for an
+// engine seat) with the session's Hint on a copy of the game. A hint that
+// panics, fails or names no legal move is logged with the position and
+// shown as "no hint" (no hint lit, the page's message says so); the game,
+// the journal and the board loop go on.
+func (s *Session) hintLocked(st engine.State) {
+	hint := s.opts.Hint
+	if hint == nil {
+		hint = SearchHint(nil)
+	}
+	m, err := Guard(func() (string, error) { return hint(st.Clone()) })
+	if err == nil {
+		if err = s.ref.ShowHint(m); err == nil {
+			s.log.Info("hint", "move", m)
+			return
+		}
+	}
+	s.log.Error("no hint", failureAttrs(err, &s.header, st, s.ref.History())...)
+	s.ref.ShowNoHint()
+}
+
+// failureAttrs describe a failed computation on st for the log: the error
+// (and the stack of a panic), the position in the record's start format, and
+// the game as a record (header and moves) that `tabla hint -` reads back.
+func failureAttrs(err error, h *record.Header, st engine.State, hist []referee.Applied) []any {
+	attrs := []any{"err", err, "game", h.Game, "variant", st.Info().Variant, "ply", st.Plies()}
+	if pos, jerr := json.Marshal(st.Position()); jerr == nil {
+		attrs = append(attrs, "start", string(pos))
+	}
+	var rec bytes.Buffer
+	w := record.NewWriter(&rec)
+	hh := *h
+	hh.Meta = nil
+	werr := w.WriteHeader(&hh)
+	die := st.Info().Die
+	for _, a := range hist {
+		if werr != nil {
+			break
+		}
+		if a.Roll {
+			werr = w.Write(record.Line{Roll: a.Text, Numeric: die != nil && die.Numeric})
+		} else {
+			werr = w.Write(record.Line{Move: a.Text})
+		}
+	}
+	if werr == nil {
+		attrs = append(attrs, "record", rec.String())
+	}
+	var pe *PanicError
+	if errors.As(err, &pe) {
+		attrs = append(attrs, slog.String("stack", string(pe.Stack)))
+	}
+	return attrs
 }

@@ -358,14 +358,7 @@ func (s *Session) decide(a referee.Action) {
 	st := s.ref.Game()
 	switch a.Kind {
 	case referee.HintWanted:
-		hint := s.opts.Hint
-		if hint == nil {
-			hint = SearchHint(nil)
-		}
-		if m, err := hint(st.Clone()); err == nil {
-			s.ref.ShowHint(m)
-			s.log.Info("hint", "move", m)
-		}
+		s.hintLocked(st) // hint.go: a failing hint is shown as "no hint"
 		return
 	case referee.NewGame:
 		s.log.Info("new game")
