@@ -1,7 +1,10 @@
 package referee
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tabla-board/tabla/engine"
@@ -258,4 +261,94 @@ func TestMoveWhileDown(t *testing.T) {
 		tb.send(Input{Kind: SensorSnapshot, Codes: tb.codes()})
 		tb.expect("ply=2", "last_move=d13-h11", "in_sync=true")
 	}
+}
+
+// The other example of issue 12: a six advanced move that lifts exactly the
+// hexagons placed in the last two turns passes through the position before
+// them. That transient board is no takeback: the move is recorded.
+func TestSixMoveThroughEarlierPosition(t *testing.T) {
+	cfg := engine.Config{Variant: "advanced"}
+	buf := make([]engine.Move, 0, 1024)
+	found := 0
+	for seed := uint64(1); seed < 3000 && found < 3; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 12))
+		st, _ := engine.New("six", cfg)
+		var played []engine.Move
+		var placed []string // cells of the placements so far
+		for st.Awaiting() == engine.AwaitMove && st.Plies() < 120 {
+			moves := st.Moves(buf[:0])
+			if len(placed) >= 2 && len(played) == len(placed) && strings.Contains(engine.MoveString(st, moves[0]), ">") {
+				x, y := placed[len(placed)-2], placed[len(placed)-1]
+				for _, m := range moves {
+					text := engine.MoveString(st, m)
+					from, _, ok := strings.Cut(text, ">")
+					if !ok || from != x {
+						continue
+					}
+					c := st.Clone()
+					c.Play(m)
+					if _, still := c.Position().Pieces[y]; still || len(c.Position().Pieces) != len(st.Position().Pieces)-1 {
+						continue
+					}
+					if runThroughEarlier(t, cfg, played, m, x, y) {
+						found++
+					}
+					break
+				}
+				break // the placement phase is over
+			}
+			m := moves[rng.IntN(len(moves))]
+			text := engine.MoveString(st, m)
+			if !strings.Contains(text, ">") && text != "pass" {
+				placed = append(placed, text)
+			}
+			st.Play(m)
+			played = append(played, m)
+		}
+	}
+	if found == 0 {
+		t.Fatal("no six advanced game in 3000 seeds lifts the last two placements")
+	}
+	t.Logf("%d games whose first movement lifts the last two placements", found)
+}
+
+// runThroughEarlier installs the game played so far (with its history, so
+// that takebacks are possible readings) and carries out m: lift x, remove y,
+// a pause, then the placement.
+func runThroughEarlier(t *testing.T, cfg engine.Config, played []engine.Move, m engine.Move, x, y string) bool {
+	t.Helper()
+	tb := newTable(t, "six", cfg, false, 1)
+	cfg.Board = tb.b
+	st, _ := engine.New("six", cfg)
+	var applied []Applied
+	for _, pm := range played {
+		applied = append(applied, Applied{Move: pm, Text: engine.MoveString(st, pm), Seat: st.ToMove()})
+		st.Play(pm)
+	}
+	text := engine.MoveString(st, m)
+	_, to, _ := strings.Cut(text, ">")
+	to, _, _ = strings.Cut(to, "/")
+	for _, cell := range []string{x, y, to} {
+		if _, ok := tb.b.Index(cell); !ok {
+			return false // off the physical board
+		}
+	}
+	tb.r.Resume(st, applied)
+	clear(tb.pieces)
+	for name, p := range st.Position().Pieces {
+		c, ok := tb.b.Index(name)
+		if !ok {
+			return false
+		}
+		tb.pieces[c] = p
+	}
+	tb.send(Input{Kind: SensorSnapshot, Codes: tb.codes()})
+	tb.expect("in_sync=true", fmt.Sprintf("ply=%d", len(played)))
+	tb.do("lift "+x, "remove "+y, "wait 500")
+	if st := tb.r.State(); st.Mode != "confirm" || len(st.Candidates) == 0 || st.Candidates[0] != "takeback:2" {
+		t.Errorf("%s: mid-move board: mode %s candidates %v, want takeback:2 proposed", text, st.Mode, st.Candidates)
+	}
+	tb.do("place " + to)
+	tb.expect("in_sync=true", fmt.Sprintf("ply=%d", len(played)+1), "last_move="+text)
+	return true
 }
