@@ -12,6 +12,14 @@ import (
 	"github.com/tabla-board/tabla/engine/search"
 )
 
+// Bounds of the search flags: each worker holds a copy of the game and
+// its tables, and a budget beyond these would not end in reasonable time.
+const (
+	maxThink   = time.Hour
+	maxNodes   = 1e12
+	maxWorkers = 256
+)
+
 // Strength is the search budget flags every command shares.
 type Strength struct {
 	Level   int
@@ -35,6 +43,15 @@ func (st *Strength) options() (search.Options, error) {
 	o := search.Options{Level: st.Level, Time: st.Time, Nodes: st.Nodes, Workers: st.Workers, Seed: st.Seed}
 	if st.Level < 1 || st.Level > 5 {
 		return o, cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("--level %d: want 1–5", st.Level))
+	}
+	if st.Time < 0 || st.Time > maxThink {
+		return o, cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("--time %v: want 0 (the level's budget) to %v", st.Time, maxThink))
+	}
+	if st.Nodes < 0 || st.Nodes > maxNodes {
+		return o, cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("--nodes %d: want 0 (the level's budget) to %d", st.Nodes, int64(maxNodes)))
+	}
+	if st.Workers < 0 || st.Workers > maxWorkers {
+		return o, cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("--workers %d: want 0 (all cores) to %d", st.Workers, maxWorkers))
 	}
 	switch st.Algo {
 	case "", "auto":

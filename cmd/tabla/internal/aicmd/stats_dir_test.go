@@ -30,3 +30,25 @@ func TestStatsNotAJournal(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchFlagBounds: the search budget flags have ranges.
+func TestSearchFlagBounds(t *testing.T) {
+	rec := "{\"tabla\":1,\"game\":\"ray\"}\n{\"roll\":\"N\"}\n"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"hint", "--workers", "1000000", "-"}, "--workers 1000000: want 0 (all cores) to 256\nexit 2\n"},
+		{[]string{"hint", "--workers", "-1", "-"}, "--workers -1: want 0 (all cores) to 256\nexit 2\n"},
+		{[]string{"hint", "--time", "-1s", "-"}, "--time -1s: want 0 (the level's budget) to 1h0m0s\nexit 2\n"},
+		{[]string{"hint", "--time", "1000000h", "-"}, "--time 1000000h0m0s: want 0 (the level's budget) to 1h0m0s\nexit 2\n"},
+		{[]string{"hint", "--nodes", "-5", "-"}, "--nodes -5: want 0 (the level's budget) to 1000000000000\nexit 2\n"},
+		{[]string{"analyze", "--blunder", "2", "-"}, "--blunder 2: want a loss of win probability from 0 (the default, 0.2) to 1\nexit 2\n"},
+		{[]string{"analyze", "--blunder", "NaN", "-"}, "--blunder NaN: want a loss of win probability"},
+	} {
+		got := run(t, rec, tc.args...)
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("%v:\n%s\nwant %q", tc.args, got, tc.want)
+		}
+	}
+}
