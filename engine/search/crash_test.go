@@ -1,6 +1,7 @@
 package search
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/tabla-board/tabla/engine"
@@ -26,6 +27,53 @@ func TestSixAdvancedCrashes(t *testing.T) {
 			if !engine.Legal(s, r.Move) || r.Value < 0 || r.Value > 1 {
 				t.Errorf("%d players, level %d: move %v value %v", tc.players, lv, r.Move, r.Value)
 			}
+		}
+	}
+}
+
+// TestEveryAlgorithmEveryGame: any algorithm asked for, on positions of
+// every game, variant and player count (rolls due and moves due, every seat
+// to move), gives a sane result: one that cannot search the game (alpha-beta
+// on DAHA and RAY, exact odds on all but RAY) resolves as Auto.
+func TestEveryAlgorithmEveryGame(t *testing.T) {
+	setups := []struct {
+		game string
+		cfg  engine.Config
+	}{
+		{"daha", engine.Config{}}, {"star", engine.Config{First: "white"}}, {"gyges", engine.Config{}},
+		{"gyges", engine.Config{Variant: "advanced"}}, {"ray", engine.Config{}}, {"six", engine.Config{}},
+		{"six", engine.Config{Variant: "advanced"}}, {"six", engine.Config{Players: 4}},
+		{"six", engine.Config{Variant: "advanced", Players: 4}},
+	}
+	for _, su := range setups {
+		s := mustNew(t, su.game, su.cfg)
+		rng := rand.New(rand.NewPCG(7, 8))
+		for step := 0; step < 12 && s.Awaiting() != engine.AwaitNone; step++ {
+			for _, algo := range []Algorithm{Auto, AlphaBeta, MCTS, Exact} {
+				want := Pick(s, Auto)
+				if algo != Auto && Supports(s.Info(), algo) {
+					want = algo
+				}
+				r := Search(s, Options{Level: 1, Nodes: 40, Algo: algo})
+				sum := 0.0
+				for _, v := range r.Values {
+					sum += v
+				}
+				if r.Algo != want || len(r.Values) != len(s.Info().Sides) || sum < 0.99 || sum > 1.01 {
+					t.Errorf("%s %+v ply %d, %v: algorithm %v (want %v), values %v", su.game, su.cfg, s.Plies(), algo, r.Algo, want, r.Values)
+				}
+				if s.Awaiting() == engine.AwaitMove && !engine.Legal(s, r.Move) {
+					t.Errorf("%s ply %d, %v: illegal move %v", su.game, s.Plies(), algo, r.Move)
+				}
+			}
+			if s.Awaiting() == engine.AwaitRoll {
+				if err := s.Roll(rng.IntN(len(s.Info().Die.Faces))); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			moves := s.Moves(nil)
+			s.Play(moves[rng.IntN(len(moves))])
 		}
 	}
 }

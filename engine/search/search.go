@@ -50,8 +50,8 @@ type Options struct {
 	Depth    int           // alpha-beta depth limit; 0: the level's (or MaxDepth)
 	Workers  int           // parallel workers, each on its own Clone; ≤1: one
 	Seed     uint64        // MCTS random seed
-	Algo     Algorithm
-	MaxPlies int // ply cap scored as a draw; 0: DefaultMaxPlies
+	Algo     Algorithm     // one the game Supports; others resolve as Auto
+	MaxPlies int           // ply cap scored as a draw; 0: DefaultMaxPlies
 	// NewEval makes an evaluator per worker; nil: eval.New(game).
 	NewEval func() eval.Evaluator
 }
@@ -83,12 +83,25 @@ func Best(s engine.State, opts Options) (engine.Move, float64, []engine.Move) {
 	return r.Move, r.Value, r.PV
 }
 
-// Pick resolves Auto to the algorithm Search would use for s.
+// Supports reports whether algorithm a can search positions of a game:
+// alpha-beta only two-sided games without dice, Exact only RAY.
+func Supports(info *engine.Info, a Algorithm) bool {
+	switch a {
+	case AlphaBeta:
+		return info.Die == nil && len(info.Sides) == 2
+	case Exact:
+		return info.Game == "ray"
+	}
+	return true
+}
+
+// Pick resolves Auto to the algorithm Search would use for s. An algorithm
+// that cannot search s (Supports) resolves as Auto does.
 func Pick(s engine.State, a Algorithm) Algorithm {
-	if a != Auto {
+	info := s.Info()
+	if a != Auto && Supports(info, a) {
 		return a
 	}
-	info := s.Info()
 	switch {
 	case info.Game == "ray":
 		return Exact

@@ -58,6 +58,9 @@ func AnalyzeRun(opts *AnalyzeOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := checkAlgo(so, g.State.Info()); err != nil {
+		return err
+	}
 	rep, err := analysis.Analyze(g.Header, g.Applied, analysis.Options{Search: so, Workers: opts.Strength.Workers, Blunder: opts.Blunder})
 	if err != nil {
 		return err

@@ -67,6 +67,18 @@ func (st *Strength) options() (search.Options, error) {
 	return o, nil
 }
 
+// checkAlgo refuses an --algo that cannot search the game.
+func checkAlgo(so search.Options, info *engine.Info) error {
+	if search.Supports(info, so.Algo) {
+		return nil
+	}
+	why := "it has dice or more than two sides"
+	if so.Algo == search.Exact {
+		why = "exact odds are RAY's alone"
+	}
+	return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("--algo %s cannot search %s: %s (want auto or mcts)", so.Algo, info.Game, why))
+}
+
 func replay(streams *cmdutil.IO, file string) (*record.Game, error) {
 	f, name, err := cmdutil.OpenInput(streams, file)
 	if err != nil {

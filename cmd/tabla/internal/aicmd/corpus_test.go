@@ -266,3 +266,25 @@ func TestRandomGamesCorpus(t *testing.T) {
 		t.Logf("%s %s %d players: %v", h.Game, h.Variant, h.Players, time.Since(t0))
 	}
 }
+
+// An --algo the game cannot be searched with is a usage error (it used to
+// panic: exact odds on STAR, alpha-beta on DAHA's chance nodes).
+func TestAlgoMismatch(t *testing.T) {
+	for _, tc := range []struct{ args, want string }{
+		{"hint --algo exact testdata/star-in1.jsonl", "--algo exact cannot search star"},
+		{"analyze --algo exact --level 1 testdata/star-selfplay.jsonl", "--algo exact cannot search star"},
+		{"hint --algo alphabeta testdata/daha-move.jsonl", "--algo alphabeta cannot search daha"},
+		{"analyze --algo alphabeta --level 1 testdata/ray-move.jsonl", "--algo alphabeta cannot search ray"},
+		{"play --game daha --seat none --no-board --algo alphabeta", "--algo alphabeta cannot search daha"},
+	} {
+		code, _, stderr := tabla(strings.Fields(tc.args)...)
+		if code != cmdutil.ExitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("tabla %s: exit %d, stderr %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+	for _, args := range []string{"hint --algo exact testdata/ray-move.jsonl", "hint --algo alphabeta testdata/star-in1.jsonl", "hint --algo mcts --level 1 testdata/daha-move.jsonl"} {
+		if code, out, stderr := tabla(strings.Fields(args)...); code != cmdutil.ExitOK {
+			t.Errorf("tabla %s: exit %d\n%s%s", args, code, out, stderr)
+		}
+	}
+}

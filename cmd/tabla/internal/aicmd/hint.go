@@ -65,6 +65,9 @@ func HintRun(opts *HintOptions) error {
 		return err
 	}
 	s := g.State
+	if err := checkAlgo(so, s.Info()); err != nil {
+		return err
+	}
 	if why := noMove(s); why != "" {
 		if opts.JSON {
 			return writeJSON(opts.IO, HintJSON{PV: []string{}, Reason: why})

@@ -71,6 +71,9 @@ func PlayRun(opts *PlayOptions) error {
 		return cmdutil.WithCode(cmdutil.ExitUsage, err)
 	}
 	info := s.Info()
+	if err := checkAlgo(so, info); err != nil {
+		return err
+	}
 	human := map[int]bool{}
 	if len(opts.Seats) == 0 {
 		human[0] = true
