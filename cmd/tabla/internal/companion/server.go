@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/tabla-board/tabla/sim/web"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/webui"
 )
 
 // ServerOptions configure the status API.
@@ -39,7 +39,7 @@ func NewMux(s *Session, o ServerOptions) *http.ServeMux {
 		writeJSON(w, s.StatusJSON())
 	})
 	mux.HandleFunc("GET /api/events", func(w http.ResponseWriter, r *http.Request) {
-		web.ServeEvents(w, r, func() any { return s.StatusJSON() }, s.Subscribe)
+		webui.ServeEvents(w, r, func() any { return s.StatusJSON() }, s.Subscribe)
 	})
 	mux.HandleFunc("POST /api/{command}", func(w http.ResponseWriter, r *http.Request) {
 		if o.Token == "" {
@@ -85,7 +85,7 @@ func HandleActions(mux *http.ServeMux, p *LivePlayer, token string) {
 			http.Error(w, "companion: bad or missing token", http.StatusUnauthorized)
 			return
 		}
-		body, ok := web.ReadAction(w, r)
+		body, ok := webui.ReadAction(w, r)
 		if !ok {
 			return
 		}

@@ -17,7 +17,7 @@ import (
 	"github.com/tabla-board/tabla/engine/record"
 	"github.com/tabla-board/tabla/engine/referee"
 	"github.com/tabla-board/tabla/sim"
-	"github.com/tabla-board/tabla/sim/web"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/webui"
 )
 
 // PageOptions are the inputs of the interactive simulator.
@@ -68,7 +68,7 @@ type Held struct {
 	Piece string `json:"piece"`
 }
 
-var _ web.Backend = (*PageSession)(nil)
+var _ webui.Backend = (*PageSession)(nil)
 
 func (p *PageSession) Board() *boards.Board { return p.Sess.Board() }
 func (p *PageSession) Seats() []string      { return p.Sess.Seats() }
@@ -197,7 +197,7 @@ func ServePage(ctx context.Context, o *PageOptions, log *slog.Logger) error {
 	for _, route := range []string{"POST /api/takeback", "POST /api/new", "POST /api/roll", "POST /api/hint", "POST /api/confirm", "POST /api/choose", "GET /status/"} {
 		mux.Handle(route, api)
 	}
-	mux.Handle("/", web.Handler(ps))
+	mux.Handle("/", webui.Handler(ps))
 	srv := &http.Server{Handler: guard.Wrap(mux), BaseContext: func(net.Listener) context.Context { return ctx }, ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()

@@ -1,4 +1,4 @@
-package web
+package webui
 
 import (
 	"context"
@@ -113,7 +113,7 @@ func writeJSON(w http.ResponseWriter, v any) {
 func ServeEvents(w http.ResponseWriter, r *http.Request, state func() any, subscribe func(ctx context.Context) <-chan struct{}) {
 	fl, ok := w.(http.Flusher)
 	if !ok {
-		http.Error(w, "web: streaming unsupported", http.StatusInternalServerError)
+		http.Error(w, "webui: streaming unsupported", http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -182,18 +182,18 @@ func ReadAction(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	if err != nil {
 		var mb *http.MaxBytesError
 		if errors.As(err, &mb) {
-			http.Error(w, fmt.Sprintf("web: the action is over %d bytes", mb.Limit), http.StatusRequestEntityTooLarge)
+			http.Error(w, fmt.Sprintf("webui: the action is over %d bytes", mb.Limit), http.StatusRequestEntityTooLarge)
 			return nil, false
 		}
-		http.Error(w, "web: reading the action: "+err.Error(), http.StatusBadRequest)
+		http.Error(w, "webui: reading the action: "+err.Error(), http.StatusBadRequest)
 		return nil, false
 	}
 	if len(body) > MaxActionBytes {
-		http.Error(w, fmt.Sprintf("web: the action is over %d bytes", MaxActionBytes), http.StatusRequestEntityTooLarge)
+		http.Error(w, fmt.Sprintf("webui: the action is over %d bytes", MaxActionBytes), http.StatusRequestEntityTooLarge)
 		return nil, false
 	}
 	if !json.Valid(body) {
-		http.Error(w, "web: the action is not JSON", http.StatusBadRequest)
+		http.Error(w, "webui: the action is not JSON", http.StatusBadRequest)
 		return nil, false
 	}
 	return body, true

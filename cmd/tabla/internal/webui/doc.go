@@ -1,4 +1,4 @@
-// Package web serves the simulator page: the board drawn from its board
+// Package webui serves the simulator page: the board drawn from its board
 // definition, the pieces, the LEDs exactly as the referee lights them, the
 // dice, whose turn, the move list and the connection state, live over
 // server-sent events. A person lifts and places pieces with the mouse or a
@@ -18,4 +18,4 @@
 //	                     SCRIPTS.md: {"lift":"c1"}, {"place":"c3"},
 //	                     {"place":"c3","piece":"2"}, {"remove":"c3"},
 //	                     {"roll":4}, {"press":"roll"}, {"fault":"unplug"}, …
-package web
+package webui
