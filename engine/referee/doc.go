@@ -60,9 +60,11 @@
 // A move that leaves the board as it was (a forced pass) is played at once.
 // When the settled board fits nothing, the referee is in correction mode:
 // nothing is recorded until the board fits again, and the LEDs show how to
-// get there. A snapshot after a reconnect is read the same way. Setting up
-// the start position of the game (after a move) starts a new game, as does
-// the new button.
+// get there. A snapshot after a reconnect is read the same way; the first
+// snapshot of a resumed game is read against the journalled position, so a
+// move made while tabla was down is recognised. Setting up the start
+// position of the game (after a move) proposes a new game ("new" in
+// confirm mode); the new button starts one.
 //
 // # Modes
 //

@@ -360,8 +360,11 @@ func (r *Referee) recognise() {
 		}
 		switch {
 		case len(others) == 0:
-			if !current && r.maybeNewGame() {
-				continue
+			if !current {
+				if c, ok := r.newGameShown(); ok {
+					r.ask([]candidate{c})
+					return
+				}
 			}
 			r.confirm = nil
 			return
@@ -397,24 +400,26 @@ func (r *Referee) ask(c []candidate) {
 	r.confirm = c
 }
 
-// maybeNewGame starts a new game when the board shows the start position.
-func (r *Referee) maybeNewGame() bool {
+// newGameShown reports whether the board shows the start position, set up
+// since the last accepted move: a new game, proposed (a resumed game whose
+// board was set up again for whatever reason is never abandoned unasked).
+func (r *Referee) newGameShown() (candidate, bool) {
 	if r.start == nil || r.cfg.NewGame == nil || r.lastMove() < 0 || len(r.mismatch(nil, r.start)) != 0 {
-		return false
+		return candidate{}, false
 	}
-	touched := false
+	var keys []int
 	for c := range r.start {
 		if r.start[c] != r.cur[c] && r.hasSensor[c] {
 			if r.touched[c] <= r.lastAcc {
-				return false
+				return candidate{}, false
 			}
-			touched = true
+			keys = append(keys, c)
 		}
 	}
-	if !touched {
-		return false
+	if len(keys) == 0 {
+		return candidate{}, false
 	}
-	return r.NewGame(r.now) == nil
+	return candidate{kind: candNew, evidence: len(keys), cells: keys, ask: true}, true
 }
 
 // evaluate reads the board and works out the mode and the LEDs.

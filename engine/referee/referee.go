@@ -160,6 +160,7 @@ const (
 	candMove
 	candTakeback
 	candRevise
+	candNew // the board shows the start position
 )
 
 type candidate struct {
@@ -993,6 +994,11 @@ func (r *Referee) take(c candidate, source string) {
 		r.apply(&r.cache, c.idx, r.now, source)
 	case candTakeback:
 		r.undo(c.plies)
+	case candNew:
+		if err := r.NewGame(r.now); err != nil {
+			r.note("new game: %v", err)
+		}
+		return
 	case candRevise:
 		saved := r.prev // the position before the last move, with its moves
 		r.prev = posCache{}

@@ -51,8 +51,10 @@ type State struct {
 	Painted    map[string]string `json:"painted,omitempty"`
 	Eliminated []string          `json:"eliminated,omitempty"`
 	Hands      map[string]any    `json:"hands,omitempty"`
-	// Candidates are the readings to choose from in confirm mode; Proposal
-	// indexes the one the confirm button accepts.
+	// Candidates are the readings to choose from in confirm mode — a move,
+	// "revise:MOVE" (the last move was another), "takeback:N", "new" (the
+	// board shows the start position); Proposal indexes the one the confirm
+	// button accepts.
 	Candidates []string `json:"candidates,omitempty"`
 	Proposal   int      `json:"proposal,omitempty"`
 	Hint       string   `json:"hint,omitempty"`
@@ -119,6 +121,8 @@ func (r *Referee) State() State {
 			s.Candidates = append(s.Candidates, "revise:"+c.text)
 		case candTakeback:
 			s.Candidates = append(s.Candidates, fmt.Sprintf("takeback:%d", c.plies))
+		case candNew:
+			s.Candidates = append(s.Candidates, "new")
 		}
 	}
 	s.Proposal = r.proposal

@@ -26,6 +26,8 @@ type state struct {
 		InSync bool     `json:"in_sync"`
 		Mode   string   `json:"mode"`
 		Moves  []string `json:"moves"`
+		// Candidates in confirm mode
+		Candidates []string `json:"candidates"`
 	} `json:"state"`
 	Journal string `json:"journal"`
 }
@@ -128,9 +130,11 @@ func TestKillAndRestart(t *testing.T) {
 	if s.Journal != path || !slices.Equal(s.State.Moves, []string{"b1-f3"}) {
 		t.Fatalf("after restart: journal %s (want %s), moves %v\nlog:\n%s", s.Journal, path, s.State.Moves, d.log.String())
 	}
-	// the fresh virtual board shows the start layout: correction mode
-	if s.State.InSync || s.State.Mode != "correct" {
-		t.Errorf("after restart: in_sync %v mode %s", s.State.InSync, s.State.Mode)
+	// the fresh virtual board shows the start layout, the position before
+	// the journalled move: the takeback is proposed (never taken unasked),
+	// and putting the move back on the board goes on
+	if s.State.InSync || s.State.Mode != "confirm" || !slices.Equal(s.State.Candidates, []string{"takeback:1"}) {
+		t.Errorf("after restart: in_sync %v mode %s candidates %v", s.State.InSync, s.State.Mode, s.State.Candidates)
 	}
 	d.act(`{"lift":"b1"}`)
 	d.act(`{"place":"f3"}`)
