@@ -17,6 +17,11 @@ type Options struct {
 	// Blunder is the loss (in win probability) from which a move is a
 	// blunder; 0 means DefaultBlunder.
 	Blunder float64
+	// Progress, when set, is called after each position searched with the
+	// number done and the total (positions, not moves: a position after a
+	// move is also the one before the next). Calls come from the worker
+	// goroutines, one at a time and with done increasing.
+	Progress func(done, total int)
 }
 
 // DefaultBlunder is the default blunder threshold: 20 points of win chance.
@@ -129,6 +134,8 @@ func Analyze(h *record.Header, applied []record.Applied, opts Options) (*Report,
 	so := opts.Search
 	so.Workers = 1
 	var wg sync.WaitGroup
+	var progressMu sync.Mutex
+	done := 0
 	next := make(chan *job)
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
@@ -136,6 +143,12 @@ func Analyze(h *record.Header, applied []record.Applied, opts Options) (*Report,
 			defer wg.Done()
 			for j := range next {
 				j.res = search.Search(j.s, so)
+				if opts.Progress != nil {
+					progressMu.Lock()
+					done++
+					opts.Progress(done, len(jobs))
+					progressMu.Unlock()
+				}
 			}
 		}()
 	}

@@ -100,3 +100,30 @@ func TestRay(t *testing.T) {
 		}
 	}
 }
+
+// TestProgress: the callback counts every position once, up to the total.
+func TestProgress(t *testing.T) {
+	text := `{"tabla":1,"game":"gyges"}` + "\n"
+	for _, mv := range strings.Fields("1@a1 1@a6 1@b1 1@b6 2@c1 2@c6") {
+		text += `{"move":"` + mv + `"}` + "\n"
+	}
+	g := replay(t, text)
+	var calls []int
+	total := 0
+	_, err := Analyze(g.Header, g.Applied, Options{Search: search.Options{Level: 1}, Workers: 2, Progress: func(done, n int) {
+		calls = append(calls, done)
+		total = n
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 6 moves without dice: the start and the position after each move
+	if total != 7 || len(calls) != 7 || calls[6] != 7 {
+		t.Errorf("progress calls %v of %d, want 1…7 of 7", calls, total)
+	}
+	for i, c := range calls {
+		if c != i+1 {
+			t.Errorf("call %d reports %d done", i, c)
+		}
+	}
+}

@@ -31,7 +31,8 @@ func NewAnalyzeCmd(streams *cmdutil.IO) *cobra.Command {
 			"the engine's preferred move and the loss; blunders (loss ≥ --blunder) and\n" +
 			"missed wins (a forced win existed and was let go) are flagged; then a summary\n" +
 			"per player. --svg draws the win-probability curve. --workers positions are\n" +
-			"searched in parallel (the result does not depend on it).",
+			"searched in parallel (the result does not depend on it). When standard error\n" +
+			"is a terminal a progress bar shows the positions searched.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.File = args[0]
@@ -61,7 +62,10 @@ func AnalyzeRun(opts *AnalyzeOptions) error {
 	if err := checkAlgo(so, g.State.Info()); err != nil {
 		return err
 	}
-	rep, err := analysis.Analyze(g.Header, g.Applied, analysis.Options{Search: so, Workers: opts.Strength.Workers, Blunder: opts.Blunder})
+	progress, finish := termProgress(opts.IO.Err, "analyze: positions")
+	rep, err := analysis.Analyze(g.Header, g.Applied, analysis.Options{Search: so, Workers: opts.Strength.Workers, Blunder: opts.Blunder,
+		Progress: progress})
+	finish()
 	if err != nil {
 		return err
 	}
