@@ -28,6 +28,9 @@ func mustGame(tb testing.TB, variant string, pos *engine.Position) *Game {
 	return g
 }
 
+// BenchmarkMoves lists the moves from both home rows 3,2,1,1,2,3 (24 basic,
+// 224 advanced moves), and from the 64 committed mid-game positions under
+// the basic rules.
 func BenchmarkMoves(b *testing.B) {
 	for _, v := range []string{"basic", "advanced"} {
 		b.Run("rows321123-"+v, func(b *testing.B) {
@@ -39,56 +42,106 @@ func BenchmarkMoves(b *testing.B) {
 				n = len(g.Moves(buf))
 			}
 			b.ReportMetric(float64(n), "moves")
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lists/s")
 		})
-		b.Run("midgame-"+v, func(b *testing.B) {
-			// Positions reached by random play from the 3,2,1,1,2,3 start.
-			rng := rand.New(rand.NewPCG(1, 2))
-			var games []*Game
-			buf := make([]engine.Move, 0, 4096)
-			for len(games) < 64 {
-				g := mustGame(b, v, rowsPosition("321123", "321123", "south"))
-				plies := 4 + rng.IntN(30)
-				for g.Plies() < plies && enginetest.Step(g, rng, buf) {
+	}
+	b.Run("midgame-basic", func(b *testing.B) {
+		benchLists(b, midgameGames(b, "basic"))
+	})
+}
+
+// BenchmarkMidgameMoves lists the moves of the 64 mid-game positions of
+// testdata/midgame.txt (advanced rules, about 218 moves each) in turn.
+func BenchmarkMidgameMoves(b *testing.B) {
+	benchLists(b, midgameGames(b, "advanced"))
+}
+
+func benchLists(b *testing.B, games []*Game) {
+	buf := make([]engine.Move, 0, 4096)
+	b.ReportAllocs()
+	total, i := 0, 0
+	for b.Loop() {
+		total += len(games[i&63].Moves(buf))
+		i++
+	}
+	b.ReportMetric(float64(total)/float64(i), "moves")
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lists/s")
+}
+
+// perft3 is enginetest.Perft to depth 3 on the concrete type, with the
+// caller's buffers (so it allocates nothing): a full move list at every
+// node, the leaves counted as the length of the lists at depth 1.
+func perft3(g *Game, bufs *[3][]engine.Move) uint64 {
+	var n uint64
+	for _, m := range g.Moves(bufs[2]) {
+		g.Play(m)
+		if g.status != engine.Playing {
+			n++
+		} else {
+			for _, m2 := range g.Moves(bufs[1]) {
+				g.Play(m2)
+				if g.status != engine.Playing {
+					n++
+				} else {
+					n += uint64(len(g.Moves(bufs[0])))
 				}
-				if g.Awaiting() == engine.AwaitMove {
-					games = append(games, g)
-				}
+				g.Undo()
 			}
-			b.ReportAllocs()
-			total, i := 0, 0
-			for b.Loop() {
-				total += len(games[i&63].Moves(buf))
-				i++
-			}
-			b.ReportMetric(float64(total)/float64(i), "moves")
-		})
+		}
+		g.Undo()
+	}
+	return n
+}
+
+// BenchmarkPerft3 is perft 3 from both home rows 3,2,1,1,2,3 with advanced
+// rules (16 734 550 leaves).
+func BenchmarkPerft3(b *testing.B) {
+	g := mustGame(b, "advanced", rowsPosition("321123", "321123", "south"))
+	var bufs [3][]engine.Move
+	for i := range bufs {
+		bufs[i] = make([]engine.Move, 0, 4096)
+	}
+	var nodes uint64
+	b.ReportAllocs()
+	for b.Loop() {
+		nodes += perft3(g, &bufs)
+	}
+	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
+}
+
+// BenchmarkPlayout plays random games with advanced rules from both home
+// rows 3,2,1,1,2,3 to the end or 200 plies, as enginetest.Playout does
+// (with RandomMove when the game has it).
+func BenchmarkPlayout(b *testing.B) {
+	benchPlayout(b, "advanced", rowsPosition("321123", "321123", "south"))
+}
+
+// BenchmarkPlayoutVariants is BenchmarkPlayout in both variants, from the
+// 3,2,1,1,2,3 rows and from the empty board (the setup included).
+func BenchmarkPlayoutVariants(b *testing.B) {
+	for _, v := range []string{"basic", "advanced"} {
+		for _, start := range []struct {
+			name string
+			pos  *engine.Position
+		}{{"rows321123", rowsPosition("321123", "321123", "south")}, {"setup", nil}} {
+			b.Run(start.name+"-"+v, func(b *testing.B) { benchPlayout(b, v, start.pos) })
+		}
 	}
 }
 
-// BenchmarkPlayout plays random games to the end or 200 plies: from the
-// 3,2,1,1,2,3 rows, and from the empty board (the setup included).
-func BenchmarkPlayout(b *testing.B) {
-	for _, v := range []string{"basic", "advanced"} {
-		for name, start := range map[string]*engine.Position{
-			"rows321123": rowsPosition("321123", "321123", "south"),
-			"setup":      nil,
-		} {
-			b.Run(name+"-"+v, func(b *testing.B) {
-				root := mustGame(b, v, start)
-				rng := rand.New(rand.NewPCG(3, 4))
-				buf := make([]engine.Move, 0, 4096)
-				hist := make([]undo, 0, 256)
-				g := &Game{}
-				plies := 0
-				b.ReportAllocs()
-				for b.Loop() {
-					*g = *root
-					g.hist = hist[:0]
-					plies += enginetest.Playout(g, rng, buf, 200)
-				}
-				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "games/s")
-				b.ReportMetric(float64(plies)/float64(b.N), "plies/game")
-			})
-		}
+func benchPlayout(b *testing.B, variant string, start *engine.Position) {
+	root := mustGame(b, variant, start)
+	rng := rand.New(rand.NewPCG(3, 4))
+	buf := make([]engine.Move, 0, 4096)
+	hist := make([]undo, 0, 256)
+	g := &Game{}
+	plies := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		*g = *root
+		g.hist = hist[:0]
+		plies += enginetest.Playout(g, rng, buf, 200)
 	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "playouts/s")
+	b.ReportMetric(float64(plies)/float64(b.N), "plies/game")
 }
