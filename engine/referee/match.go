@@ -72,6 +72,18 @@ func (r *Referee) mayFit(n note, m []int) bool {
 	return slices.Contains(m, n.to)
 }
 
+// mayBeUnderWay is a cheap filter before a move's changes are computed: a
+// mismatched cell that the notation does not name can only be a piece the
+// move takes off (six), so it must have been lifted.
+func (r *Referee) mayBeUnderWay(n note, m []int) bool {
+	for _, c := range m {
+		if c != n.from && c != n.to && c != n.extra && !(r.sensed[c] == empty && r.cur[c] != empty) {
+			return false
+		}
+	}
+	return true
+}
+
 // evidence checks that every key cell of a move (its changes and the cells
 // its notation names) was touched since since, and the order of lifts where
 // it matters (a GYGES replace: the landing piece was lifted while the moving
@@ -178,6 +190,9 @@ func (r *Referee) candidates() []candidate {
 				continue
 			}
 			ev, k, ok := r.evidence(c.notes[i], d, r.lastAcc, keys)
+			if debugHook != nil {
+				debugHook(r, c.texts[i], ok)
+			}
 			keys = k
 			if ok {
 				out = append(out, candidate{kind: candMove, idx: i, text: c.texts[i], note: c.notes[i], evidence: ev, cells: slices.Clone(k)})
@@ -483,7 +498,7 @@ func (r *Referee) underWay(m []int) {
 func (r *Referee) underWayMoves(m []int, dst []int) []int {
 	c := r.ensure()
 	for i := range c.moves {
-		if !r.relevant(c.notes[i], m, r.lastAcc) {
+		if !r.relevant(c.notes[i], m, r.lastAcc) || !r.mayBeUnderWay(c.notes[i], m) {
 			continue
 		}
 		d := r.diff(c, i)
@@ -517,3 +532,7 @@ func (r *Referee) underWayMoves(m []int, dst []int) []int {
 	}
 	return dst
 }
+
+// debugHook, when set (by the noisy harness's TABLA_NOISY_DEBUG), sees every
+// move that fits the board and whether its evidence holds.
+var debugHook func(r *Referee, text string, ok bool)

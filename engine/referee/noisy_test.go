@@ -606,6 +606,17 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64) (res noisyResult) {
 	for ply := 0; ply < 80 && shadow.Awaiting() != engine.AwaitNone; ply++ {
 		n.trace = n.trace[:0]
 		n.debug = os.Getenv("TABLA_NOISY_DEBUG") == fmt.Sprintf("%s/%d/%d", nc, seed, ply)
+		if n.debug {
+			debugHook = func(r *Referee, text string, ok bool) {
+				var tr []string
+				for _, e := range r.trace {
+					if e.seq > r.lastAcc {
+						tr = append(tr, fmt.Sprintf("%d:%s:%v", e.seq, r.b.Cells[e.cell].Name, e.empty))
+					}
+				}
+				fmt.Println("  fits", text, "evidence", ok, tr)
+			}
+		}
 		n.advance(n.ms(100, 900))
 		if n.rng.IntN(3) == 0 {
 			n.disturb(nil)

@@ -578,56 +578,45 @@ type segment struct {
 }
 
 // debounce turns cell c's raw readings since the last debounced one into
-// debounced changes: readings shorter than the settle window are dropped,
-// shortest first, and equal neighbours merged — so a piece lifted at t that
-// chatters once while in the air stays lifted since t, and a glitch that
-// comes back leaves nothing. The latest reading always counts: it is what
-// the board shows now.
+// debounced changes. A reading that lasted the settle window (or the latest,
+// which the board shows now) is real; the readings shorter than that between
+// two real ones are glitches. When the two real readings differ, the change
+// is dated to the first moment the sensor showed the new reading among the
+// glitches: a piece lifted at t whose sensor bounces, or chatters while it
+// is in the air, was lifted at t. When they are equal nothing happened.
 func (r *Referee) debounce(c int, now time.Duration) {
 	segs := r.raw[c]
 	if len(segs) == 0 {
 		return
 	}
-	dur := func(i int) time.Duration {
+	prev, run := r.stable[c], 0
+	for i, sg := range segs {
+		end := now
 		if i+1 < len(segs) {
-			return segs[i+1].at - segs[i].at
+			end = segs[i+1].at
 		}
-		return now - segs[i].at
-	}
-	for {
-		// merge equal neighbours (and a first reading equal to the stable one)
-		k := 0
-		for i := range segs {
-			switch {
-			case k == 0 && segs[i].v == r.stable[c]:
-				continue
-			case k > 0 && segs[i].v == segs[k-1].v:
-				continue
+		if end-sg.at < r.cfg.Settle && i+1 < len(segs) {
+			continue // a glitch, unless it begins the next real reading
+		}
+		if sg.v != prev {
+			first := sg
+			for _, g := range segs[run:i] {
+				if g.v == sg.v {
+					first = g
+					break
+				}
 			}
-			segs[k] = segs[i]
-			k++
-		}
-		segs = segs[:k]
-		short, best := -1, r.cfg.Settle
-		for i := 0; i+1 < len(segs); i++ {
-			if d := dur(i); d < best {
-				short, best = i, d
+			r.stable[c] = sg.v
+			r.touched[c] = first.seq
+			ev := traceEv{first.seq, int32(c), sg.v == empty}
+			k := len(r.trace)
+			for k > 0 && r.trace[k-1].seq > ev.seq {
+				k--
 			}
+			r.trace = slices.Insert(r.trace, k, ev)
+			prev = sg.v
 		}
-		if short < 0 {
-			break
-		}
-		segs = slices.Delete(segs, short, short+1)
-	}
-	for _, sg := range segs {
-		r.stable[c] = sg.v
-		r.touched[c] = sg.seq
-		ev := traceEv{sg.seq, int32(c), sg.v == empty}
-		i := len(r.trace)
-		for i > 0 && r.trace[i-1].seq > ev.seq {
-			i--
-		}
-		r.trace = slices.Insert(r.trace, i, ev)
+		run = i + 1
 	}
 	if len(r.trace) > 8192 {
 		r.trace = append(r.trace[:0], r.trace[4096:]...)
