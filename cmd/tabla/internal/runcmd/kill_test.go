@@ -213,7 +213,9 @@ func (d *tablaProc) settled() killState {
 	for {
 		s := d.get()
 		st := s.State
-		if st.Conn == "connected" && (st.InSync || st.Mode == "correct" || st.Mode == "setup") {
+		// confirm: the board shows another reading the referee only
+		// proposes (a takeback, the start position as a new game)
+		if st.Conn == "connected" && (st.InSync || st.Mode == "correct" || st.Mode == "setup" || st.Mode == "confirm") {
 			return s
 		}
 		if time.Now().After(deadline) {
