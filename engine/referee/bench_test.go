@@ -31,7 +31,7 @@ var benchGames = []struct {
 // completes a move (the final place, read once the board settles) to the new
 // LED frame: recognising the move among every legal move, playing it, and
 // rendering. Each op is one move recognised plus its physical takeback (two
-// settled boards); settle/op reports one.
+// settled boards, and the confirm that takes the takeback); settle/op reports one.
 func BenchmarkSettleToFrame(b *testing.B) {
 	for _, g := range benchGames {
 		b.Run(g.name, func(b *testing.B) {
@@ -45,6 +45,7 @@ func BenchmarkSettleToFrame(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				tb.do(g.move...)
 				tb.do(undo...)
+				tb.do("press confirm") // a physical takeback is only proposed
 				tb.actions = tb.actions[:0]
 			}
 			b.StopTimer()
