@@ -8,8 +8,6 @@ import (
 	"errors"
 	"log/slog"
 	"math/rand/v2"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -236,96 +234,6 @@ func fixBoard(t testing.TB, p *Player, s *Session) {
 	}
 }
 
-func TestServer(t *testing.T) {
-	fake := newFake("star")
-	s, err := Open(Options{Header: record.Header{Game: "star", First: "red"}, HW: fake, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fake.snapshot(s)
-	srv := httptest.NewServer(NewMux(s, ServerOptions{Token: "sesame"}))
-	defer srv.Close()
-	resp, err := http.Get(srv.URL + "/api/state")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var st struct {
-		State struct {
-			ToMove string `json:"to_move"`
-			InSync bool   `json:"in_sync"`
-		} `json:"state"`
-	}
-	json.NewDecoder(resp.Body).Decode(&st)
-	resp.Body.Close()
-	if st.State.ToMove != "red" || !st.State.InSync {
-		t.Errorf("state %+v", st)
-	}
-	for _, tc := range []struct {
-		path, token string
-		code        int
-	}{
-		{"/api/hint", "", http.StatusUnauthorized},
-		{"/api/hint", "wrong", http.StatusUnauthorized},
-		{"/api/hint", "sesame", http.StatusOK},
-		{"/api/fly", "sesame", http.StatusNotFound},
-		{"/api/takeback", "sesame", http.StatusConflict}, // nothing to take back
-	} {
-		req, _ := http.NewRequest("POST", srv.URL+tc.path, nil)
-		if tc.token != "" {
-			req.Header.Set("Authorization", "Bearer "+tc.token)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != tc.code {
-			t.Errorf("POST %s token %q: %d, want %d", tc.path, tc.token, resp.StatusCode, tc.code)
-		}
-	}
-	rs := s.State()
-	hintLit := 0
-	for _, l := range rs.LEDs {
-		if l.Role == "hint" {
-			hintLit++
-		}
-	}
-	if hintLit < 2 {
-		t.Errorf("hint %q lights %d cells, want its from and to cells at once", rs.Hint, hintLit)
-	}
-	if h := rs.Hint; h == "" {
-		t.Error("no hint shown")
-	}
-	// no token configured: control is off
-	srv2 := httptest.NewServer(NewMux(s, ServerOptions{}))
-	defer srv2.Close()
-	resp, _ = http.Post(srv2.URL+"/api/new", "", nil)
-	if resp.StatusCode != http.StatusForbidden {
-		t.Errorf("without a token: %d", resp.StatusCode)
-	}
-	// the event stream starts with the state
-	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/api/events", nil)
-	resp, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	line, _ := bufio.NewReader(resp.Body).ReadString('\n')
-	cancel()
-	resp.Body.Close()
-	if line != "event: state\n" {
-		t.Errorf("first line %q", line)
-	}
-	// the page
-	resp, _ = http.Get(srv.URL + "/")
-	var page bytes.Buffer
-	page.ReadFrom(resp.Body)
-	resp.Body.Close()
-	if !strings.Contains(page.String(), "/api/events") {
-		t.Error("status page does not subscribe")
-	}
-}
-
 // fake is a fake board that starts with the game's start layout.
 type fakeBoard struct {
 	*hwFake
@@ -475,8 +383,16 @@ func BenchmarkSettledEventToLEDFrame(b *testing.B) {
 					}
 					b.StartTimer()
 					t0 = time.Now()
-					settle() // the takeback
+					settle() // the takeback, proposed
 					settled += hw.lastAt.Sub(t0)
+					b.StopTimer()
+					if err := s.Command("confirm", ""); err != nil { // and taken
+						b.Fatal(err)
+					}
+					b.StartTimer()
+				}
+				if st := s.State(); st.Ply != 0 {
+					b.Fatalf("ply %d after the takebacks", st.Ply)
 				}
 				b.ReportMetric(float64(settled.Nanoseconds())/float64(2*b.N), "ns/frame")
 			})
