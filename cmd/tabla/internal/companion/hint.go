@@ -53,25 +53,55 @@ func Guard[T any](f func() (T, error)) (v T, err error) {
 }
 
 // hintLocked answers the hint button (a person's, or AutoPlay's for an
-// engine seat) with the session's Hint on a copy of the game. A hint that
-// panics, fails or names no legal move is logged with the position and
+// engine seat) with the session's Hint on a copy of the game. The search
+// runs off the session's lock, so the board loop keeps reading the board,
+// lighting LEDs and pinging the watchdog however long it takes (a level-5
+// search on a Pi Zero runs for most of a minute); one search at a time.
+// Its answer is shown only if the game is still where it was asked. A hint
+// that panics, fails or names no legal move is logged with the position and
 // shown as "no hint" (no hint lit, the page's message says so); the game,
 // the journal and the board loop go on.
 func (s *Session) hintLocked(st engine.State) {
+	if s.hintBusy {
+		s.log.Info("hint: a search is already under way")
+		return
+	}
 	hint := s.opts.Hint
 	if hint == nil {
 		hint = SearchHint(nil)
 	}
-	m, err := Guard(func() (string, error) { return hint(st.Clone()) })
-	if err == nil {
-		if err = s.ref.ShowHint(m); err == nil {
-			s.log.Info("hint", "move", m)
+	s.hintBusy = true
+	game, hash, plies := st.Clone(), st.Hash(), st.Plies()
+	s.hints.Add(1)
+	go func() {
+		defer s.hints.Done()
+		m, err := Guard(func() (string, error) { return hint(game) })
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.hintBusy = false
+		if s.closed {
 			return
 		}
-	}
-	s.log.Error("no hint", failureAttrs(err, &s.header, st, s.ref.History())...)
-	s.ref.ShowNoHint()
+		if cur := s.ref.Game(); cur.Hash() != hash || cur.Plies() != plies {
+			s.log.Info("hint: the game moved on while it was searched", "move", m, "err", err)
+			return
+		}
+		if err == nil {
+			if err = s.ref.ShowHint(m); err == nil {
+				s.log.Info("hint", "move", m)
+				s.afterLocked()
+				return
+			}
+		}
+		s.log.Error("no hint", failureAttrs(err, &s.header, game, s.ref.History())...)
+		s.ref.ShowNoHint()
+		s.afterLocked()
+	}()
 }
+
+// WaitHints waits until no hint search is under way (for scripts on virtual
+// time, which must see a hint's answer before their next action).
+func (s *Session) WaitHints() { s.hints.Wait() }
 
 // failureAttrs describe a failed computation on st for the log: the error
 // (and the stack of a panic), the position in the record's start format, and

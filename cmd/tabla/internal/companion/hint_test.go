@@ -86,7 +86,7 @@ func TestFailingHint(t *testing.T) {
 	go func() { done <- s.Run(ctx) }()
 	autoDone := make(chan struct{})
 	go func() {
-		AutoPlay(ctx, s, EngineSeats{"white": 1}, slog.New(slog.NewJSONHandler(logs, nil)))
+		AutoPlay(ctx, s, NewEngines(EngineSeats{"white": 1}, []string{"red", "white"}), slog.New(slog.NewJSONHandler(logs, nil)))
 		close(autoDone)
 	}()
 	defer func() { cancel(); <-done; <-autoDone }()
@@ -216,5 +216,62 @@ func TestGuard(t *testing.T) {
 	var pe *PanicError
 	if v != 0 || !errors.As(err, &pe) || pe.Value != "boom" || !bytes.Contains(pe.Stack, []byte("TestGuard")) {
 		t.Errorf("got %v, %v", v, err)
+	}
+}
+
+// A slow hint search (a level-5 search on a Pi Zero) runs off the board
+// loop: while it searches, moves are read and LEDs lit; its answer, come
+// too late for the position it was asked for, is not shown.
+func TestSlowHintDoesNotStopTheBoard(t *testing.T) {
+	def := boards.Default("star")
+	b, err := sim.New(sim.Options{Board: def, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	release := make(chan struct{})
+	asked := make(chan struct{}, 1)
+	hint := func(st engine.State) (string, error) {
+		asked <- struct{}{}
+		<-release
+		return "b1-f3", nil
+	}
+	logs := &lockedBuffer{}
+	s, err := Open(Options{Header: record.Header{Game: "star", First: "red"}, Board: def, HW: b, JournalDir: t.TempDir(),
+		NoResume: true, Source: "sim", Seed: 1, Hint: hint, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	live := NewLivePlayer(b, s)
+	act := func(js string) {
+		t.Helper()
+		if err := live.Act(json.RawMessage(js)); err != nil {
+			t.Fatalf("%s: %v", js, err)
+		}
+	}
+	waitFor(t, "the board read", func() bool { return s.State().InSync })
+	if err := s.Command("hint", ""); err != nil {
+		t.Fatal(err)
+	}
+	<-asked // the search is under way and blocked
+	frames := s.Frames()
+	act(`{"lift":"b1"}`)
+	act(`{"place":"f3"}`)
+	waitFor(t, "the move read while the hint is searched", func() bool { st := s.State(); return st.Ply == 1 && st.InSync })
+	if s.Frames() == frames {
+		t.Error("no LED frame sent while the hint was searched")
+	}
+	close(release)
+	s.WaitHints()
+	if st := s.State(); st.Hint != "" || st.Ply != 1 {
+		t.Errorf("a stale hint shown: hint %q ply %d", st.Hint, st.Ply)
+	}
+	if !strings.Contains(logs.String(), "moved on") {
+		t.Errorf("the stale hint is not logged:\n%s", logs.String())
 	}
 }

@@ -93,7 +93,14 @@ func (p *Player) Sync(ctx context.Context) error {
 			return err
 		}
 		if n == 0 {
-			return nil
+			// a hint asked for by the script is answered before it goes on
+			p.Sess.WaitHints()
+			if err := p.do(ctx, func() { n, p.handled = p.handled, 0 }); err != nil {
+				return err
+			}
+			if n == 0 {
+				return nil
+			}
 		}
 	}
 }

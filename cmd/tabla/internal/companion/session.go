@@ -72,7 +72,10 @@ type Session struct {
 	boardAt time.Duration // latest board time seen
 	hostAt  time.Time     // host time when boardAt was seen
 	closed  bool
-	frames  int
+	// hintBusy: a hint search is under way (hints counts them, for WaitHints)
+	hintBusy bool
+	hints    sync.WaitGroup
+	frames   int
 
 	beatOnce sync.Once
 	beat     chan chan struct{} // heartbeat requests Run's loop answers (heartbeat.go)
