@@ -199,12 +199,15 @@ func (r *Referee) candidates() []candidate {
 			}
 		}
 	}
-	// Takebacks and revisions only when no move fits: a legal move that
-	// looks the same wins (the takeback button is there for that case).
-	if len(m) > 0 && !hasKind(out, candMove) {
+	// Takebacks and revisions are readings too. A legal move that looks the
+	// same as one of them is no reason to pick the move: pieces without an
+	// owner (GYGES) let the next player move the piece that was just moved,
+	// back where it came from (a takeback) or on along its way (the last
+	// mover going on) — then recognise asks.
+	if len(m) > 0 {
+		n0 := len(out)
 		out = r.takebacks(out)
-		if !hasKind(out, candTakeback) {
-			n0 := len(out)
+		if len(out) == n0 {
 			out = r.revisions(out)
 			// The next player's move under way may look like the last
 			// mover going on (GYGES: a displaced piece put down first):

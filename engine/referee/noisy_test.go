@@ -513,6 +513,8 @@ func (n *noisy) slide(a, b int, p string) {
 		dj := (n.b.Cells[over[j]].X-ax)*(n.b.Cells[over[j]].X-ax) + (n.b.Cells[over[j]].Y-ay)*(n.b.Cells[over[j]].Y-ay)
 		return di < dj
 	})
+	// A slide is quick: a piece that rests on a cell on its way, long
+	// enough to settle, has been put there (counted paths are count's).
 	for _, c := range over {
 		n.logf("slide over %s", n.b.Cells[c].Name)
 		n.pieces[c] = p
