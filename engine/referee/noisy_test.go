@@ -719,3 +719,32 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64) (res noisyResult) {
 	}
 	return res
 }
+
+// Seeds beyond CI's range that the harness once failed on, each replayed on
+// every run (TABLA_NOISY_FROM=SEED with -run 'Noisy/^CONFIG$' replays one by
+// hand, TABLA_NOISY_DEBUG=CONFIG/SEED/PLY traces a move).
+var noisyRegressions = []struct {
+	config string
+	seed   uint64
+	what   string
+}{
+	{"gyges-advanced-presence", 367, "a replace read as a plain move: the lift's chatter moved the lift after the landing"},
+}
+
+func TestNoisyRegressions(t *testing.T) {
+	for _, rg := range noisyRegressions {
+		var nc *noisyConfig
+		for _, c := range noisyConfigs() {
+			if c.String() == rg.config {
+				nc = &c
+			}
+		}
+		if nc == nil {
+			t.Fatalf("no configuration %s", rg.config)
+		}
+		res := noisyGame(t, *nc, rg.seed)
+		if res.false_+res.lost+res.notOffered > 0 {
+			t.Errorf("%s seed %d (%s): %v", rg.config, rg.seed, rg.what, res.failures)
+		}
+	}
+}
