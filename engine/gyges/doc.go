@@ -16,28 +16,32 @@
 // # Move generation
 //
 // A move is a bounce chain. New precomputes, from the board's adjacency, for
-// every cell c, segment length L (1–3) and mover, every walk of exactly L
-// steps with no boundary used twice: the cells it enters before its last step
-// (which must be empty), the boundaries it crosses (60 grid links, one bit
-// each) and its end cell, packed in 16 bytes (the end cell rides in the top
-// bits of the cell set), so that all of a mover's paths fit in the L1 cache. A walk whose last step enters a goal exists only for
-// the mover's target goal, so a goal is never an intermediate cell and a piece
-// never enters its own goal. The link to a goal needs no bit: entering the
-// goal ends the move.
+// every cell c and segment length L (1–3), the group of every walk of exactly
+// L steps with no boundary used twice (at most 64, so that a set of them is
+// one uint64): the boundaries each crosses (60 grid links, one bit each) and
+// the cell its last step enters, 16 bytes a walk; and, for every cell some
+// walk of the group enters before its last step, the set of walks that enter
+// it (blocked when it is occupied). A walk whose last step enters a goal is
+// usable only by the mover whose target that goal is, so a goal is never an
+// intermediate cell and a piece never enters its own goal. The link to a goal
+// needs no bit: entering the goal ends the move.
 //
 // The chain search from a start cell s is a depth-first search over (cell,
 // boundaries used, pieces landed on): s is taken off the occupancy (it counts
-// as empty once left), a walk is usable when it uses no boundary used before
-// and enters only empty cells before its last step; ending on an empty cell
-// or the goal records an outcome, ending on a piece not landed on before
-// records a landing (a replace target) and bounces with that piece's height.
-// Outcomes are collected as bit sets (end cells, landing cells), so different
-// chains to the same outcome produce one move; the start cell is removed from
-// the end set at the end ("never comes back to rest where it started"). In the
-// advanced variant every landing cell e gives the replace moves s-e/d for every
-// d in one bit set that depends on s alone: the empty cells of the board with
-// s emptied (e stays occupied by the mover), s included, that are not behind
-// the opponent's nearest row on that board. Move generation allocates nothing
+// as empty once left); the walks of a node are its group's less those through
+// an occupied cell (one AND-NOT per occupied cell nearby, no test per walk);
+// a walk is then usable when it uses no boundary used before (a mask, not a
+// branch: which walks pass is hard to predict). Every usable walk's end is
+// recorded; ending on a piece not landed on before bounces with that piece's
+// height. Outcomes are collected as one bit set, so different chains to the
+// same outcome produce one move: its empty cells and goal are the ends, its
+// pieces the landings (a replace target; a piece ended on again was landed
+// on the first time). The start cell is removed from the end set at the end
+// ("never comes back to rest where it started"). In the advanced variant
+// every landing cell e gives the replace moves s-e/d for every d in one bit
+// set that depends on s alone: the empty cells of the board with s emptied
+// (e stays occupied by the mover), s included, that are not behind the
+// opponent's nearest row on that board. Move generation allocates nothing
 // when the caller's buffer has room.
 //
 // The mover moves from their nearest row with a piece; only if no piece of

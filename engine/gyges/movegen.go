@@ -9,53 +9,50 @@ import (
 
 // chain is the state of one bounce-chain search from one start cell.
 type chain struct {
-	paths  []path
-	off    *[numCells*3 + 1]uint16
-	h      *[numCells + 2]uint8
-	occ    uint64 // occupied cells, the start cell left out (it counts as empty)
-	bounce uint64 // occupied cells no segment has ended on yet
-	ends   uint64 // empty cells and the goal where a chain can end
-	lands  uint64 // occupied cells where a segment can end (replace targets)
+	t    *tables
+	h    *[numCells + 2]uint8
+	p    int    // the mover
+	occ  uint64 // occupied cells, the start cell left out (it counts as empty)
+	ends uint64 // cells where a segment can end: empty cells, the goal, pieces
 }
 
 // search follows every segment of length l from c, given the boundaries
-// already crossed. Outcomes are collected as bit sets, so a chain reaching an
-// outcome found before adds nothing.
-func (x *chain) search(c int, l uint8, used uint64) {
-	i, j := int(x.off[c*3+int(l)-1]), int(x.off[c*3+int(l)])
-	ps := x.paths[i:j:j]
-	occ := x.occ
+// already crossed and the pieces no segment has ended on yet. Outcomes are
+// collected as a bit set, so a chain reaching an outcome found before adds
+// nothing. The paths no piece blocks are found as a bit set, from the paths
+// through each occupied cell nearby.
+func (x *chain) search(c int, l uint8, used, bounce uint64) {
+	g := &x.t.grp[c*3+int(l)-1]
+	open := g.allowed[x.p]
+	for o := g.inter & x.occ; o != 0; o &= o - 1 {
+		open &^= x.t.thr[int(g.thr)+bits.TrailingZeros64(o)]
+	}
+	ps := (*[64]path)(x.t.paths[g.off:])
 	var ends uint64
-	for k := range ps {
-		p := &ps[k]
-		if p.edges&used|p.inter&occ != 0 {
-			continue
+	for ; open != 0; open &= open - 1 {
+		p := &ps[bits.TrailingZeros64(open)&63]
+		// No branch on the boundaries: whether a path crosses one crossed
+		// before is hard to predict.
+		_, crossed := bits.Sub64(0, p.edges&used, 0) // 1 when p crosses one
+		end := p.end & (crossed - 1)
+		ends |= end
+		if end&bounce != 0 {
+			e := bits.TrailingZeros64(end)
+			x.search(e, x.h[e], used|p.edges, bounce&^end)
 		}
-		end := p.inter >> endShift
-		eb := uint64(1) << end
-		if eb&occ == 0 {
-			ends |= eb
-			continue
-		}
-		if eb&x.bounce == 0 {
-			continue
-		}
-		x.lands |= eb
-		x.bounce &^= eb
-		x.search(int(end), x.h[end], used|p.edges)
-		x.bounce |= eb
 	}
 	x.ends |= ends
 }
 
 // outcomes runs the chain search from cell s for player p and returns the
 // cells where a move from s can end (an empty cell or the target goal) and the
-// pieces a segment can land on.
+// pieces a segment can land on. A piece ended on twice in a chain was landed
+// on the first time, so every piece a segment ends on is a landing.
 func (g *Game) outcomes(p int, s Cell) (ends, lands uint64) {
 	occ := g.occ &^ (1 << s) & boardMask
-	x := chain{paths: g.t.paths[p], off: &g.t.off[p], h: &g.h, occ: occ, bounce: occ}
-	x.search(int(s), g.h[s], 0)
-	return x.ends &^ (1 << s), x.lands
+	x := chain{t: g.t, h: &g.h, p: p, occ: occ}
+	x.search(int(s), g.h[s], 0, occ)
+	return x.ends &^ occ &^ (1 << s), x.ends & occ
 }
 
 // dispCells is where the displaced piece of a replace from s may go: empty

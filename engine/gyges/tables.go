@@ -2,6 +2,7 @@ package gyges
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/tabla-board/tabla/boards"
 	"github.com/tabla-board/tabla/engine"
@@ -17,30 +18,34 @@ const (
 	boardMask = uint64(1)<<numCells - 1
 )
 
-// path is one way a segment of exactly L steps can go from a cell, in 16
-// bytes so that all paths of a mover stay in the L1 cache.
+// path is one way a segment of exactly L steps can go from a cell.
 type path struct {
-	// Bits 0–37: the cells entered before the last step (they must be
-	// empty). Bits 58–63: the cell entered by the last step (a grid cell or
-	// the goal).
-	inter uint64
 	edges uint64 // boundaries crossed (goal links are not tracked: a goal ends the move)
+	end   uint64 // the bit of the cell entered by the last step (a grid cell or a goal)
 }
 
-const endShift = 58
-
-func mkPath(inter, edges uint64, end int) path {
-	return path{inter: inter | uint64(end)<<endShift, edges: edges}
+// group is the set of paths of one length from one cell, at most 64, so
+// that a set of them is one uint64 (bit k: the group's path k).
+type group struct {
+	// allowed[p] are the paths mover p may use: all but those ending in
+	// the other mover's target goal.
+	allowed [2]uint64
+	inter   uint64 // cells that some path enters before its last step
+	edges   uint64 // boundaries that some path crosses
+	off     uint32 // the group's first path in tables.paths
+	// thr+d indexes tables.thr for a cell d of inter: the paths that enter
+	// d before their last step (and so are blocked when d is occupied).
+	thr int32
 }
 
 // tables are the precomputed step paths of one board. They never change
 // after New and are shared by clones.
 type tables struct {
-	// paths[p] are the paths for mover p (0 south, 1 north); the paths of a
-	// segment of length l from cell c are paths[p][off[p][c*3+l-1]:off[p][c*3+l]].
-	// Paths ending in a goal end in the mover's target goal only.
-	paths [2][]path
-	off   [2][numCells*3 + 1]uint16
+	// grp[c*3+l-1] are the paths of length l from cell c.
+	grp   [numCells * 3]group
+	paths []path // followed by 64 unused paths, so that every group has 64
+
+	thr []uint64
 	// goalAdj[p] are the cells from which a step enters player p's target goal.
 	goalAdj [2]uint64
 	names   [numCells + 2]string
@@ -124,38 +129,71 @@ func buildTables(b *boards.Board) (*tables, error) {
 			}
 		}
 	}
-	for p := 0; p < 2; p++ {
-		goal := int(North)
-		if p == 1 {
-			goal = int(South)
-		}
-		var list []path
-		for c := 0; c < numCells; c++ {
-			for l := 1; l <= 3; l++ {
-				t.off[p][c*3+l-1] = uint16(len(list))
-				// Walks of exactly l steps with no boundary used twice.
-				var walk func(at, left int, inter, edges uint64)
-				walk = func(at, left int, inter, edges uint64) {
-					if left == 1 && t.goalAdj[p]&(1<<at) != 0 {
-						list = append(list, mkPath(inter, edges, goal))
-					}
-					for _, n := range adj[at] {
-						e := uint64(1) << edge[at][n]
-						if edges&e != 0 {
-							continue
+	goals := [2]int{int(North), int(South)}
+	for c := 0; c < numCells; c++ {
+		for l := 1; l <= 3; l++ {
+			// Walks of exactly l steps with no boundary used twice; a
+			// last step into a goal only from a cell next to it.
+			type walk struct {
+				inter, edges uint64
+				end          int
+			}
+			var list []walk
+			var step func(at, left int, inter, edges uint64)
+			step = func(at, left int, inter, edges uint64) {
+				if left == 1 {
+					for p, goal := range goals {
+						if t.goalAdj[p]&(1<<at) != 0 {
+							list = append(list, walk{inter, edges, goal})
 						}
-						if left == 1 {
-							list = append(list, mkPath(inter, edges|e, n))
-							continue
-						}
-						walk(n, left-1, inter|1<<n, edges|e)
 					}
 				}
-				walk(c, l, 0, 0)
+				for _, n := range adj[at] {
+					e := uint64(1) << edge[at][n]
+					if edges&e != 0 {
+						continue
+					}
+					if left == 1 {
+						list = append(list, walk{inter, edges | e, n})
+						continue
+					}
+					step(n, left-1, inter|1<<n, edges|e)
+				}
+			}
+			step(c, l, 0, 0)
+			if len(list) > 64 {
+				return nil, fmt.Errorf("%w: gyges: board %q: more than 64 ways to go %d steps from %s", engine.ErrConfig, b.Name, l, t.names[c])
+			}
+			g := &t.grp[c*3+l-1]
+			g.off = uint32(len(t.paths))
+			lo, hi := numCells, -1
+			for k, w := range list {
+				t.paths = append(t.paths, path{edges: w.edges, end: 1 << w.end})
+				for p := range goals {
+					if w.end != goals[1-p] {
+						g.allowed[p] |= 1 << k
+					}
+				}
+				g.inter |= w.inter
+				g.edges |= w.edges
+				if w.inter != 0 {
+					lo = min(lo, bits.TrailingZeros64(w.inter))
+					hi = max(hi, bits.Len64(w.inter)-1)
+				}
+			}
+			g.thr = int32(len(t.thr) - lo)
+			for d := lo; d <= hi; d++ {
+				var m uint64
+				for k, w := range list {
+					if w.inter&(1<<d) != 0 {
+						m |= 1 << k
+					}
+				}
+				t.thr = append(t.thr, m)
 			}
 		}
-		t.off[p][numCells*3] = uint16(len(list))
-		t.paths[p] = list
 	}
+	// Room for a group's 64 paths after the last one's start.
+	t.paths = append(t.paths, make([]path, 64)...)
 	return t, nil
 }
