@@ -70,39 +70,84 @@ func (g *Game) dispCells(p int, s Cell) uint64 {
 	return free & atOrAbove[bits.TrailingZeros64(after)/cols]
 }
 
-// appendFrom appends the moves starting at s.
-func (g *Game) appendFrom(buf []engine.Move, p int, s Cell) []engine.Move {
-	ends, lands := g.outcomes(p, s)
-	base := engine.Move(KindMove)<<kindShift | engine.Move(s)<<fromShift
-	for ; ends != 0; ends &= ends - 1 {
-		buf = append(buf, base|engine.Move(bits.TrailingZeros64(ends))<<toShift)
+// disps holds the displacement fields (the cell shifted to dispShift) of
+// the replace moves from one start cell, in cell order.
+type disps struct {
+	cells uint64
+	n     int
+	m     [numCells]engine.Move
+}
+
+// set makes d list the given cells.
+func (d *disps) set(cells uint64) {
+	d.cells = cells
+	n := 0
+	for ; cells != 0; cells &= cells - 1 {
+		d.m[n] = engine.Move(bits.TrailingZeros64(cells)) << dispShift
+		n++
 	}
-	if !g.advanced || lands == 0 {
+	d.n = n
+}
+
+// orInto sets out[i] = b | src[i] for every i of src; out is at least as
+// long as src.
+func orInto(out, src []engine.Move, b engine.Move) {
+	out = out[:len(src)]
+	i := 0
+	for ; i+4 <= len(src); i += 4 {
+		s, o := src[i:i+4:i+4], out[i:i+4:i+4]
+		o[0], o[1], o[2], o[3] = b|s[0], b|s[1], b|s[2], b|s[3]
+	}
+	for ; i < len(src); i++ {
+		out[i] = b | src[i]
+	}
+}
+
+// appendFrom appends the moves starting at s. When the displacement cells
+// of s are those of shared plus s itself, as they are unless s alone holds
+// the opponent's nearest row, the list is shared's with s inserted.
+func (g *Game) appendFrom(buf []engine.Move, p int, s Cell, shared *disps) []engine.Move {
+	ends, lands := g.outcomes(p, s)
+	ne, nr := bits.OnesCount64(ends), 0
+	var dc uint64
+	if g.advanced && lands != 0 {
+		dc = g.dispCells(p, s)
+		nr = bits.OnesCount64(lands) * bits.OnesCount64(dc)
+	}
+	n := len(buf)
+	buf = slices.Grow(buf, ne+nr)[:n+ne+nr]
+	base := engine.Move(KindMove)<<kindShift | engine.Move(s)<<fromShift
+	out := buf[n : n+ne]
+	for i := range out {
+		out[i] = base | engine.Move(bits.TrailingZeros64(ends))<<toShift
+		ends &= ends - 1
+	}
+	if nr == 0 {
 		return buf
 	}
 	// Every landing cell takes the same displacement cells.
-	var dm [numCells]engine.Move
-	nd := 0
-	for d := g.dispCells(p, s); d != 0; d &= d - 1 {
-		dm[nd] = engine.Move(bits.TrailingZeros64(d)) << dispShift
-		nd++
+	var own [numCells]engine.Move
+	var ds []engine.Move
+	if dc == shared.cells|1<<s {
+		k := bits.OnesCount64(shared.cells & (1<<s - 1))
+		nd := shared.n + 1
+		copy(own[:k], shared.m[:k])
+		own[k] = engine.Move(s) << dispShift
+		copy(own[k+1:nd], shared.m[k:shared.n])
+		ds = own[:nd]
+	} else {
+		var d disps
+		d.set(dc)
+		own = d.m
+		ds = own[:d.n]
 	}
-	if nd == 0 {
-		return buf
-	}
-	ds := dm[:nd]
-	start := len(buf)
-	buf = slices.Grow(buf, bits.OnesCount64(lands)*nd)
+	n += ne
 	base = engine.Move(KindReplace)<<kindShift | engine.Move(s)<<fromShift
 	for ; lands != 0; lands &= lands - 1 {
-		b := base | engine.Move(bits.TrailingZeros64(lands))<<toShift
-		out := buf[start : start+nd]
-		for i, d := range ds {
-			out[i] = b | d
-		}
-		start += nd
+		orInto(buf[n:], ds, base|engine.Move(bits.TrailingZeros64(lands))<<toShift)
+		n += len(ds)
 	}
-	return buf[:start]
+	return buf
 }
 
 // Moves appends the legal moves to buf[:0].
@@ -136,9 +181,19 @@ func (g *Game) Moves(buf []engine.Move) []engine.Move {
 	if p == NorthSeat {
 		r, dr = rows-1, -1
 	}
+	// The displacement cells of a replace, but for the start cell.
+	var shared disps
+	if g.advanced {
+		free := ^occ & boardMask
+		if p == SouthSeat {
+			shared.set(free & atOrBelow[(bits.Len64(occ)-1)/cols])
+		} else {
+			shared.set(free & atOrAbove[bits.TrailingZeros64(occ)/cols])
+		}
+	}
 	for ; r >= 0 && r < rows; r += dr {
 		for s := occ & rowMask[r]; s != 0; s &= s - 1 {
-			buf = g.appendFrom(buf, p, Cell(bits.TrailingZeros64(s)))
+			buf = g.appendFrom(buf, p, Cell(bits.TrailingZeros64(s)), &shared)
 		}
 		if len(buf) > 0 {
 			return buf
