@@ -16,6 +16,7 @@ import (
 	"github.com/tabla-board/tabla/cmd/tabla/internal/boardscmd"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/hwcmd"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/librarycmd"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/replaycmd"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/rulescmd"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/runcmd"
@@ -42,7 +43,7 @@ func NewRoot(streams *cmdutil.IO) *cobra.Command {
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.Err)
-	root.AddCommand(rulescmd.NewCmd(streams), boardscmd.NewCmd(streams), aicmd.NewHintCmd(streams), aicmd.NewAnalyzeCmd(streams), aicmd.NewPlayCmd(streams), aicmd.NewStatsCmd(streams), runcmd.NewCmd(streams), simcmd.NewCmd(streams), replaycmd.NewCmd(streams), hwcmd.NewCmd(streams))
+	root.AddCommand(rulescmd.NewCmd(streams), boardscmd.NewCmd(streams), aicmd.NewHintCmd(streams), aicmd.NewAnalyzeCmd(streams), aicmd.NewPlayCmd(streams), aicmd.NewStatsCmd(streams), runcmd.NewCmd(streams), simcmd.NewCmd(streams), replaycmd.NewCmd(streams), hwcmd.NewCmd(streams), librarycmd.NewCmd(streams))
 	for _, c := range root.Commands() {
 		requireSubcommand(c)
 	}

@@ -12,11 +12,14 @@
 // the settle window (board time, estimated between events from the host
 // clock); drivers on virtual time call Handle and Tick themselves (Player).
 //
-// The simulator page uses a Session as its backend: State (referee.State,
-// JSON-ready), Subscribe (a channel poked on every change), Command
-// (takeback, new, roll, hint, confirm, choose) and, on a virtual board,
-// Player.Act to perform a SCRIPTS.md action. NewMux returns the status API
-// on a *http.ServeMux the page can add routes to.
+// The pages (package webui) use a Session as their backend: State
+// (referee.State with the LEDs as lit, JSON-ready) or StatusJSON (the
+// status document of `tabla run`), Subscribe (a channel poked on every
+// change), Command (takeback, new, roll, hint, confirm, choose), SetEngine
+// (the seats the engine plays, Engines), RequestPairing (a phone asks to
+// control the table: every LED pulses until the board's confirm button is
+// pressed, pairing.go) and, on a virtual board, LivePlayer.Act to perform a
+// SCRIPTS.md action.
 //
 // # Journal
 //

@@ -2,11 +2,13 @@ package companion
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // EngineSeats are the seats the engine plays, with their level (1–5; 0 the
@@ -35,41 +37,123 @@ func ParseEngineSeats(vals []string, seats []string) (EngineSeats, error) {
 	return ai, nil
 }
 
-// Level returns a level function for SearchHint: the engine seats' own
-// levels, the default level for the others (hint requests).
-func (e EngineSeats) Level(seats []string) func(seat int) int {
-	return func(seat int) int {
-		if seat >= 0 && seat < len(seats) {
-			return e[seats[seat]]
+var errNoEngines = errors.New("companion: this session has no engine seats")
+
+// Engines are the seats the engine plays while a session runs: set from
+// --ai at start, changed by a paired phone ("AI plays this seat"). Safe for
+// concurrent use.
+type Engines struct {
+	seats []string
+	mu    sync.Mutex
+	m     EngineSeats
+	subs  map[chan struct{}]struct{}
+}
+
+// NewEngines returns the engine seats of a game with seats, starting with
+// ai (nil: none).
+func NewEngines(ai EngineSeats, seats []string) *Engines {
+	e := &Engines{seats: slices.Clone(seats), m: EngineSeats{}, subs: map[chan struct{}]struct{}{}}
+	for k, v := range ai {
+		e.m[k] = v
+	}
+	return e
+}
+
+// Set makes the engine play seat at level (1–5; 0 the default level), or
+// stops it when on is false.
+func (e *Engines) Set(seat string, on bool, level int) error {
+	if !slices.Contains(e.seats, seat) {
+		return fmt.Errorf("companion: %q is not a seat (want %s)", seat, strings.Join(e.seats, ", "))
+	}
+	if level < 0 || level > 5 {
+		return fmt.Errorf("companion: engine level %d: want 1–5 (0: the default)", level)
+	}
+	e.mu.Lock()
+	if on {
+		e.m[seat] = level
+	} else {
+		delete(e.m, seat)
+	}
+	for ch := range e.subs {
+		select {
+		case ch <- struct{}{}:
+		default:
 		}
+	}
+	e.mu.Unlock()
+	return nil
+}
+
+// Plays reports whether the engine plays seat.
+func (e *Engines) Plays(seat string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, ok := e.m[seat]
+	return ok
+}
+
+// Seats lists the engine's seats in turn order.
+func (e *Engines) Seats() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := []string{}
+	for _, s := range e.seats {
+		if _, ok := e.m[s]; ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Level is the level of the seat with index seat for SearchHint: the
+// engine seat's own, the default level (0) for the others (hint requests).
+func (e *Engines) Level(seat int) int {
+	if seat < 0 || seat >= len(e.seats) {
 		return 0
 	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.m[e.seats[seat]]
+}
+
+// changes returns a channel poked on every Set until ctx ends.
+func (e *Engines) changes(ctx context.Context) <-chan struct{} {
+	ch := make(chan struct{}, 1)
+	e.mu.Lock()
+	e.subs[ch] = struct{}{}
+	e.mu.Unlock()
+	context.AfterFunc(ctx, func() {
+		e.mu.Lock()
+		delete(e.subs, ch)
+		e.mu.Unlock()
+	})
+	return ch
 }
 
 // AutoPlay acts for the engine's seats until ctx ends: when such a seat is to
 // roll, tabla rolls; when it is to move, the engine's move is asked for and
 // lit as a hint (cyan) for the person at the table to carry out. The session's
-// Hint must be set (SearchHint) for the engine to choose.
-func AutoPlay(ctx context.Context, s *Session, ai EngineSeats, log *slog.Logger) {
-	if len(ai) == 0 {
+// Hint must be set (SearchHint) for the engine to choose. Seats may be added
+// and removed while it runs (Engines.Set).
+func AutoPlay(ctx context.Context, s *Session, ai *Engines, log *slog.Logger) {
+	if ai == nil {
 		return
 	}
 	changes := s.Subscribe(ctx)
+	seats := ai.changes(ctx)
 	asked := -1 // the ply whose move was asked for
 	for {
 		st := s.State()
-		if st.ToMove != nil && st.Status == "playing" && st.Mode == "play" && st.InSync {
-			if _, ok := ai[*st.ToMove]; ok {
-				switch {
-				case st.Awaiting == "roll":
-					if err := s.Command("roll", ""); err != nil {
-						log.Warn("engine roll", "err", err)
-					}
-				case st.Awaiting == "move" && st.Hint == "" && asked != st.Ply:
-					asked = st.Ply
-					if err := s.Command("hint", ""); err != nil {
-						log.Warn("engine move", "err", err)
-					}
+		if st.ToMove != nil && st.Status == "playing" && st.Mode == "play" && st.InSync && ai.Plays(*st.ToMove) {
+			switch {
+			case st.Awaiting == "roll":
+				if err := s.Command("roll", ""); err != nil {
+					log.Warn("engine roll", "err", err)
+				}
+			case st.Awaiting == "move" && st.Hint == "" && asked != st.Ply:
+				asked = st.Ply
+				if err := s.Command("hint", ""); err != nil {
+					log.Warn("engine move", "err", err)
 				}
 			}
 		}
@@ -80,6 +164,7 @@ func AutoPlay(ctx context.Context, s *Session, ai EngineSeats, log *slog.Logger)
 			if !ok {
 				return
 			}
+		case <-seats:
 		}
 	}
 }

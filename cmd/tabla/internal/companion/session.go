@@ -41,6 +41,9 @@ type Options struct {
 	// Hint suggests a move (canonical notation) for the hint button; nil
 	// uses the first legal move in canonical order.
 	Hint func(engine.State) (string, error)
+	// Engines are the seats the engine plays (AutoPlay), shown in the
+	// status and changed with SetEngine; nil: none, and none can be set.
+	Engines *Engines
 	// Clock is the wall clock for record times (default time.Now).
 	Clock func() time.Time
 	// Logger logs structured events (default: discard).
@@ -76,6 +79,7 @@ type Session struct {
 	hintBusy bool
 	hints    sync.WaitGroup
 	frames   int
+	pair     *pairRequest // a phone's standing request to control (pairing.go)
 
 	beatOnce sync.Once
 	beat     chan chan struct{} // heartbeat requests Run's loop answers (heartbeat.go)
@@ -253,11 +257,14 @@ func (s *Session) Die() []string {
 	return nil
 }
 
-// State is the referee's state.
+// State is the referee's state, with the LEDs as the board shows them: while
+// a phone asks to control the board every LED pulses (pairing.go).
 func (s *Session) State() referee.State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.ref.State()
+	st := s.ref.State()
+	s.pairingStateLocked(&st)
+	return st
 }
 
 // Frames counts the LED frames sent.
@@ -307,6 +314,7 @@ func (s *Session) handleLocked(ev hardware.Event) {
 	case hardware.Fault:
 		s.log.Warn("board fault", "err", ev.Err)
 	}
+	s.pairPressLocked(ev)
 	s.ref.Handle(refInput(ev))
 	s.afterLocked()
 }
@@ -334,6 +342,9 @@ func (s *Session) tickLocked(now time.Duration) {
 // and tells subscribers.
 func (s *Session) afterLocked() {
 	s.frame = hwFrame(s.frame, s.ref.Frame())
+	if s.pair != nil {
+		s.frame = s.pairingOverlayLocked(s.frame)
+	}
 	frame := s.frame
 	if !ledsEqual(frame, s.lastLED) {
 		s.lastLED = append(s.lastLED[:0], frame...)
@@ -348,11 +359,16 @@ func (s *Session) afterLocked() {
 	}
 	if v := s.ref.Version(); v != s.version {
 		s.version = v
-		for ch := range s.subs {
-			select {
-			case ch <- struct{}{}:
-			default:
-			}
+		s.notifyLocked()
+	}
+}
+
+// notifyLocked tells subscribers the state may have changed.
+func (s *Session) notifyLocked() {
+	for ch := range s.subs {
+		select {
+		case ch <- struct{}{}:
+		default:
 		}
 	}
 }

@@ -21,9 +21,12 @@ import (
 	"github.com/tabla-board/tabla/boards"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/library"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/sameorigin"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/webui"
 	"github.com/tabla-board/tabla/engine/record"
 	"github.com/tabla-board/tabla/engine/referee"
+	"github.com/tabla-board/tabla/hardware"
 )
 
 // Options are `tabla run`'s inputs (flags override the config file).
@@ -51,9 +54,34 @@ type Options struct {
 	// AllowHosts are further names the API may be reached by (Host
 	// header), besides the listen address (sameorigin.Config.Hosts).
 	AllowHosts []string
+	// AnalysisLevel is the level of the library's analyses (1–5; 0: 3).
+	AnalysisLevel int
 	// Ready, when set, is called once the session runs (tests).
 	Ready func(s *companion.Session, addr string)
 }
+
+// tablePages are what tabla run serves: the live board page (read-only;
+// a paired phone or the token controls), the status API, and the library
+// of the journal directory under /library/.
+func tablePages(sess *companion.Session, hw hardware.Board, lib *library.Library, token string) http.Handler {
+	po := webui.Options{Mode: webui.ModeTable, Command: sess.Command, Commands: companion.Commands, SetEngine: sess.SetEngine,
+		Pairing: &webui.Pairing{Request: sess.RequestPairing}, Token: token, Library: "library/"}
+	if vb := companion.Sim(hw); vb != nil {
+		// a virtual board takes physical actions (scripts, tests)
+		po.Act = companion.NewLivePlayer(vb, sess).Act
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/", webui.Handler(statusView{sess}, po))
+	mux.Handle("/library/", http.StripPrefix("/library", webui.Library(lib, webui.LibraryOptions{Live: "../"})))
+	mux.Handle("GET /library", http.RedirectHandler("library/", http.StatusMovedPermanently))
+	return mux
+}
+
+// statusView is the session as the live page and the status API see it:
+// its state is the status document.
+type statusView struct{ *companion.Session }
+
+func (v statusView) State() any { return v.StatusJSON() }
 
 // NewCmd returns `tabla run`.
 func NewCmd(streams *cmdutil.IO) *cobra.Command {
@@ -85,20 +113,22 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 	f.StringVar(&o.BoardDef, "board-file", "", "board definition (builtin name or file) instead of the game's default")
 	f.StringVar(&o.Board, "board", "", "serial:/dev/ttyUSB0, serial:auto, gpio or sim")
 	f.StringVar(&o.Journal, "journal", "", "journal directory (default $STATE_DIRECTORY or ./tabla-journal)")
-	f.StringVar(&o.Listen, "listen", "127.0.0.1:7420", "status API address (\"\" or \"off\": none)")
-	f.StringVar(&o.Token, "token", "", "token for the control endpoints (none: control disabled)")
+	f.StringVar(&o.Listen, "listen", "127.0.0.1:7420", "address of the live board page, library and status API (\"\" or \"off\": none; 0.0.0.0:7420 for the phones on the LAN)")
+	f.StringVar(&o.Token, "token", "", "token for scripts on the control endpoints (phones pair by the board's confirm button instead)")
 	f.StringSliceVar(&o.AllowHosts, "allow-host", nil, "further host names the API answers to, e.g. tabla.local (besides the listen address)")
 	f.StringVar(&o.Sensors, "sensors", "presence", "sim board: presence or identifying")
 	f.Uint64Var(&o.Seed, "seed", 0, "seed of tabla's die and the sim's faults (0: from the clock)")
 	f.DurationVar(&o.Settle, "settle", 0, "quiet time before the board is read (default 100ms)")
 	f.BoolVar(&o.NoResume, "new", false, "start a new game even if the journal holds an unfinished one")
 	f.StringVar(&o.LogFormat, "log-format", "text", "text or json")
+	f.IntVar(&o.AnalysisLevel, "analysis-level", 0, "level (1–5) of the library's analyses (0: 3)")
 	return cmd
 }
 
 var configKeys = map[string]string{"game": "game", "variant": "variant", "first": "first", "players": "players",
 	"n": "n", "ai": "ai", "board-file": "board-file", "board": "board", "journal": "journal", "listen": "listen", "token": "token",
-	"allow-host": "allow-host", "sensors": "sensors", "seed": "seed", "settle": "settle", "log-format": "log-format"}
+	"allow-host": "allow-host", "sensors": "sensors", "seed": "seed", "settle": "settle", "log-format": "log-format",
+	"analysis-level": "analysis-level"}
 
 // load reads a config file; keys set by flags are kept.
 func (o *Options) load(path string, changed func(string) bool) error {
@@ -123,7 +153,7 @@ func (o *Options) load(path string, changed func(string) bool) error {
 		k, v, ok := strings.Cut(text, "=")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !ok || configKeys[k] == "" {
-			return fmt.Errorf("%s:%d: want KEY = VALUE with KEY one of game, variant, first, players, n, ai, board-file, board, journal, listen, token, allow-host, sensors, seed, settle, log-format", path, line)
+			return fmt.Errorf("%s:%d: want KEY = VALUE with KEY one of game, variant, first, players, n, ai, board-file, board, journal, listen, token, allow-host, sensors, seed, settle, log-format, analysis-level", path, line)
 		}
 		if changed(k) {
 			continue
@@ -165,6 +195,10 @@ func (o *Options) load(path string, changed func(string) bool) error {
 		case "log-format":
 			o.LogFormat = v
 			err = cmdutil.CheckLogFormat(v)
+		case "analysis-level":
+			if o.AnalysisLevel, err = strconv.Atoi(v); err == nil {
+				err = checkLevel(o.AnalysisLevel)
+			}
 		}
 		if err != nil {
 			return fmt.Errorf("%s:%d: %s: %v", path, line, k, err)
@@ -190,6 +224,14 @@ func splitList(v string) []string {
 	return out
 }
 
+// checkLevel accepts 0 (the default) or a level 1–5.
+func checkLevel(n int) error {
+	if n < 0 || n > 5 {
+		return fmt.Errorf("%d: want 1–5 (0 or unset: the default 3)", n)
+	}
+	return nil
+}
+
 // MaxSettle bounds the settle window: longer, the board would feel dead.
 const MaxSettle = 10 * time.Second
 
@@ -211,6 +253,9 @@ func Run(ctx context.Context, o *Options) error {
 	}
 	if err := checkSettle(o.Settle); err != nil {
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("run: --settle %v", err))
+	}
+	if err := checkLevel(o.AnalysisLevel); err != nil {
+		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("run: --analysis-level %v", err))
 	}
 	log := cmdutil.Logger(o.IO.Err, o.LogFormat)
 	if o.Game == "" || o.Board == "" {
@@ -248,12 +293,13 @@ func Run(ctx context.Context, o *Options) error {
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("run: %v", err))
 	}
 	seats := st.Info().Seats
-	ai, err := companion.ParseEngineSeats(o.AI, seats)
+	seatsAI, err := companion.ParseEngineSeats(o.AI, seats)
 	if err != nil {
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("run: %v", err))
 	}
+	ai := companion.NewEngines(seatsAI, seats)
 	sess, err := companion.Open(companion.Options{Header: h, Board: def, HW: hw, JournalDir: o.Journal, NoResume: o.NoResume,
-		Source: source, Settle: o.Settle, Seed: o.Seed, Logger: log, Hint: companion.SearchHint(ai.Level(seats))})
+		Source: source, Settle: o.Settle, Seed: o.Seed, Logger: log, Hint: companion.SearchHint(ai.Level), Engines: ai})
 	if err != nil {
 		return err
 	}
@@ -275,15 +321,18 @@ func Run(ctx context.Context, o *Options) error {
 			ln.Close()
 			return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("run: --allow-host: %v", err))
 		}
-		mux := companion.NewMux(sess, companion.ServerOptions{Token: o.Token})
-		if vb := companion.Sim(hw); vb != nil {
-			// the virtual board takes physical actions (the simulator page's route)
-			companion.HandleActions(mux, companion.NewLivePlayer(vb, sess), o.Token)
+		lib, err := library.Open(o.Journal, library.Options{Level: o.AnalysisLevel, Workers: 1, Logger: log})
+		if err != nil {
+			ln.Close()
+			return err
 		}
-		srv = &http.Server{Handler: guard.Wrap(mux),
+		defer lib.Close()
+		lib.Warm()
+		srv = &http.Server{Handler: guard.Wrap(tablePages(sess, hw, lib, o.Token)),
 			BaseContext: func(net.Listener) context.Context { return ctx }, ReadHeaderTimeout: 10 * time.Second}
 		go srv.Serve(ln)
-		log.Info("status API", "addr", "http://"+addr+"/", "control", o.Token != "", "hosts", strings.Join(guard.Allowed(), ", "))
+		log.Info("live board page and status API", "addr", "http://"+addr+"/", "library", "http://"+addr+"/library/",
+			"token", o.Token != "", "hosts", strings.Join(guard.Allowed(), ", "))
 	}
 	runErr := make(chan error, 1)
 	go func() { runErr <- sess.Run(ctx) }()

@@ -14,10 +14,10 @@ import (
 	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/sameorigin"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/webui"
 	"github.com/tabla-board/tabla/engine/record"
 	"github.com/tabla-board/tabla/engine/referee"
 	"github.com/tabla-board/tabla/sim"
-	"github.com/tabla-board/tabla/cmd/tabla/internal/webui"
 )
 
 // PageOptions are the inputs of the interactive simulator.
@@ -46,7 +46,7 @@ type PageSession struct {
 	Sess   *companion.Session
 	VB     *sim.Board
 	player *companion.LivePlayer
-	ai     companion.EngineSeats
+	ai     *companion.Engines
 }
 
 // PageState is what the page draws: the referee's state plus the virtual
@@ -60,7 +60,7 @@ type PageState struct {
 	// Plugged is false while the cable is pulled.
 	Plugged bool `json:"plugged"`
 	// AI are the seats the engine plays.
-	AI []string `json:"ai,omitempty"`
+	AI []string `json:"ai"`
 }
 
 // Held is a lifted piece.
@@ -89,15 +89,9 @@ func (p *PageSession) State() any {
 	if st.Lifted == nil {
 		st.Lifted = []Held{}
 	}
-	for _, seat := range p.Seats() {
-		if _, ok := p.ai[seat]; ok {
-			st.AI = append(st.AI, seat)
-		}
-	}
-	if st.ToMove != nil && st.Hint != "" && st.Status == "playing" {
-		if _, ok := p.ai[*st.ToMove]; ok {
-			st.Message = fmt.Sprintf("%s (engine) plays %s: carry it out on the board as lit", *st.ToMove, st.Hint)
-		}
+	st.AI = p.ai.Seats()
+	if st.ToMove != nil && st.Hint != "" && st.Status == "playing" && p.ai.Plays(*st.ToMove) {
+		st.Message = fmt.Sprintf("%s (engine) plays %s: carry it out on the board as lit", *st.ToMove, st.Hint)
 	}
 	return st
 }
@@ -169,12 +163,13 @@ func ServePage(ctx context.Context, o *PageOptions, log *slog.Logger) error {
 	} else {
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("sim: %v", err))
 	}
-	ai, err := companion.ParseEngineSeats(o.AI, seats)
+	seatsAI, err := companion.ParseEngineSeats(o.AI, seats)
 	if err != nil {
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("sim: %v", err))
 	}
+	ai := companion.NewEngines(seatsAI, seats)
 	sess, err := companion.Open(companion.Options{Header: h, Board: def, HW: hw, JournalDir: o.Journal, NoResume: o.Journal == "",
-		Source: "sim", Seed: o.Seed, Logger: log, Hint: companion.SearchHint(ai.Level(seats))})
+		Source: "sim", Seed: o.Seed, Logger: log, Hint: companion.SearchHint(ai.Level), Engines: ai})
 	if err != nil {
 		return err
 	}
@@ -192,13 +187,9 @@ func ServePage(ctx context.Context, o *PageOptions, log *slog.Logger) error {
 		ln.Close()
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("sim: --allow-host: %v", err))
 	}
-	mux := http.NewServeMux()
-	api := companion.NewMux(sess, companion.ServerOptions{Token: o.Token})
-	for _, route := range []string{"POST /api/takeback", "POST /api/new", "POST /api/roll", "POST /api/hint", "POST /api/confirm", "POST /api/choose", "GET /status/"} {
-		mux.Handle(route, api)
-	}
-	mux.Handle("/", webui.Handler(ps))
-	srv := &http.Server{Handler: guard.Wrap(mux), BaseContext: func(net.Listener) context.Context { return ctx }, ReadHeaderTimeout: 10 * time.Second}
+	page := webui.Handler(ps, webui.Options{Mode: webui.ModeSim, Act: ps.Act, Command: sess.Command, Commands: companion.Commands,
+		SetEngine: sess.SetEngine, Token: o.Token})
+	srv := &http.Server{Handler: guard.Wrap(page), BaseContext: func(net.Listener) context.Context { return ctx }, ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	runErr := make(chan error, 1)

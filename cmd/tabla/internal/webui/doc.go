@@ -1,21 +1,20 @@
-// Package webui serves the simulator page: the board drawn from its board
-// definition, the pieces, the LEDs exactly as the referee lights them, the
-// dice, whose turn, the move list and the connection state, live over
-// server-sent events. A person lifts and places pieces with the mouse or a
-// finger, rolls the electronic die and presses the board's buttons; each
-// becomes the same sensor event a table would send.
+// Package webui is tabla's web pages, one home for the three uses of one
+// page: the simulator (`tabla sim`: a person plays on the virtual board
+// with the mouse or a finger), the live table (`tabla run`: phones on the
+// LAN mirror the physical board read-only, and a phone paired by the
+// board's confirm button controls it) and the library (`tabla library`,
+// and /library/ under `tabla run`: every game of a folder, the analysis
+// board, statistics).
 //
-// The page is self-contained (embedded HTML, CSS and JavaScript, no external
-// resources) and fits a phone screen.
+// The board is drawn once: static/board.js draws cells from the board
+// file's coordinates, the LEDs exactly as the referee lights them, the
+// pieces, and a move as an arrow; the live page (index.html, live.js) and
+// the analysis board (game.html, game.js) both draw with it. The pages are
+// self-contained (embedded HTML, CSS and JavaScript, no external
+// resources, a strict Content-Security-Policy), fit a 390-px phone and
+// follow the game live over server-sent events.
 //
-// Routes:
-//
-//	GET  /               the page
-//	GET  /api/board      the board geometry (cells, coordinates, goals, seats, die)
-//	GET  /api/state      the current state as JSON
-//	GET  /api/events     server-sent events: one "state" event per change
-//	POST /api/action     one physical action, in the script format of
-//	                     SCRIPTS.md: {"lift":"c1"}, {"place":"c3"},
-//	                     {"place":"c3","piece":"2"}, {"remove":"c3"},
-//	                     {"roll":4}, {"press":"roll"}, {"fault":"unplug"}, …
+// Handler serves the live page and its API (see its doc for the routes);
+// Library the library's; Pairing keeps the paired browsers' sessions.
+// Every server that uses them puts them behind sameorigin's guard.
 package webui

@@ -10,91 +10,10 @@ import (
 	"io/fs"
 	"net/http"
 	"time"
-
-	"github.com/tabla-board/tabla/boards"
 )
 
 //go:embed static
 var static embed.FS
-
-// Backend is what the page drives: a companion session on the virtual board.
-type Backend interface {
-	// Board is the board definition being played on.
-	Board() *boards.Board
-	// Seats are the players in turn order; Die the die faces (nil: none).
-	Seats() []string
-	Die() []string
-	// State returns the current state, ready for JSON.
-	State() any
-	// Subscribe returns a channel that receives a value whenever the state
-	// may have changed; it is closed when ctx ends.
-	Subscribe(ctx context.Context) <-chan struct{}
-	// Act performs one physical action (SCRIPTS.md action object).
-	Act(action json.RawMessage) error
-}
-
-// Cell is a board cell as the page draws it.
-type Cell struct {
-	Name string  `json:"name"`
-	X    float64 `json:"x"`
-	Y    float64 `json:"y"`
-	Adj  []int   `json:"adj,omitempty"`
-	Goal bool    `json:"goal,omitempty"`
-	Mark string  `json:"mark,omitempty"`
-}
-
-// BoardView is the geometry the page needs.
-type BoardView struct {
-	Name  string   `json:"name"`
-	Game  string   `json:"game"`
-	Title string   `json:"title"`
-	Kind  string   `json:"kind"`
-	Cols  int      `json:"cols,omitempty"`
-	Rows  int      `json:"rows,omitempty"`
-	Cells []Cell   `json:"cells"`
-	Seats []string `json:"seats"`
-	Die   []string `json:"die"`
-	// Pieces are the piece kinds of the game (colours, or GYGES heights).
-	Pieces []string `json:"pieces"`
-}
-
-// View describes a board for the page.
-func View(b *boards.Board, seats, die []string) BoardView {
-	v := BoardView{Name: b.Name, Game: b.Game, Title: b.Title, Kind: string(b.Kind), Cols: b.Cols, Rows: b.Rows,
-		Seats: seats, Die: die, Pieces: boards.Games[b.Game]}
-	for _, c := range b.Cells {
-		v.Cells = append(v.Cells, Cell{Name: c.Name, X: c.X, Y: c.Y, Adj: c.Adj, Goal: c.Goal, Mark: c.Mark})
-	}
-	return v
-}
-
-// Handler serves the page and its API.
-func Handler(be Backend) http.Handler {
-	mux := http.NewServeMux()
-	sub, _ := fs.Sub(static, "static")
-	mux.Handle("GET /", noCache(http.FileServer(http.FS(sub))))
-	mux.HandleFunc("GET /api/board", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, View(be.Board(), be.Seats(), be.Die()))
-	})
-	mux.HandleFunc("GET /api/state", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, be.State())
-	})
-	mux.HandleFunc("GET /api/events", func(w http.ResponseWriter, r *http.Request) {
-		ServeEvents(w, r, be.State, be.Subscribe)
-	})
-	mux.HandleFunc("POST /api/action", func(w http.ResponseWriter, r *http.Request) {
-		body, ok := ReadAction(w, r)
-		if !ok {
-			return
-		}
-		if err := be.Act(body); err != nil {
-			http.Error(w, err.Error(), http.StatusUnprocessableEntity)
-			return
-		}
-		writeJSON(w, be.State())
-	})
-	return securityHeaders(mux)
-}
 
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
@@ -161,13 +80,26 @@ func noCache(h http.Handler) http.Handler {
 	})
 }
 
-// securityHeaders keeps the page self-contained: no external resources.
+// securityHeaders keeps the pages self-contained: no external resources,
+// no framing by other sites.
 func securityHeaders(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:")
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Referrer-Policy", "no-referrer")
 		h.ServeHTTP(w, r)
 	})
+}
+
+// assets serves the embedded pages and scripts.
+func assets() http.Handler {
+	sub, _ := fs.Sub(static, "static")
+	return noCache(http.FileServer(http.FS(sub)))
+}
+
+// httpError answers with a status and a message.
+func httpError(w http.ResponseWriter, code int, format string, args ...any) {
+	http.Error(w, fmt.Sprintf(format, args...), code)
 }
 
 // MaxActionBytes bounds the body of POST /api/action: one action line

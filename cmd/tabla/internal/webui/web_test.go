@@ -55,9 +55,19 @@ func (f *fakeBackend) Act(a json.RawMessage) error {
 	return nil
 }
 
+func (f *fakeBackend) Command(name, arg string) error {
+	if name == "takeback" {
+		return errors.New("nothing to take back")
+	}
+	f.mu.Lock()
+	f.actions = append(f.actions, "command "+name)
+	f.mu.Unlock()
+	return nil
+}
+
 func TestRoutes(t *testing.T) {
 	be := &fakeBackend{}
-	srv := httptest.NewServer(Handler(be))
+	srv := httptest.NewServer(Handler(be, Options{Mode: ModeSim, Act: be.Act, Command: be.Command, Commands: []string{"takeback", "hint"}}))
 	defer srv.Close()
 
 	get := func(path string) (string, *http.Response) {
@@ -73,7 +83,7 @@ func TestRoutes(t *testing.T) {
 	if r.StatusCode != 200 || !strings.Contains(page, "<svg id=\"board\"") || !strings.Contains(r.Header.Get("Content-Security-Policy"), "default-src 'self'") {
 		t.Errorf("page: %d %q", r.StatusCode, page[:min(80, len(page))])
 	}
-	for _, asset := range []string{"/app.js", "/style.css"} {
+	for _, asset := range []string{"/board.js", "/live.js", "/style.css", "/library.html", "/game.html", "/game.js", "/stats.html", "/stats.js", "/library.js"} {
 		if _, r := get(asset); r.StatusCode != 200 {
 			t.Errorf("%s: %d", asset, r.StatusCode)
 		}

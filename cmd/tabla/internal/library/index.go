@@ -1,0 +1,483 @@
+package library
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tabla-board/tabla/engine"
+	"github.com/tabla-board/tabla/engine/record"
+)
+
+// IndexFile is the index cache in the library's directory.
+const IndexFile = ".tabla-library.json"
+
+// indexVersion changes when Entry changes meaning: an older cache is
+// rebuilt.
+const indexVersion = 1
+
+// MaxRecordBytes bounds the files read as records: a larger file is listed
+// as unreadable without reading it.
+const MaxRecordBytes = 64 << 20
+
+// Entry is one file of the library.
+type Entry struct {
+	// ID names the file under the library's directory (slash-separated).
+	ID      string   `json:"id"`
+	Game    string   `json:"game,omitempty"`
+	Variant string   `json:"variant,omitempty"`
+	Players []string `json:"players,omitempty"` // the seats, in turn order
+	Sides   []string `json:"sides,omitempty"`   // who can win (six with four players: the teams)
+	// Date is when the game was played: the first move's time, else the
+	// time in a journal's name, else the file's modification time.
+	Date   time.Time `json:"date"`
+	Plies  int       `json:"plies"`
+	Result string    `json:"result,omitempty"` // "red won", "draw", "unfinished"
+	Status string    `json:"status,omitempty"` // playing, won, draw
+	Winner string    `json:"winner,omitempty"` // the side that won
+	// FirstMove is the first move's text and FirstSide its player's side.
+	FirstMove string `json:"first_move,omitempty"`
+	FirstSide string `json:"first_side,omitempty"`
+	// Size and ModTime identify the file's version the entry describes.
+	Size    int64     `json:"size"`
+	ModTime time.Time `json:"mtime"`
+	// Error says why the file is not a readable game record.
+	Error *ReadError `json:"error,omitempty"`
+}
+
+// ReadError says where a file stops being a game record.
+type ReadError struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"` // 1-based; 0: the file as a whole
+	Byte    int64  `json:"byte"` // offset of the line's start
+	Message string `json:"message"`
+}
+
+func (e *ReadError) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("%s: %s", e.File, e.Message)
+	}
+	return fmt.Sprintf("%s:%d: line %d, byte %d: %s", e.File, e.Line, e.Line, e.Byte, e.Message)
+}
+
+// Options configure a library.
+type Options struct {
+	// Level is the analysis level (1–5; 0: the search's default).
+	Level int
+	// Workers search positions in parallel during an analysis (0: all cores).
+	Workers int
+	// Blunder is the loss that makes a blunder (0: analysis.DefaultBlunder).
+	Blunder float64
+	// Logger logs what cannot be cached (default: discard).
+	Logger *slog.Logger
+}
+
+// Library is the games under one directory.
+type Library struct {
+	dir  string
+	opts Options
+	log  *slog.Logger
+
+	mu      sync.Mutex // guards the index
+	entries map[string]*Entry
+	saved   bool // the cache file holds entries
+	noCache bool // the cache file cannot be written: warned once
+
+	jobs jobs // analysis.go
+}
+
+// Open opens the library of dir, reading its index cache if there is one.
+// dir must be a directory.
+func Open(dir string, o Options) (*Library, error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("library: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("library: %s is not a directory (want a folder of game records or a journal directory)", dir)
+	}
+	if o.Level < 0 || o.Level > 5 {
+		return nil, fmt.Errorf("library: analysis level %d: want 1–5", o.Level)
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	l := &Library{dir: dir, opts: o, log: o.Logger, entries: map[string]*Entry{}}
+	l.jobs.init(l)
+	l.loadIndex()
+	return l, nil
+}
+
+// Dir is the library's directory.
+func (l *Library) Dir() string { return l.dir }
+
+type indexCache struct {
+	Version int      `json:"version"`
+	Entries []*Entry `json:"entries"`
+}
+
+func (l *Library) loadIndex() {
+	data, err := os.ReadFile(filepath.Join(l.dir, IndexFile))
+	if err != nil {
+		return
+	}
+	var c indexCache
+	if err := json.Unmarshal(data, &c); err != nil || c.Version != indexVersion {
+		l.log.Warn("library index cache unreadable or old: rebuilding", "file", filepath.Join(l.dir, IndexFile), "err", err)
+		return
+	}
+	for _, e := range c.Entries {
+		if e != nil && e.ID != "" {
+			l.entries[e.ID] = e
+		}
+	}
+	l.saved = true
+}
+
+func (l *Library) saveIndexLocked() {
+	c := indexCache{Version: indexVersion, Entries: make([]*Entry, 0, len(l.entries))}
+	for _, e := range l.entries {
+		c.Entries = append(c.Entries, e)
+	}
+	slices.SortFunc(c.Entries, func(a, b *Entry) int { return strings.Compare(a.ID, b.ID) })
+	data, err := json.Marshal(c)
+	if err == nil {
+		err = writeAtomic(filepath.Join(l.dir, IndexFile), data)
+	}
+	if err != nil {
+		if !l.noCache {
+			l.log.Warn("library index not cached (kept in memory)", "dir", l.dir, "err", err)
+		}
+		l.noCache = true
+		return
+	}
+	l.saved = true
+}
+
+// writeAtomic writes a file through a temporary file renamed over it.
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
+type found struct {
+	id   string
+	path string
+	size int64
+	mod  time.Time
+}
+
+// scan lists the *.jsonl files under the directory.
+func (l *Library) scan() ([]found, error) {
+	var out []found
+	err := filepath.WalkDir(l.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == l.dir {
+				return err
+			}
+			return nil // an unreadable folder inside: skip it
+		}
+		name := d.Name()
+		if p != l.dir && strings.HasPrefix(name, ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || !strings.HasSuffix(name, ".jsonl") || !d.Type().IsRegular() {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return nil // gone since
+		}
+		rel, _ := filepath.Rel(l.dir, p)
+		out = append(out, found{id: filepath.ToSlash(rel), path: p, size: fi.Size(), mod: fi.ModTime()})
+		return nil
+	})
+	return out, err
+}
+
+// Games lists every game record of the library, newest first; unreadable
+// files are listed with their error. Files new or changed since the last
+// listing are read again (in parallel), the others come from the index.
+func (l *Library) Games() ([]Entry, error) {
+	files, err := l.scan()
+	if err != nil {
+		return nil, fmt.Errorf("library: %w", err)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var stale []found
+	present := make(map[string]bool, len(files))
+	for _, f := range files {
+		present[f.id] = true
+		if e := l.entries[f.id]; e == nil || e.Size != f.size || !e.ModTime.Equal(f.mod) {
+			stale = append(stale, f)
+		}
+	}
+	changed := len(stale) > 0
+	for id := range l.entries {
+		if !present[id] {
+			delete(l.entries, id)
+			changed = true
+		}
+	}
+	if len(stale) > 0 {
+		read := make([]*Entry, len(stale))
+		var wg sync.WaitGroup
+		next := make(chan int)
+		for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					read[i] = readEntry(stale[i])
+				}
+			}()
+		}
+		for i := range stale {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+		for _, e := range read {
+			l.entries[e.ID] = e
+		}
+	}
+	if changed || !l.saved {
+		l.saveIndexLocked()
+	}
+	out := make([]Entry, 0, len(l.entries))
+	for _, e := range l.entries {
+		out = append(out, *e)
+	}
+	slices.SortFunc(out, func(a, b Entry) int {
+		if c := b.Date.Compare(a.Date); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out, nil
+}
+
+// Entry returns the index entry of id, reading the file if it changed.
+func (l *Library) Entry(id string) (*Entry, string, error) {
+	path, err := l.path(id)
+	if err != nil {
+		return nil, "", err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("library: %s: %w", id, ErrNotFound)
+	}
+	l.mu.Lock()
+	e := l.entries[id]
+	l.mu.Unlock()
+	if e == nil || e.Size != fi.Size() || !e.ModTime.Equal(fi.ModTime()) {
+		e = readEntry(found{id: id, path: path, size: fi.Size(), mod: fi.ModTime()})
+		l.mu.Lock()
+		l.entries[id] = e
+		l.mu.Unlock()
+	}
+	c := *e
+	return &c, path, nil
+}
+
+// ErrNotFound: no game of that id in the library.
+var ErrNotFound = errors.New("no such game in the library")
+
+// path turns an id into the file's path, refusing anything that is not a
+// plain *.jsonl file under the library's directory.
+func (l *Library) path(id string) (string, error) {
+	clean := filepath.FromSlash(id)
+	if id == "" || !filepath.IsLocal(clean) || !strings.HasSuffix(id, ".jsonl") || strings.Contains(id, "\\") {
+		return "", fmt.Errorf("library: %q: %w", id, ErrNotFound)
+	}
+	for _, part := range strings.Split(id, "/") {
+		if strings.HasPrefix(part, ".") {
+			return "", fmt.Errorf("library: %q: %w", id, ErrNotFound)
+		}
+	}
+	return filepath.Join(l.dir, clean), nil
+}
+
+// readEntry reads one file into an index entry.
+func readEntry(f found) *Entry {
+	e := &Entry{ID: f.id, Size: f.size, ModTime: f.mod, Date: f.mod}
+	bad := func(line int, off int64, format string, args ...any) *Entry {
+		e.Error = &ReadError{File: f.id, Line: line, Byte: off, Message: fmt.Sprintf(format, args...)}
+		return e
+	}
+	if f.size > MaxRecordBytes {
+		return bad(0, 0, "%d bytes: too large to be a game record (at most %d MB)", f.size, MaxRecordBytes>>20)
+	}
+	data, err := os.ReadFile(f.path)
+	if err != nil {
+		return bad(0, 0, "cannot be read: %v", err)
+	}
+	g, first, err := replay(data, f.id)
+	if err != nil {
+		var re *record.Error
+		if errors.As(err, &re) {
+			return bad(re.Line, lineOffset(data, re.Line), "%s", re.Msg)
+		}
+		return bad(0, 0, "%v", err)
+	}
+	st := g.State
+	info := st.Info()
+	e.Game, e.Variant = info.Game, info.Variant
+	e.Players, e.Sides = info.Seats, info.Sides
+	e.Plies = st.Plies()
+	res := st.Result()
+	e.Status = res.Status.String()
+	switch res.Status {
+	case engine.Won:
+		e.Winner = info.Sides[res.Winner]
+		e.Result = e.Winner + " won"
+	case engine.Draw:
+		e.Result = "draw"
+	default:
+		e.Result = "unfinished"
+	}
+	for _, a := range g.Applied {
+		if !a.Roll {
+			e.FirstMove, e.FirstSide = a.Text, info.Sides[info.SideOf[a.Seat]]
+			break
+		}
+	}
+	switch {
+	case !first.IsZero():
+		e.Date = first
+	default:
+		if t, ok := journalTime(f.id); ok {
+			e.Date = t
+		}
+	}
+	return e
+}
+
+// replay replays a record and returns the time of its first timed event.
+func replay(data []byte, name string) (*record.Game, time.Time, error) {
+	rd := record.NewReader(bytes.NewReader(data), name)
+	h, err := rd.Header()
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	st, err := newState(h)
+	if err != nil {
+		return nil, time.Time{}, &record.Error{File: name, Line: 1, Kind: record.ErrHeader, Msg: "header: " + err.Error(), Err: err}
+	}
+	g := &record.Game{Header: h, State: st}
+	var first time.Time
+	for rd.Next() {
+		ev := rd.Event()
+		if first.IsZero() && !ev.T.IsZero() {
+			first = ev.T
+		}
+		if err := g.Apply(ev); err != nil {
+			return g, first, &record.Error{File: name, Line: ev.Line, Kind: record.ErrEvent, Msg: err.Error(), Err: err}
+		}
+	}
+	g.Lines = rd.Line()
+	return g, first, rd.Err()
+}
+
+// starts keeps the start position of every game setup met (a header
+// without its meta), so that a library of many games of one setup does not
+// build the board and the game again for each: building is most of the
+// cost of indexing short games.
+var starts struct {
+	sync.Mutex
+	m map[string]engine.State
+}
+
+// newState is record.NewState through starts. Boards named by a file path
+// are read every time (the file may change).
+func newState(h *record.Header) (engine.State, error) {
+	hh := *h
+	hh.Meta = nil
+	key, err := json.Marshal(&hh)
+	if err != nil || strings.ContainsAny(h.Board, "/\\.") {
+		return record.NewState(h)
+	}
+	starts.Lock()
+	defer starts.Unlock()
+	if st, ok := starts.m[string(key)]; ok {
+		return st.Clone(), nil
+	}
+	st, err := record.NewState(h)
+	if err != nil {
+		return nil, err
+	}
+	if starts.m == nil || len(starts.m) > 256 {
+		starts.m = map[string]engine.State{}
+	}
+	starts.m[string(key)] = st.Clone()
+	return st, nil
+}
+
+// journalTime reads the start time in a journal's name
+// (game-20260102T150405.000000000Z-gyges.jsonl).
+func journalTime(id string) (time.Time, bool) {
+	base := id[strings.LastIndexByte(id, '/')+1:]
+	rest, ok := strings.CutPrefix(base, "game-")
+	if !ok {
+		return time.Time{}, false
+	}
+	stamp, _, ok := strings.Cut(rest, "-")
+	if !ok {
+		return time.Time{}, false
+	}
+	t, err := time.Parse("20060102T150405.000000000Z", stamp)
+	return t, err == nil
+}
+
+// lineOffset is the byte offset of the start of line n (1-based) in data.
+func lineOffset(data []byte, n int) int64 {
+	off := 0
+	for i := 1; i < n; i++ {
+		j := bytes.IndexByte(data[off:], '\n')
+		if j < 0 {
+			return int64(len(data))
+		}
+		off += j + 1
+	}
+	return int64(off)
+}
+
+// Level is the analysis level.
+func (l *Library) Level() int { return l.level() }
+
+// Warm builds the index in the background (a first listing of a large
+// library reads every record), so that the first visit finds it ready.
+func (l *Library) Warm() {
+	go func() {
+		if _, err := l.Games(); err != nil {
+			l.log.Warn("library index", "err", err)
+		}
+	}()
+}

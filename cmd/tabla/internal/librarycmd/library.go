@@ -1,0 +1,118 @@
+// Package librarycmd implements `tabla library DIR`: the game library and
+// analysis board of a folder of game records (or journals) in the browser.
+package librarycmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/library"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/sameorigin"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/webui"
+)
+
+// Options are `tabla library`'s inputs.
+type Options struct {
+	IO         *cmdutil.IO
+	Dir        string
+	Listen     string
+	AllowHosts []string
+	Level      int
+	Workers    int
+	LogFormat  string
+	// Ready, when set, is called with the address once the library serves.
+	Ready func(addr string, lib *library.Library)
+}
+
+// NewCmd returns `tabla library`.
+func NewCmd(streams *cmdutil.IO) *cobra.Command {
+	o := &Options{IO: streams}
+	cmd := &cobra.Command{
+		Use:   "library DIR",
+		Short: "Browse and analyse the games of a folder of records in the browser",
+		Long: "Serve the game library of DIR (default http://127.0.0.1:7422/): every game\n" +
+			"record and journal under it, to filter, sort and open; the analysis board of\n" +
+			"a game (step through it, the win-probability curve, blunders and missed wins,\n" +
+			"the engine's move); statistics as charts. Analyses run in the background and\n" +
+			"are cached beside each record (RECORD.analysis.json); the index is cached in\n" +
+			"DIR/.tabla-library.json. Files that are not game records are listed with\n" +
+			"the line and byte where they go wrong.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			o.Dir = args[0]
+			return Run(c.Context(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Listen, "listen", "127.0.0.1:7422", "address of the library (keep it on localhost unless you mean it)")
+	f.StringSliceVar(&o.AllowHosts, "allow-host", nil, "further host names the library answers to (besides the listen address)")
+	f.IntVar(&o.Level, "level", 0, "analysis level 1–5 (0: 3)")
+	f.IntVar(&o.Workers, "workers", 0, "positions an analysis searches in parallel (0: all cores)")
+	f.StringVar(&o.LogFormat, "log-format", "text", "log format: text or json")
+	return cmd
+}
+
+// Run serves the library until ctx ends.
+func Run(ctx context.Context, o *Options) error {
+	if err := cmdutil.CheckLogFormat(o.LogFormat); err != nil {
+		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("library: --log-format %v", err))
+	}
+	if o.Level < 0 || o.Level > 5 {
+		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("library: --level %d: want 1–5 (0: the default 3)", o.Level))
+	}
+	if o.Workers < 0 || o.Workers > 256 {
+		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("library: --workers %d: want 0 (all cores) to 256", o.Workers))
+	}
+	log := cmdutil.Logger(o.IO.Err, o.LogFormat)
+	lib, err := library.Open(o.Dir, library.Options{Level: o.Level, Workers: o.Workers, Logger: log})
+	if err != nil {
+		return cmdutil.WithCode(cmdutil.ExitUsage, err)
+	}
+	defer lib.Close()
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return err
+	}
+	guard, err := sameorigin.New(sameorigin.Config{Addr: ln.Addr().String(), Hosts: o.AllowHosts})
+	if err != nil {
+		ln.Close()
+		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("library: --allow-host: %v", err))
+	}
+	lib.Warm()
+	return serve(ctx, ln, guard.Wrap(webui.Library(lib, webui.LibraryOptions{})), log, func(addr string) {
+		fmt.Fprintf(o.IO.Out, "tabla library: %s — open http://%s/ in a browser (Ctrl-C stops)\n", o.Dir, addr)
+		log.Info("tabla library", "dir", o.Dir, "page", "http://"+addr+"/", "hosts", strings.Join(guard.Allowed(), ", "))
+		if o.Ready != nil {
+			o.Ready(addr, lib)
+		}
+	})
+}
+
+func serve(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger, ready func(addr string)) error {
+	srv := &http.Server{Handler: h, BaseContext: func(net.Listener) context.Context { return ctx }, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	ready(ln.Addr().String())
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	srv.Shutdown(sctx)
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	log.Info("library stopped")
+	return err
+}

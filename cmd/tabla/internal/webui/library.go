@@ -1,0 +1,162 @@
+package webui
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"path"
+	"time"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/library"
+	"github.com/tabla-board/tabla/engine/analysis"
+)
+
+// LibraryOptions configure the library pages.
+type LibraryOptions struct {
+	// Live is the path of the table's live page ("" none): tabla run's
+	// library links back to it.
+	Live string
+}
+
+// LibraryInfo is GET /api/info.
+type LibraryInfo struct {
+	Dir   string `json:"dir"`
+	Live  string `json:"live,omitempty"`
+	Level int    `json:"level"`
+}
+
+// GameView is GET /api/game: a game stepped, with its board.
+type GameView struct {
+	*library.Game
+	Board BoardView `json:"board"`
+}
+
+// AnalysisView is GET /api/analysis: where the analysis stands, and the
+// analysis once done.
+type AnalysisView struct {
+	Progress library.Progress `json:"progress"`
+	*library.Analysis
+}
+
+// Library serves the game library and the analysis board:
+//
+//	GET  /                    the library: every game, filters, sorting
+//	GET  /game.html?id=ID     the analysis board of one game
+//	GET  /stats.html          the statistics as charts
+//	GET  /api/info            the library's folder and the live page's path
+//	GET  /api/games           every game as JSON; unreadable files with their error
+//	GET  /api/game?id=ID      one game: its board and every step
+//	GET  /api/analysis?id=ID  where its analysis stands, the analysis when done
+//	POST /api/analysis?id=ID  start the analysis in the background
+//	GET  /api/stats           the figures of tabla stats
+//	GET  /download/record?id=ID     the record (JSONL)
+//	GET  /download/curve.svg?id=ID  the win-probability curve (SVG)
+//
+// Put it behind sameorigin's guard.
+func Library(lib *library.Library, o LibraryOptions) http.Handler {
+	mux := http.NewServeMux()
+	sub, _ := fs.Sub(static, "static")
+	mux.Handle("GET /", assets())
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-cache")
+		http.ServeFileFS(w, r, sub, "library.html")
+	})
+	mux.HandleFunc("GET /api/info", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, LibraryInfo{Dir: lib.Dir(), Live: o.Live, Level: lib.Level()})
+	})
+	mux.HandleFunc("GET /api/games", func(w http.ResponseWriter, r *http.Request) {
+		games, err := lib.Games()
+		if err != nil {
+			httpError(w, http.StatusInternalServerError, "webui: %v", err)
+			return
+		}
+		writeJSON(w, games)
+	})
+	mux.HandleFunc("GET /api/stats", func(w http.ResponseWriter, r *http.Request) {
+		st, err := lib.Stats()
+		if err != nil {
+			httpError(w, http.StatusInternalServerError, "webui: %v", err)
+			return
+		}
+		writeJSON(w, st)
+	})
+	mux.HandleFunc("GET /api/game", func(w http.ResponseWriter, r *http.Request) {
+		g, ok := game(w, r, lib)
+		if !ok {
+			return
+		}
+		writeJSON(w, GameView{Game: g, Board: View(g.Board, g.Seats, g.Die)})
+	})
+	mux.HandleFunc("GET /api/analysis", func(w http.ResponseWriter, r *http.Request) {
+		a, p, err := lib.Analysis(r.URL.Query().Get("id"))
+		if err != nil {
+			libraryError(w, err)
+			return
+		}
+		writeJSON(w, AnalysisView{Progress: p, Analysis: a})
+	})
+	mux.HandleFunc("POST /api/analysis", func(w http.ResponseWriter, r *http.Request) {
+		p, err := lib.Analyze(r.URL.Query().Get("id"))
+		if err != nil {
+			libraryError(w, err)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusAccepted)
+		writeJSON(w, AnalysisView{Progress: p})
+	})
+	mux.HandleFunc("GET /download/record", func(w http.ResponseWriter, r *http.Request) {
+		g, ok := game(w, r, lib)
+		if !ok {
+			return
+		}
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", path.Base(g.Entry.ID)))
+		http.ServeContent(w, r, "", g.Entry.ModTime, bytes.NewReader(g.Record))
+	})
+	mux.HandleFunc("GET /download/curve.svg", func(w http.ResponseWriter, r *http.Request) {
+		id := r.URL.Query().Get("id")
+		a, p, err := lib.Analysis(id)
+		if err != nil {
+			libraryError(w, err)
+			return
+		}
+		if a == nil {
+			httpError(w, http.StatusConflict, "webui: %s is not analysed yet (analysis: %s); open it in the library first", id, p.State)
+			return
+		}
+		var b bytes.Buffer
+		if err := analysis.WriteSVG(&b, a.Report); err != nil {
+			httpError(w, http.StatusInternalServerError, "webui: %v", err)
+			return
+		}
+		w.Header().Set("Content-Type", "image/svg+xml")
+		w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", path.Base(id)+".svg"))
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(b.Bytes()))
+	})
+	return securityHeaders(mux)
+}
+
+func game(w http.ResponseWriter, r *http.Request, lib *library.Library) (*library.Game, bool) {
+	g, err := lib.Game(r.URL.Query().Get("id"))
+	if err != nil {
+		libraryError(w, err)
+		return nil, false
+	}
+	return g, true
+}
+
+// libraryError: 404 for an unknown game, 422 for an unreadable record.
+func libraryError(w http.ResponseWriter, err error) {
+	var re *library.ReadError
+	switch {
+	case errors.Is(err, library.ErrNotFound):
+		http.Error(w, err.Error(), http.StatusNotFound)
+	case errors.As(err, &re):
+		http.Error(w, "webui: not a readable game record: "+re.Error(), http.StatusUnprocessableEntity)
+	default:
+		http.Error(w, "webui: "+err.Error(), http.StatusUnprocessableEntity)
+	}
+}

@@ -1,0 +1,125 @@
+package webui
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/library"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/library/librarytest"
+	_ "github.com/tabla-board/tabla/engine/games"
+)
+
+func get(t *testing.T, u string) (int, string, http.Header) {
+	t.Helper()
+	r, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	b, _ := io.ReadAll(r.Body)
+	return r.StatusCode, string(b), r.Header
+}
+
+// TestLibraryRoutes: the library's API lists the good games and the bad
+// files with where they go wrong, steps a game, analyses it in the
+// background and serves the downloads.
+func TestLibraryRoutes(t *testing.T) {
+	dir := t.TempDir()
+	if err := librarytest.WriteLibrary(dir, 12); err != nil {
+		t.Fatal(err)
+	}
+	lib, err := library.Open(dir, library.Options{Level: 1, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	srv := httptest.NewServer(Library(lib, LibraryOptions{Live: "../"}))
+	defer srv.Close()
+
+	code, body, h := get(t, srv.URL+"/")
+	if code != 200 || !strings.Contains(body, "library.js") || !strings.Contains(h.Get("Content-Security-Policy"), "default-src 'self'") {
+		t.Errorf("library page: %d %s", code, body[:min(len(body), 100)])
+	}
+	code, body, _ = get(t, srv.URL+"/api/games")
+	var games []library.Entry
+	if err := json.Unmarshal([]byte(body), &games); err != nil || code != 200 {
+		t.Fatalf("games: %d %v", code, err)
+	}
+	bad := 0
+	for _, e := range games {
+		if e.Error != nil {
+			bad++
+			if e.Error.File != e.ID || e.Error.Line == 0 {
+				t.Errorf("%s: %+v", e.ID, e.Error)
+			}
+		}
+	}
+	if len(games) != len(librarytest.Good)+len(librarytest.Bad) || bad != len(librarytest.Bad) {
+		t.Errorf("%d listed, %d bad", len(games), bad)
+	}
+	for _, key := range []string{`"id"`, `"game"`, `"variant"`, `"players"`, `"date"`, `"plies"`, `"result"`, `"line"`, `"byte"`} {
+		if !strings.Contains(body, key) {
+			t.Errorf("the listing has no %s", key)
+		}
+	}
+	q := "?id=" + url.QueryEscape("star.jsonl")
+	code, body, _ = get(t, srv.URL+"/api/game"+q)
+	var gv struct {
+		Board BoardView      `json:"board"`
+		Steps []library.Step `json:"steps"`
+		Entry library.Entry  `json:"entry"`
+	}
+	if json.Unmarshal([]byte(body), &gv); code != 200 || gv.Board.Game != "star" || len(gv.Steps) != gv.Entry.Plies+1 {
+		t.Errorf("game: %d %+v", code, gv.Entry)
+	}
+	for path, want := range map[string]int{"/api/game?id=torn.jsonl": 422, "/api/game?id=nope.jsonl": 404, "/api/game?id=..%2Fetc.jsonl": 404,
+		"/download/curve.svg" + q: 409} {
+		if code, body, _ := get(t, srv.URL+path); code != want {
+			t.Errorf("%s: %d, want %d: %s", path, code, want, body)
+		}
+	}
+	// the analysis runs in the background
+	r, err := http.Post(srv.URL+"/api/analysis"+q, "application/json", strings.NewReader("{}"))
+	if err != nil || r.StatusCode != http.StatusAccepted {
+		t.Fatalf("start analysis: %v %v", err, r.Status)
+	}
+	r.Body.Close()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		_, body, _ = get(t, srv.URL+"/api/analysis"+q)
+		var av struct {
+			Progress library.Progress       `json:"progress"`
+			Report   *struct{ Moves []any } `json:"report"`
+		}
+		json.Unmarshal([]byte(body), &av)
+		if av.Progress.State == "done" && av.Report != nil {
+			break
+		}
+		if av.Progress.State == "failed" || time.Now().After(deadline) {
+			t.Fatalf("analysis: %s", body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	code, body, h = get(t, srv.URL+"/download/curve.svg"+q)
+	if code != 200 || !strings.HasPrefix(body, "<svg") || h.Get("Content-Type") != "image/svg+xml" {
+		t.Errorf("curve: %d %s", code, h)
+	}
+	code, body, h = get(t, srv.URL+"/download/record"+q)
+	if code != 200 || !strings.HasPrefix(body, `{"tabla":1,"game":"star"`) || !strings.Contains(h.Get("Content-Disposition"), `filename="star.jsonl"`) {
+		t.Errorf("record: %d %s", code, h)
+	}
+	code, body, _ = get(t, srv.URL+"/api/stats")
+	if code != 200 || !strings.Contains(body, `"by_game"`) || !strings.Contains(body, `"first_moves"`) {
+		t.Errorf("stats: %d %s", code, body)
+	}
+	code, body, _ = get(t, srv.URL+"/api/info")
+	if code != 200 || !strings.Contains(body, `"live":"../"`) {
+		t.Errorf("info: %s", body)
+	}
+}

@@ -1,0 +1,247 @@
+package webui
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/tabla-board/tabla/boards"
+)
+
+// Backend is the game the live page shows: a companion session, on the
+// virtual board (tabla sim) or on the table's board (tabla run).
+type Backend interface {
+	// Board is the board definition being played on.
+	Board() *boards.Board
+	// Seats are the players in turn order; Die the die faces (nil: none).
+	Seats() []string
+	Die() []string
+	// State returns the current state, ready for JSON.
+	State() any
+	// Subscribe returns a channel that receives a value whenever the state
+	// may have changed; it is closed when ctx ends.
+	Subscribe(ctx context.Context) <-chan struct{}
+}
+
+// Mode is what the live page is for.
+type Mode string
+
+const (
+	// ModeSim: the simulator; the page acts on the virtual board.
+	ModeSim Mode = "sim"
+	// ModeTable: a real table; the page mirrors the board read-only, and a
+	// paired phone controls it.
+	ModeTable Mode = "table"
+)
+
+// Options say what the live page may do.
+type Options struct {
+	Mode Mode
+	// Act performs one physical action on a virtual board (SCRIPTS.md
+	// action object); nil: the board is real, POST /api/action is 404.
+	Act func(action json.RawMessage) error
+	// Command runs a control command (one of Commands).
+	Command  func(name, arg string) error
+	Commands []string
+	// SetEngine makes the engine play a seat (on) at a level (1–5; 0 the
+	// default), or stops it; nil: not offered.
+	SetEngine func(seat string, on bool, level int) error
+	// Pairing lets phones control the table by the board's confirm button
+	// (ModeTable); nil: no pairing.
+	Pairing *Pairing
+	// Token lets scripts control: "Authorization: Bearer TOKEN" (or
+	// ?token=); "" none.
+	Token string
+	// Library is the path of the game library the page links to ("" none).
+	Library string
+}
+
+// Cell is a board cell as the page draws it.
+type Cell struct {
+	Name string  `json:"name"`
+	X    float64 `json:"x"`
+	Y    float64 `json:"y"`
+	Adj  []int   `json:"adj,omitempty"`
+	Goal bool    `json:"goal,omitempty"`
+	Mark string  `json:"mark,omitempty"`
+}
+
+// BoardView is the geometry the pages need, and what the live page offers.
+type BoardView struct {
+	Name  string   `json:"name"`
+	Game  string   `json:"game"`
+	Title string   `json:"title"`
+	Kind  string   `json:"kind"`
+	Cols  int      `json:"cols,omitempty"`
+	Rows  int      `json:"rows,omitempty"`
+	Cells []Cell   `json:"cells"`
+	Seats []string `json:"seats"`
+	Die   []string `json:"die"`
+	// Pieces are the piece kinds of the game (colours, or GYGES heights).
+	Pieces []string `json:"pieces"`
+	// Mode is sim or table (live pages); Library the library's path.
+	Mode     Mode   `json:"mode,omitempty"`
+	Library  string `json:"library,omitempty"`
+	Pairing  bool   `json:"pairing,omitempty"`  // phones can pair
+	Engines  bool   `json:"engines,omitempty"`  // "AI plays this seat" is offered
+	Physical bool   `json:"physical,omitempty"` // the page acts on a virtual board
+}
+
+// View describes a board for the pages.
+func View(b *boards.Board, seats, die []string) BoardView {
+	v := BoardView{Name: b.Name, Game: b.Game, Title: b.Title, Kind: string(b.Kind), Cols: b.Cols, Rows: b.Rows,
+		Seats: seats, Die: die, Pieces: boards.Games[b.Game]}
+	for _, c := range b.Cells {
+		v.Cells = append(v.Cells, Cell{Name: c.Name, X: c.X, Y: c.Y, Adj: c.Adj, Goal: c.Goal, Mark: c.Mark})
+	}
+	return v
+}
+
+// Handler serves the live page and its API:
+//
+//	GET  /                the page (index.html, board.js, live.js, style.css)
+//	GET  /api/board       the board geometry and what the page offers
+//	GET  /api/state       the state as JSON
+//	GET  /api/events      server-sent events: one "state" at once and per change
+//	POST /api/action      sim: one physical action on the virtual board
+//	POST /api/{command}   takeback, new, roll, hint, confirm, choose (?arg=N)
+//	POST /api/ai          {"seat":"north","on":true,"level":3}: the engine plays a seat
+//	GET  /api/pair        table: is this browser paired?
+//	POST /api/pair        table: ask to control (the board's confirm button grants it)
+//	POST /api/unpair      table: give control back
+//
+// Control (commands, engine seats, and actions on a table's virtual board)
+// needs a paired browser or the token; the simulator page's own actions and
+// engine seats need nothing. Put it behind sameorigin's guard.
+func Handler(be Backend, o Options) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /", assets())
+	mux.HandleFunc("GET /api/board", func(w http.ResponseWriter, r *http.Request) {
+		v := View(be.Board(), be.Seats(), be.Die())
+		v.Mode, v.Library, v.Pairing, v.Engines, v.Physical = o.Mode, o.Library, o.Pairing != nil, o.SetEngine != nil, o.Act != nil
+		writeJSON(w, v)
+	})
+	mux.HandleFunc("GET /api/state", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, be.State()) })
+	mux.HandleFunc("GET /api/events", func(w http.ResponseWriter, r *http.Request) {
+		ServeEvents(w, r, be.State, be.Subscribe)
+	})
+	if o.Act != nil {
+		mux.HandleFunc("POST /api/action", func(w http.ResponseWriter, r *http.Request) {
+			if !o.authorize(w, r, o.Mode == ModeSim) {
+				return
+			}
+			body, ok := ReadAction(w, r)
+			if !ok {
+				return
+			}
+			if err := o.Act(body); err != nil {
+				http.Error(w, err.Error(), http.StatusUnprocessableEntity)
+				return
+			}
+			writeJSON(w, be.State())
+		})
+	}
+	if o.Command != nil {
+		mux.HandleFunc("POST /api/{command}", func(w http.ResponseWriter, r *http.Request) {
+			cmd := r.PathValue("command")
+			if !slices.Contains(o.Commands, cmd) {
+				httpError(w, http.StatusNotFound, "webui: unknown command %q (want %s)", cmd, strings.Join(o.Commands, ", "))
+				return
+			}
+			if !o.authorize(w, r, false) {
+				return
+			}
+			if err := o.Command(cmd, r.URL.Query().Get("arg")); err != nil {
+				http.Error(w, err.Error(), http.StatusConflict)
+				return
+			}
+			writeJSON(w, be.State())
+		})
+	}
+	if o.SetEngine != nil {
+		mux.HandleFunc("POST /api/ai", func(w http.ResponseWriter, r *http.Request) {
+			if !o.authorize(w, r, o.Mode == ModeSim) {
+				return
+			}
+			body, ok := ReadAction(w, r)
+			if !ok {
+				return
+			}
+			var req struct {
+				Seat  string `json:"seat"`
+				On    *bool  `json:"on"`
+				Level int    `json:"level"`
+			}
+			dec := json.NewDecoder(strings.NewReader(string(body)))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&req); err != nil || req.Seat == "" || req.On == nil {
+				httpError(w, http.StatusBadRequest, `webui: want {"seat":"SEAT","on":true|false,"level":0–5}`)
+				return
+			}
+			if err := o.SetEngine(req.Seat, *req.On, req.Level); err != nil {
+				http.Error(w, err.Error(), http.StatusUnprocessableEntity)
+				return
+			}
+			writeJSON(w, be.State())
+		})
+	}
+	if p := o.Pairing; p != nil {
+		mux.HandleFunc("GET /api/pair", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, p.Status(r)) })
+		mux.HandleFunc("POST /api/pair", func(w http.ResponseWriter, r *http.Request) {
+			st, err := p.Start(w, r)
+			if err != nil {
+				httpError(w, http.StatusConflict, "webui: %v", err)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Cache-Control", "no-store")
+			if st.Pending {
+				w.WriteHeader(http.StatusAccepted)
+			}
+			json.NewEncoder(w).Encode(st)
+		})
+		mux.HandleFunc("POST /api/unpair", func(w http.ResponseWriter, r *http.Request) {
+			p.Forget(w, r)
+			writeJSON(w, PairStatus{})
+		})
+	}
+	return securityHeaders(mux)
+}
+
+// ErrNotPaired is the message of a control request from a browser that is
+// not paired.
+var ErrNotPaired = errors.New("webui: this browser is not paired with the board, so it cannot control it: " +
+	`tap "Control this board" on the page and press the board's confirm button within 30 s ` +
+	"(scripts: Authorization: Bearer TOKEN with the token of the config)")
+
+// authorize lets a control request through, or answers it: a token given
+// must be right (401); a paired browser passes; open requests pass (the
+// simulator's own page); the rest get 403 (not paired, or control off) or
+// 401 (the token is missing).
+func (o *Options) authorize(w http.ResponseWriter, r *http.Request, open bool) bool {
+	got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if got == "" {
+		got = r.URL.Query().Get("token")
+	}
+	switch {
+	case got != "":
+		if o.Token != "" && subtle.ConstantTimeCompare([]byte(got), []byte(o.Token)) == 1 {
+			return true
+		}
+		http.Error(w, "webui: bad token", http.StatusUnauthorized)
+		return false
+	case o.Pairing != nil && o.Pairing.Paired(r), open:
+		return true
+	case o.Pairing != nil:
+		http.Error(w, ErrNotPaired.Error(), http.StatusForbidden)
+	case o.Token == "":
+		http.Error(w, "webui: control is disabled (no token configured)", http.StatusForbidden)
+	default:
+		http.Error(w, "webui: bad or missing token", http.StatusUnauthorized)
+	}
+	return false
+}

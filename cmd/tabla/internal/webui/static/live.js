@@ -1,0 +1,216 @@
+// live.js — the live board page: the simulator (tabla sim: taps and drags
+// become physical actions on the virtual board) and the table (tabla run: a
+// read-only mirror of the real board; a paired phone controls it). Follows
+// api/events; draws with board.js.
+"use strict";
+const svg = document.getElementById("board");
+let view = null, board = null, state = null, selectedKind = null, plugged = true, drag = null, paired = false;
+const $ = id => document.getElementById(id);
+
+function setMessage(text) { $("message").textContent = text || ""; }
+
+// normal: the table's status document ({state, pieces, ai, pairing, …}) or
+// the simulator's state, as one flat state
+function normal(d) {
+  if (!d || !d.state) return d;
+  const s = Object.assign({}, d.state);
+  s.pieces = d.pieces; s.ai = d.ai; s.pairing = d.pairing; s.lifted = [];
+  return s;
+}
+
+async function send(path, body) {
+  const r = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {}) });
+  if (!r.ok) { setMessage(await r.text()); return null; }
+  const d = await r.json();
+  if (d && (d.state || d.moves)) render(normal(d));
+  return d;
+}
+const post = action => send("api/action", action);
+
+// control: a board button. The simulator presses the virtual board's; the
+// table runs the command (a paired phone).
+function control(name) {
+  if (view.physical && view.mode === "sim") return post({ press: name });
+  return send("api/" + name);
+}
+
+function onDown(ev) {
+  if (!view.physical || view.mode !== "sim") return; // the table is read-only
+  const cell = ev.target.dataset.cell;
+  if (!cell || !state) return;
+  ev.preventDefault();
+  const occupied = state.pieces && state.pieces[cell];
+  if ($("removeTool").checked) { if (occupied) post({ remove: cell }); return; }
+  if (occupied) { drag = { from: cell, x: ev.clientX, y: ev.clientY }; post({ lift: cell }); return; }
+  drag = null;
+  // A lifted piece goes down first; else a piece of the kind picked in the
+  // palette; else ask the board anyway (it knows its hand better than a page
+  // that may not have heard of the last lift yet).
+  if (state.lifted && state.lifted.length) { place(cell); return; }
+  place(cell, selectedKind || undefined);
+}
+
+function cellAt(ev) {
+  const t = document.elementFromPoint(ev.clientX, ev.clientY);
+  return t && t.dataset ? t.dataset.cell : undefined;
+}
+
+function onUp(ev) {
+  if (!drag) return;
+  const moved = Math.hypot(ev.clientX - drag.x, ev.clientY - drag.y) > 8;
+  const to = cellAt(ev), from = drag.from;
+  drag = null;
+  if (moved && to && to !== from) place(to); // a drag: put it where it was dropped
+  else if (moved && to === from) place(from); // dragged and put back
+  // a tap keeps the piece in hand: the next tap on a cell places it
+}
+
+function place(cell, piece) {
+  const a = { place: cell };
+  if (piece) a.piece = piece;
+  post(a).then(() => { if ($("noise").checked) post({ fault: "bounce", cell, times: 2 }); });
+}
+
+function render(s) {
+  state = s;
+  if (!board) return;
+  board.render({ pieces: s.pieces, leds: s.leds, holding: (s.lifted || []).filter(h => h.from).map(h => h.from) });
+  let text;
+  if (s.status === "won") text = "🏆 " + s.winner + " wins";
+  else if (s.status === "draw") text = "Draw";
+  else text = (s.to_move || "?") + " to " + (s.awaiting || "move");
+  const sync = s.in_sync === false ? '<span class="sync bad">board out of sync</span>' : '<span class="sync">in sync</span>';
+  $("turn").innerHTML = sync + '<span class="dot" style="background:' + Tabla.sideColour(s.to_move) + '"></span>' + Tabla.escapeHTML(text) +
+    (s.mode && s.mode !== "play" ? " <small>(" + Tabla.escapeHTML(s.mode) + ")</small>" : "");
+  setMessage(s.message || (s.lifted && s.lifted.length ? "Holding " + s.lifted.map(h => h.piece || "a piece").join(", ") + " — tap a cell to put it down" : ""));
+  const conn = s.conn || "connected";
+  $("conn").textContent = conn;
+  $("conn").classList.toggle("down", conn !== "connected");
+  plugged = s.plugged !== false;
+  $("plug").textContent = plugged ? "Pull cable" : "Plug cable back";
+  $("rolled").textContent = s.roll ? "shows " + s.roll + (s.roll_by ? " (" + s.roll_by + ")" : "") : "";
+  const moves = $("moves");
+  moves.innerHTML = "";
+  for (const m of (s.moves || [])) { const li = document.createElement("li"); li.textContent = m; moves.appendChild(li); }
+  moves.scrollTop = moves.scrollHeight;
+  renderHand(s);
+  renderEngines(s);
+  renderPairing(s);
+}
+
+function renderHand(s) {
+  const show = view.physical && view.mode === "sim" && (view.game === "gyges" || view.game === "six"); // pieces come from a hand
+  $("hand").hidden = !show;
+  if (!show) return;
+  const pal = $("palette");
+  pal.innerHTML = "";
+  for (const k of (view.pieces || [])) {
+    const b = document.createElement("button");
+    b.className = "swatch" + (selectedKind === k ? " sel" : "");
+    b.dataset.kind = k;
+    const i = document.createElement("i"); i.style.background = ({ red:"#d8333a", black:"#1b1b1b" })[k] || "#e9dcc0"; b.appendChild(i);
+    let count = "";
+    if (s.hands) for (const seat in s.hands) { const h = s.hands[seat]; if (typeof h === "object" && h[k]) count += " " + seat + ":" + h[k]; }
+    b.appendChild(document.createTextNode(k + count));
+    b.onclick = () => { selectedKind = selectedKind === k ? null : k; renderHand(state); };
+    pal.appendChild(b);
+  }
+}
+
+function canControl() { return view.mode === "sim" || paired; }
+
+function renderEngines(s) {
+  if (!view.engines) return;
+  $("engines").hidden = false;
+  const box = $("seats");
+  box.innerHTML = "";
+  for (const seat of view.seats) {
+    const l = document.createElement("label");
+    l.className = "seat";
+    const c = document.createElement("input");
+    c.type = "checkbox"; c.dataset.seat = seat; c.checked = (s.ai || []).includes(seat); c.disabled = !canControl();
+    c.onchange = () => send("api/ai", { seat, on: c.checked, level: 0 });
+    const dot = document.createElement("span"); dot.className = "dot"; dot.style.background = Tabla.sideColour(seat);
+    l.append(c, dot, document.createTextNode(seat));
+    box.appendChild(l);
+  }
+}
+
+// Pairing (the table): a phone asks; every LED pulses; the board's confirm
+// button grants it.
+let pairPoll = null;
+async function pairStatus() {
+  const r = await fetch("api/pair");
+  if (!r.ok) return;
+  const p = await r.json();
+  paired = p.paired;
+  showPairing(p);
+  if (p.pending && !pairPoll) pairPoll = setInterval(pairStatus, 1000);
+  if (!p.pending && pairPoll) { clearInterval(pairPoll); pairPoll = null; }
+  if (state) { renderEngines(state); }
+}
+
+function showPairing(p) {
+  const t = $("pairtext");
+  document.querySelectorAll("[data-press]").forEach(b => { b.disabled = !canControl(); });
+  $("pairbtn").hidden = p.paired || p.pending;
+  $("unpairbtn").hidden = !p.paired;
+  if (p.paired) t.textContent = "This phone controls the board.";
+  else if (p.pending) t.textContent = "Every light on the board pulses: press the board's confirm button within " + p.seconds + " s.";
+  else t.textContent = "Watching. To control the board (hint, takeback, confirm, new game, AI seats), ask and press the board's confirm button.";
+}
+
+function renderPairing(s) {
+  if (!view.pairing) return;
+  // someone's request stands (or ended): ask where this phone stands
+  const pending = !!s.pairing;
+  if (pending !== renderPairing.last) { renderPairing.last = pending; pairStatus(); }
+}
+
+async function start() {
+  view = await (await fetch("api/board")).json();
+  document.body.dataset.mode = view.mode || "sim";
+  $("title").textContent = view.title || view.game;
+  document.title = "tabla — " + (view.title || view.game) + (view.mode === "table" ? " (table)" : "");
+  board = new Tabla.Board(svg, view);
+  svg.onpointerdown = onDown;
+  svg.onpointerup = onUp;
+  if (view.library) { $("librarylink").hidden = false; $("librarylink").href = view.library; }
+  const sim = view.physical && view.mode === "sim";
+  $("tools").hidden = !sim;
+  if (view.die && view.die.length) {
+    $("dice").hidden = false;
+    if (sim) {
+      const faces = $("faces");
+      for (const f of view.die) {
+        const b = document.createElement("button");
+        b.textContent = f; b.title = "the board's electronic die shows " + f;
+        b.dataset.face = f;
+        b.onclick = () => post({ roll: /^[0-9]+$/.test(f) ? +f : f });
+        faces.appendChild(b);
+      }
+    }
+  }
+  document.querySelectorAll("[data-press]").forEach(b => b.onclick = () => control(b.dataset.press));
+  $("plug").onclick = () => post({ fault: plugged ? "unplug" : "replug" });
+  if (view.pairing) {
+    $("pairing").hidden = false;
+    $("pairbtn").onclick = async () => {
+      const r = await fetch("api/pair", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
+      if (!r.ok) { setMessage(await r.text()); return; }
+      pairStatus();
+    };
+    $("unpairbtn").onclick = async () => { await send("api/unpair"); pairStatus(); };
+    await pairStatus();
+  } else {
+    showPairing({ paired: true });
+  }
+  render(normal(await (await fetch("api/state")).json()));
+  const es = new EventSource("api/events");
+  es.addEventListener("state", e => render(normal(JSON.parse(e.data))));
+  // EventSource reconnects by itself; say so while it is away, and redraw
+  // from the first state it sends when it is back.
+  es.onerror = () => { $("conn").textContent = "page offline"; $("conn").classList.add("down"); };
+  es.onopen = () => { if (state) render(state); };
+}
+start();
