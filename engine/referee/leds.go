@@ -203,11 +203,20 @@ func (r *Referee) renderTurn(mover Light) {
 
 func (r *Referee) renderProgress() {
 	c := r.ensure()
+	var lifted []int
+	if len(r.progress) > 0 {
+		lifted = r.lifted()
+	}
+	// only six advanced takes pieces off with a move (split-off groups)
+	removes := r.info.Game == "six" && r.info.Variant == "advanced"
 	for _, i := range r.progress {
 		n := c.notes[i]
-		d := r.diff(c, i)
+		var d []change
+		if removes {
+			d = r.diff(c, i)
+		}
 		toDone := n.to >= 0 && r.hasSensor[n.to] && r.sensed[n.to] != empty && r.sensed[n.to] != r.cur[n.to]
-		if n.to >= 0 && n.extra >= 0 && r.sensed[n.to] != empty && slices.Contains(r.lifted(), n.to) {
+		if n.to >= 0 && n.extra >= 0 && r.sensed[n.to] != empty && slices.Contains(lifted, n.to) {
 			toDone = true
 		}
 		if !toDone || n.extra < 0 {

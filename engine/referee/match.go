@@ -66,10 +66,19 @@ func (r *Referee) relevant(n note, m []int, since uint64) bool {
 // other than a GYGES replace or a pass puts a piece on an empty cell, its
 // destination, so the board cannot show it unless that cell mismatches.
 func (r *Referee) mayFit(n note, m []int) bool {
-	if n.pass || n.extra >= 0 || n.to < 0 || !r.hasSensor[n.to] {
+	shows := func(c int) bool { return c < 0 || !r.hasSensor[c] || slices.Contains(m, c) }
+	switch {
+	case n.pass:
+		return true
+	case n.extra >= 0:
+		// a GYGES replace: the displaced piece lands on an empty cell and
+		// the mover's cell empties, unless the one goes onto the other
+		return n.extra == n.from || (shows(n.extra) && shows(n.from))
+	case n.to < 0:
 		return true
 	}
-	return slices.Contains(m, n.to)
+	// the destination fills, and the piece's cell (if it had one) empties
+	return shows(n.to) && (n.from == n.to || shows(n.from))
 }
 
 // mayBeUnderWay is a cheap filter before a move's changes are computed: a
@@ -78,6 +87,17 @@ func (r *Referee) mayFit(n note, m []int) bool {
 func (r *Referee) mayBeUnderWay(n note, m []int) bool {
 	for _, c := range m {
 		if c != n.from && c != n.to && c != n.extra && !(r.sensed[c] == empty && r.cur[c] != empty) {
+			return false
+		}
+	}
+	return true
+}
+
+// liftedOnly reports whether every mismatched cell is one the move names
+// whose piece is off the board.
+func (r *Referee) liftedOnly(n note, m []int) bool {
+	for _, c := range m {
+		if (c != n.from && c != n.to && c != n.extra) || r.sensed[c] != empty || r.cur[c] == empty {
 			return false
 		}
 	}
@@ -182,7 +202,7 @@ func (r *Referee) candidates() []candidate {
 	if r.st.Awaiting() == engine.AwaitMove {
 		c := r.ensure()
 		for i := range c.moves {
-			if !r.relevant(c.notes[i], m, r.lastAcc) || !r.mayFit(c.notes[i], m) {
+			if !r.mayFit(c.notes[i], m) || !r.relevant(c.notes[i], m, r.lastAcc) {
 				continue
 			}
 			d := r.diff(c, i)
@@ -282,7 +302,7 @@ func (r *Referee) revisions(out []candidate) []candidate {
 	c := &r.prev
 	var keys []int
 	for i := range c.moves {
-		if c.moves[i] == last.move || !r.relevant(c.notes[i], m, last.since) || !r.mayFit(c.notes[i], m) {
+		if c.moves[i] == last.move || !r.mayFit(c.notes[i], m) || !r.relevant(c.notes[i], m, last.since) {
 			continue
 		}
 		d := r.diff(c, i)
@@ -501,7 +521,13 @@ func (r *Referee) underWay(m []int) {
 func (r *Referee) underWayMoves(m []int, dst []int) []int {
 	c := r.ensure()
 	for i := range c.moves {
-		if !r.relevant(c.notes[i], m, r.lastAcc) || !r.mayBeUnderWay(c.notes[i], m) {
+		if !r.mayBeUnderWay(c.notes[i], m) || !r.relevant(c.notes[i], m, r.lastAcc) {
+			continue
+		}
+		if r.liftedOnly(c.notes[i], m) {
+			// only pieces of the move lifted: under way (no move empties
+			// cells without filling one, so the board cannot show it)
+			dst = append(dst, i)
 			continue
 		}
 		d := r.diff(c, i)

@@ -116,6 +116,9 @@ func TestNoisyGames(t *testing.T) {
 			}
 			for seed := first; seed <= uint64(games); seed++ {
 				res.add(noisyGame(t, nc, seed))
+				if testing.Verbose() && seed%1000 == 0 {
+					fmt.Fprintf(os.Stderr, "noisy: %s: %d games, false %d, lost %d, not offered %d\n", nc, seed, res.false_, res.lost, res.notOffered)
+				}
 			}
 			mu.Lock()
 			total.add(res)

@@ -189,3 +189,50 @@ func fixEliminated(tb *table, st engine.State) {
 		}
 	}
 }
+
+// The quick board changes of moves that only carry pieces equal the ones
+// read off the engine's position after playing them, for every legal move
+// of random games of every game and variant.
+func TestRelocationDiff(t *testing.T) {
+	for _, tc := range []struct {
+		game string
+		cfg  engine.Config
+	}{
+		{"star", engine.Config{}}, {"ray", engine.Config{}}, {"daha", engine.Config{}},
+		{"gyges", engine.Config{}}, {"gyges", engine.Config{Variant: "advanced"}},
+		{"six", engine.Config{Variant: "advanced"}},
+	} {
+		checked := 0
+		for seed := uint64(1); seed <= 6; seed++ {
+			tb := newTable(t, tc.game, tc.cfg, true, seed)
+			r := tb.r
+			rng := rand.New(rand.NewPCG(seed, 3))
+			for ply := 0; ply < 120 && r.st.Awaiting() != engine.AwaitNone; ply++ {
+				if r.st.Awaiting() == engine.AwaitRoll {
+					if err := r.roll(rng.IntN(len(r.info.Die.Faces)), true, "test"); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				c := r.ensure()
+				if len(c.moves) == 0 {
+					break
+				}
+				for i, n := range c.notes {
+					quick, ok := r.relocation(n)
+					if !ok {
+						continue
+					}
+					checked++
+					if slow := r.playedDiff(c.moves[i]); !slices.Equal(quick, slow) && !(len(quick) == 0 && len(slow) == 0) {
+						t.Fatalf("%s %s: %s: quick %v, played %v", tc.game, tc.cfg.Variant, c.texts[i], quick, slow)
+					}
+				}
+				r.apply(c, rng.IntN(len(c.moves)), 0, "test")
+			}
+		}
+		if checked == 0 && tc.game != "six" {
+			t.Errorf("%s: no move checked", tc.game)
+		}
+	}
+}
