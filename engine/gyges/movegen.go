@@ -33,8 +33,8 @@ func (x *chain) search(c int, l uint8, used, bounce uint64) {
 		p := &ps[bits.TrailingZeros64(open)&63]
 		// No branch on the boundaries: whether a path crosses one crossed
 		// before is hard to predict.
-		_, crossed := bits.Sub64(0, p.edges&used, 0) // 1 when p crosses one
-		end := p.end & (crossed - 1)
+		z := p.edges & used
+		end := p.end & uint64(int64(z-1)>>63)
 		ends |= end
 		if end&bounce != 0 {
 			e := bits.TrailingZeros64(end)
