@@ -209,7 +209,7 @@ func NewGame(cfg engine.Config) (*Game, error) {
 	if b == nil {
 		b = boards.Default("gyges")
 	}
-	t, err := buildTables(b)
+	t, err := tablesFor(b)
 	if err != nil {
 		return nil, err
 	}

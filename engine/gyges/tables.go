@@ -3,6 +3,9 @@ package gyges
 import (
 	"fmt"
 	"math/bits"
+	"strconv"
+	"strings"
+	"sync"
 
 	"github.com/tabla-board/tabla/boards"
 	"github.com/tabla-board/tabla/engine"
@@ -71,6 +74,42 @@ func init() {
 			}
 		}
 	}
+}
+
+// shared holds the tables of the boards seen so far, keyed by what
+// buildTables reads, so that every game on one board shares one copy (the
+// L1 and L2 caches hold one; a program with many games would otherwise
+// keep a copy of 40 KB per game).
+var shared struct {
+	sync.Mutex
+	m map[string]*tables
+}
+
+// tablesFor returns the tables of board b, built once per distinct board.
+func tablesFor(b *boards.Board) (*tables, error) {
+	var k strings.Builder
+	k.WriteString(b.Game + "\x00" + string(b.Kind) + "\x00" + strconv.Itoa(b.Cols) + "x" + strconv.Itoa(b.Rows))
+	for _, c := range b.Cells {
+		k.WriteString("\x00" + c.Name + strconv.FormatBool(c.Goal))
+		for _, j := range c.Adj {
+			k.WriteString("," + strconv.Itoa(j))
+		}
+	}
+	key := k.String()
+	shared.Lock()
+	defer shared.Unlock()
+	if t, ok := shared.m[key]; ok {
+		return t, nil
+	}
+	t, err := buildTables(b)
+	if err != nil {
+		return nil, err
+	}
+	if shared.m == nil || len(shared.m) >= 64 {
+		shared.m = map[string]*tables{}
+	}
+	shared.m[key] = t
+	return t, nil
 }
 
 // buildTables reads the board's adjacency and precomputes every segment path.
