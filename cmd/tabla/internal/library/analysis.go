@@ -211,12 +211,14 @@ func (l *Library) Analyze(id string) (Progress, error) {
 	l.jobs.start()
 	select {
 	case l.jobs.queue <- jb:
+		return Progress{State: "queued"}, nil
 	default:
+		p := Progress{State: "failed", Error: "too many analyses queued; try again later"}
 		l.jobs.mu.Lock()
-		jb.progress = Progress{State: "failed", Error: "too many analyses queued; try again later"}
+		jb.progress = p
 		l.jobs.mu.Unlock()
+		return p, nil
 	}
-	return jb.progress, nil
 }
 
 // ErrChanged: the record changed while it was analysed.

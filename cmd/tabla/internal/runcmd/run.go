@@ -331,7 +331,7 @@ func Run(ctx context.Context, o *Options) error {
 		srv = &http.Server{Handler: guard.Wrap(tablePages(sess, hw, lib, o.Token)),
 			BaseContext: func(net.Listener) context.Context { return ctx }, ReadHeaderTimeout: 10 * time.Second}
 		go srv.Serve(ln)
-		log.Info("live board page and status API", "addr", "http://"+addr+"/", "library", "http://"+addr+"/library/",
+		log.Info("status API", "addr", "http://"+addr+"/", "page", "live board (read-only; paired phones control)", "library", "http://"+addr+"/library/",
 			"token", o.Token != "", "hosts", strings.Join(guard.Allowed(), ", "))
 	}
 	runErr := make(chan error, 1)

@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -16,45 +13,13 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/tabla-board/tabla/cmd/tabla/internal/webui/browsertest"
 	"github.com/tabla-board/tabla/engine/referee"
 )
 
-// browser starts headless Chromium (Debian's). Browser tests must run in CI:
-// without Chromium they fail when CI is set and skip only on a laptop.
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	path, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("chromium is not installed (.ci/run installs Debian's chromium)")
-		}
-		t.Skip("chromium is not installed; apt-get install chromium")
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path), chromedp.DisableGPU, chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-sync", true),
-		chromedp.WindowSize(1100, 800))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancel)
-	ctx, cancel2 := chromedp.NewContext(actx)
-	t.Cleanup(cancel2)
-	ctx, cancel3 := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(cancel3)
-	return ctx
-}
-
-// artefacts is where screenshots go: $TABLA_ARTIFACTS, or a temp directory.
-func artefacts(t *testing.T) string {
-	dir := os.Getenv("TABLA_ARTIFACTS")
-	if dir == "" {
-		dir = filepath.Join(os.TempDir(), "tabla-screenshots")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
+// browser starts headless Chromium (Debian's): without it the test fails
+// in CI and skips on a laptop (browsertest).
+func browser(t *testing.T) context.Context { return browsertest.Start(t) }
 
 type pageRun struct {
 	t   *testing.T
@@ -148,15 +113,7 @@ func lit(s referee.State, role string) []string {
 
 func (p *pageRun) screenshot(name string) {
 	p.t.Helper()
-	png, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	path := filepath.Join(artefacts(p.t), name+".png")
-	if err := os.WriteFile(path, png, 0o644); err != nil {
-		p.t.Fatal(err)
-	}
-	p.t.Logf("screenshot: %s", path)
+	browsertest.Screenshot(p.t, p.ctx, name)
 }
 
 // liftAndPlaceLit lifts the piece on from, waits for its legal destinations

@@ -131,3 +131,21 @@ func WriteLibrary(dir string, plies int) error {
 	}
 	return os.WriteFile(filepath.Join(hidden, "skipped.jsonl"), []byte("garbage\n"), 0o644)
 }
+
+// WriteMany writes n random games, the five games in turn, of up to 8 to
+// 400 moves (some end, most do not), a day apart: a library to look at.
+func WriteMany(dir string, n int, seed uint64) error {
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	start := time.Date(2026, 1, 10, 19, 30, 0, 0, time.UTC)
+	for i := 0; i < n; i++ {
+		h := Headers[i%len(Headers)]
+		rec, err := Random(h, seed+uint64(i), 8+rng.IntN(393), start.Add(time.Duration(i)*24*time.Hour))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%03d.jsonl", h.Game, i)), rec, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -84,16 +84,16 @@ const Tabla = (() => {
       if (v.kind === "hex") {
         const r = .46, pts = [];
         for (let i = 0; i < 6; i++) { const a = Math.PI / 180 * (60 * i - 30); pts.push((p.x + r * Math.cos(a)) + "," + (p.y + r * Math.sin(a))); }
-        el("polygon", { points: pts.join(" "), fill: COLOURS[kind] || "#888", class: "piece", "data-piece": kind }, g);
+        el("polygon", { points: pts.join(" "), fill: COLOURS[kind] || "#888", class: "piece", "data-piece": kind, "data-cell": c.name }, g);
         return;
       }
       if (/^[0-9]$/.test(kind)) { // GYGES: rings by height
         const n = +kind;
-        for (let k = n; k >= 1; k--) el("circle", { cx: p.x, cy: p.y, r: .14 + .1 * k, fill: k % 2 ? "#e9dcc0" : "#b89a6a", class: "piece", "data-piece": kind }, g);
+        for (let k = n; k >= 1; k--) el("circle", { cx: p.x, cy: p.y, r: .14 + .1 * k, fill: k % 2 ? "#e9dcc0" : "#b89a6a", class: "piece", "data-piece": kind, "data-cell": c.name }, g);
         const t = el("text", { x: p.x, y: p.y, class: "piece-text", fill: "#222" }, g); t.textContent = kind;
         return;
       }
-      el("circle", { cx: p.x, cy: p.y, r: v.kind === "graph" ? .28 : .36, fill: COLOURS[kind] || "#888", class: "piece", "data-piece": kind }, g);
+      el("circle", { cx: p.x, cy: p.y, r: v.kind === "graph" ? .28 : .36, fill: COLOURS[kind] || "#888", class: "piece", "data-piece": kind, "data-cell": c.name }, g);
       if (kind === "?") { const t = el("text", { x: p.x, y: p.y, class: "piece-text", fill: "#eee" }, g); t.textContent = "?"; }
     }
     // fitHex zooms a hex board (six: 217 cells, small on a phone) to the

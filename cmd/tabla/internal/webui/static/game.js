@@ -36,8 +36,11 @@ function go(i) {
   board.render({ pieces: s.pieces, leds: Tabla.positionLEDs(s.painted, lastCells(k)), arrow });
   $("ply").textContent = k === 0 ? "start" : "move " + k + " of " + (game.steps.length - 1);
   document.querySelectorAll("#movelist li").forEach(li => li.classList.toggle("current", +li.dataset.step === k));
-  const cur = document.querySelector("#movelist li.current");
-  if (cur) cur.scrollIntoView({ block: "nearest" });
+  const cur = document.querySelector("#movelist li.current"), list = $("movelist");
+  if (cur) { // keep the current move in view, scrolling the list only
+    if (cur.offsetTop < list.scrollTop) list.scrollTop = cur.offsetTop;
+    else if (cur.offsetTop + cur.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = cur.offsetTop + cur.offsetHeight - list.clientHeight;
+  }
   let pos;
   if (s.status === "won") pos = "🏆 " + s.winner + " won";
   else if (s.status === "draw") pos = "Draw";

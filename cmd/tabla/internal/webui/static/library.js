@@ -7,7 +7,12 @@ let games = [], shown = 200;
 const PAGE = 200;
 
 function day(d) { return d ? d.slice(0, 10) : ""; }
-function when(d) { const t = new Date(d); return isNaN(t) ? "" : t.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }); }
+function when(d) {
+  const t = new Date(d);
+  if (isNaN(t)) return "";
+  // a phone shows the day only
+  return window.innerWidth < 600 ? t.toLocaleDateString(undefined, { dateStyle: "medium" }) : t.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
 
 function filtered() {
   const g = $("fgame").value, res = $("fresult").value, from = $("ffrom").value, to = $("fto").value;
@@ -33,7 +38,8 @@ function filtered() {
   }[key];
   out.sort(cmp);
   if (dir === "desc") out.reverse();
-  return out;
+  // unreadable files after the games (their date is only the file's)
+  return out.filter(e => !e.error).concat(out.filter(e => e.error));
 }
 
 function render() {

@@ -60,7 +60,7 @@ function firstMoves(gs) {
   d.dataset.chart = "first-" + gs.game;
   const fm = gs.first_moves, top = Math.max(1, ...fm.map(f => f.games)), s = svgIn(d, 340, 10 + 20 * Math.max(1, fm.length));
   fm.forEach((f, i) => {
-    const y = 6 + 20 * i, w = 170 * f.games / top;
+    const y = 6 + 20 * i, w = 130 * f.games / top;
     text(s, 90, y + 12, f.move, { "text-anchor": "end" });
     el("rect", { x: 96, y, width: Math.max(w, 1), height: 14, fill: "#4c8bf5" }, s);
     text(s, 100 + w, y + 12, f.games + " · " + Tabla.pct(f.wins / f.games) + " won", { class: "muted" });

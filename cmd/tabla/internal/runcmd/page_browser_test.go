@@ -1,0 +1,180 @@
+package runcmd
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/webui/browsertest"
+	"github.com/tabla-board/tabla/hardware"
+	"github.com/tabla-board/tabla/sim"
+)
+
+type table struct {
+	t    *testing.T
+	sess *companion.Session
+	vb   *sim.Board
+	url  string
+}
+
+// startTable runs `tabla run --board sim` in-process.
+func startTable(t *testing.T, game, first string) *table {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	type ready struct {
+		s    *companion.Session
+		addr string
+	}
+	rc := make(chan ready, 1)
+	var logs bytes.Buffer
+	o := &Options{IO: &cmdutil.IO{Out: &logs, Err: &logs}, Game: game, First: first, Board: "sim", Sensors: "identifying",
+		Journal: t.TempDir(), Listen: "127.0.0.1:0", Token: "sesame", Seed: 7,
+		Ready: func(s *companion.Session, addr string) { rc <- ready{s, addr} }}
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, o) }()
+	var r ready
+	select {
+	case r = <-rc:
+	case err := <-done:
+		t.Fatalf("run: %v\n%s", err, logs.String())
+	}
+	t.Cleanup(func() { cancel(); <-done })
+	return &table{t: t, sess: r.s, vb: companion.Sim(r.s.HW()), url: "http://" + r.addr + "/"}
+}
+
+func (tb *table) open(ctx context.Context) {
+	tb.t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Navigate(tb.url), chromedp.WaitVisible(chromedp.CSS(`#board [data-cell]`))); err != nil {
+		tb.t.Fatal(err)
+	}
+}
+
+// mirrors waits until the page draws what the board senses and lights:
+// the status document's pieces, the LEDs with their roles, the moves.
+func (tb *table) mirrors(ctx context.Context, what string) {
+	tb.t.Helper()
+	var pieces, leds map[string]string
+	var moves string
+	var st companion.Status
+	browsertest.Wait(tb.t, what, func() bool {
+		st = tb.sess.StatusJSON()
+		pieces = browsertest.Eval[map[string]string](tb.t, ctx, browsertest.DrawnPieces)
+		leds = browsertest.Eval[map[string]string](tb.t, ctx, browsertest.DrawnLEDs)
+		moves = browsertest.Eval[string](tb.t, ctx, `[...document.querySelectorAll("#moves li")].map(l => l.textContent).join(" ")`)
+		rs := tb.sess.State()
+		want := map[string]string{}
+		for c, l := range rs.LEDs {
+			want[c] = l.Role
+		}
+		return maps.Equal(pieces, st.Pieces) && maps.Equal(leds, want) && moves == strings.Join(rs.Moves, " ")
+	}, func() string {
+		return fmt.Sprintf("page pieces %v, leds %v, moves %q; board %v, leds %v", pieces, leds, moves, st.Pieces, tb.sess.State().LEDs)
+	})
+}
+
+func click(t *testing.T, ctx context.Context, sel string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
+		t.Fatalf("click %s: %v", sel, err)
+	}
+}
+
+const hintFetch = `fetch("api/hint", {method: "POST", headers: {"Content-Type": "application/json"}, body: "{}"}).then(async r => r.status + " " + await r.text())`
+
+// TestTablePage: tabla run's page on two phones and a desktop mirrors the
+// moves made on the (virtual) board; a browser that is not paired cannot
+// control; a phone that asked is granted by a press of the board's
+// confirm button and then controls (hint, AI seat); the other browser
+// still cannot.
+func TestTablePage(t *testing.T) {
+	tb := startTable(t, "star", "red")
+	phone := browsertest.Start(t)
+	browsertest.Phone(t, phone)
+	tb.open(phone)
+	desk := browsertest.Incognito(t, phone)
+	tb.open(desk)
+	tb.mirrors(phone, "the start position on the phone")
+
+	// moves made on the board appear on both pages, with the LEDs as lit
+	for i, mv := range [][2]string{{"b1", "f3"}, {"l13", "h11"}} {
+		if err := tb.vb.Lift(mv[0]); err != nil {
+			t.Fatal(err)
+		}
+		tb.mirrors(phone, "a lifted piece's destinations on the phone")
+		if err := tb.vb.Place(mv[1], ""); err != nil {
+			t.Fatal(err)
+		}
+		browsertest.Wait(t, "the move", func() bool { return len(tb.sess.State().Moves) == i+1 }, func() string { return fmt.Sprint(tb.sess.State()) })
+		tb.mirrors(phone, "the move on the phone")
+		tb.mirrors(desk, "the move on the desktop")
+	}
+	if o := browsertest.Eval[int](t, phone, browsertest.Overflow); o > 0 {
+		t.Errorf("the phone page is %d px wider than the phone", o)
+	}
+	browsertest.Screenshot(t, phone, "table-phone")
+
+	// not paired: every control is refused, the buttons are off
+	for _, ctx := range []context.Context{phone, desk} {
+		if got := browsertest.Eval[string](t, ctx, hintFetch); !strings.HasPrefix(got, "403 ") || !strings.Contains(got, "not paired") {
+			t.Errorf("an unpaired browser's hint: %s", got)
+		}
+		if !browsertest.Eval[bool](t, ctx, `document.querySelector('[data-press="hint"]').disabled && document.querySelector('#seats input').disabled`) {
+			t.Error("the controls of an unpaired browser are on")
+		}
+	}
+	if tb.sess.State().Hint != "" {
+		t.Fatal("a refused hint was shown")
+	}
+
+	// the phone asks: every LED pulses, on the board and on both pages
+	click(t, phone, "#pairbtn")
+	browsertest.Wait(t, "the pairing request", func() bool { p, _ := tb.sess.Pairing(); return p }, func() string { return "none" })
+	tb.mirrors(desk, "the pulsing board on the desktop")
+	for _, l := range tb.vb.LEDs() {
+		if l != companion.PairingLight {
+			t.Fatalf("a board LED is %v while a phone asks, want %v", l, companion.PairingLight)
+		}
+	}
+	browsertest.Wait(t, "the phone's prompt", func() bool {
+		return strings.Contains(browsertest.Eval[string](t, phone, `document.getElementById("pairtext").textContent`), "press the board's confirm button")
+	}, func() string {
+		return browsertest.Eval[string](t, phone, `document.getElementById("pairtext").textContent`)
+	})
+	browsertest.Screenshot(t, phone, "table-phone-pairing")
+
+	// a press of the board's confirm button grants it
+	if err := tb.vb.Press(hardware.ButtonConfirm); err != nil {
+		t.Fatal(err)
+	}
+	browsertest.Wait(t, "the phone to be paired", func() bool {
+		return browsertest.Eval[bool](t, phone, `!document.querySelector('[data-press="hint"]').disabled`)
+	}, func() string {
+		return browsertest.Eval[string](t, phone, `document.getElementById("pairtext").textContent`)
+	})
+	tb.mirrors(phone, "the board back to the game after the grant")
+	if got := tb.sess.State().Moves; len(got) != 2 {
+		t.Fatalf("the granting press changed the game: %v", got)
+	}
+	click(t, phone, `[data-press="hint"]`)
+	browsertest.Wait(t, "the paired phone's hint", func() bool { return tb.sess.State().Hint != "" }, func() string { return tb.sess.State().Message })
+	tb.mirrors(phone, "the hint lit on the phone")
+	click(t, phone, `#seats input[data-seat="white"]`)
+	browsertest.Wait(t, "the engine on white", func() bool { return slices.Contains(tb.sess.StatusJSON().AI, "white") },
+		func() string { return fmt.Sprint(tb.sess.StatusJSON().AI) })
+	browsertest.Screenshot(t, phone, "table-phone-paired")
+
+	// the other browser is still not paired
+	if got := browsertest.Eval[string](t, desk, hintFetch); !strings.HasPrefix(got, "403 ") {
+		t.Errorf("the other browser's hint after the phone was paired: %s", got)
+	}
+	tb.mirrors(desk, "the desktop mirror")
+	browsertest.Screenshot(t, desk, "table-desktop")
+}
