@@ -178,22 +178,33 @@ void hal_scan_begin(void)
     chain_next = 0;
 }
 
-static uint8_t chain_bits(uint8_t n)
+/* The bit at QH, then a clock edge to bring the next one. Forced inline:
+ * the scan reads every bit of the chain 100 times a second. */
+static inline __attribute__((always_inline)) uint8_t chain_bit(void)
 {
-    uint8_t v = 0;
-    while (n--) {
-        v = (uint8_t)(v << 1);
-        if (CHAIN_PIN & _BV(QH_BIT)) {
-            v |= 1u;
-        }
-        CHAIN_PORT |= _BV(CLK_BIT); /* the next bit moves to QH */
-        CHAIN_PORT &= (uint8_t)~_BV(CLK_BIT);
+    uint8_t b = (uint8_t)((CHAIN_PIN >> QH_BIT) & 1u);
+    CHAIN_PORT |= _BV(CLK_BIT);
+    CHAIN_PORT &= (uint8_t)~_BV(CLK_BIT);
+    return b;
+}
+
+/* One cell's TABLA_SENSOR_BITS bits, most significant first (unrolled: the
+ * count is a constant). */
+static inline __attribute__((always_inline)) uint8_t chain_cell(void)
+{
+    uint8_t v = chain_bit(), k;
+    for (k = 1; k < TABLA_SENSOR_BITS; k++) {
+        v = (uint8_t)((v << 1) | chain_bit());
     }
     return v;
 }
 
 uint8_t hal_read_cell(uint16_t cell)
 {
+    if (cell == chain_next && cell < TABLA_BOARD_CELLS) { /* the scan's order */
+        chain_next++;
+        return chain_cell();
+    }
     if (cell >= TABLA_BOARD_CELLS) {
         return 0;
     }
@@ -201,11 +212,11 @@ uint8_t hal_read_cell(uint16_t cell)
         hal_scan_begin(); /* out of order: latch again */
     }
     while (chain_next < cell) {
-        chain_bits(TABLA_SENSOR_BITS);
+        chain_cell();
         chain_next++;
     }
     chain_next++;
-    return chain_bits(TABLA_SENSOR_BITS);
+    return chain_cell();
 }
 
 uint8_t hal_read_buttons(void)

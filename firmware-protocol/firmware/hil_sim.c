@@ -21,7 +21,9 @@
  * Usage: hil_sim -mcu atmega2560|atmega328p -link PATH -cells N -bits B
  *                -leds L [-rng ADDR] [-die 6|4] firmware.elf
  *
- * Commands on standard input, one a line:
+ * Commands on standard input, one a line, each optionally prefixed by
+ * "@MS ": carry it out MS milliseconds of MCU time after the previous
+ * prefixed one (see take):
  *   set CELL VALUE    a sensor now reads VALUE (0 empty)
  *   go                start the MCU (sensors set before it are there at boot)
  *   press B, release B   button B (0 roll, 1 takeback, 2 hint, 3 confirm, 4 new)
@@ -65,6 +67,8 @@
 #define MAX_LEDS 4096
 
 static avr_t *avr;
+static int tracing; /* TABLA_HIL_TRACE set: log to stderr */
+static const char *trace_name = "";
 
 /* Pins, per MCU (hal_165.c). */
 static char chain_port = 'B', button_port;
@@ -150,6 +154,12 @@ static void set_buttons(int force)
     for (b = 0; b < 5; b++) {
         drive(button_port, b + button_shift, (buttons >> b) & 1 ? 0 : 1, force);
     }
+    if (tracing) {
+        avr_ioport_state_t st;
+        avr_ioctl(avr, AVR_IOCTL_IOPORT_GETSTATE(button_port), &st);
+        fprintf(stderr, "trace %s %.3f buttons %02x PIN%c %02x\n", trace_name,
+                (double)avr->cycle / F_CPU, buttons, button_port, (unsigned)st.pin);
+    }
 }
 
 /* ---- The die's noise ---- */
@@ -209,6 +219,10 @@ static int arrange_roll(int face)
         if (x < lim && x % (uint32_t)die_faces == (uint32_t)(face - 1)) {
             noise_word = w;
             noise_bits = 32;
+            if (tracing) {
+                fprintf(stderr, "trace %s %.3f roll %d: state %08x noise %08x\n", trace_name,
+                        (double)avr->cycle / F_CPU, face, state, w);
+            }
             return 0;
         }
     }
@@ -286,8 +300,6 @@ static void led_pin(struct avr_irq_t *irq, uint32_t value, void *param)
 
 /* ---- Tracing (TABLA_HIL_TRACE=1): every frame on the line, to stderr ---- */
 
-static int tracing;
-
 typedef struct {
     tabla_rx_t rx;
     uint8_t buf[TABLA_MAX_BODY + 8];
@@ -307,10 +319,12 @@ static void trace(tracer_t *tr, uint8_t b)
     }
     r = tabla_rx_feed(&tr->rx, b);
     if (r == TABLA_RX_FRAME) {
-        fprintf(stderr, "trace %.3f %s type 0x%02x seq %u len %u\n", (double)avr->cycle / F_CPU,
-                tr->dir, tr->buf[0], tabla_get_u16(tr->buf + 1), tr->rx.len);
+        fprintf(stderr, "trace %s %.3f %s type 0x%02x seq %u len %u\n", trace_name,
+                (double)avr->cycle / F_CPU, tr->dir, tr->buf[0], tabla_get_u16(tr->buf + 1),
+                tr->rx.len);
     } else if (r < 0) {
-        fprintf(stderr, "trace %.3f %s bad frame %d\n", (double)avr->cycle / F_CPU, tr->dir, r);
+        fprintf(stderr, "trace %s %.3f %s bad frame %d\n", trace_name, (double)avr->cycle / F_CPU,
+                tr->dir, r);
     }
 }
 
@@ -427,10 +441,12 @@ static double wall(void)
 }
 
 /* simavr would usleep through the MCU's sleep; the main loop paces instead. */
+static avr_cycle_count_t slept;
+
 static void no_sleep(avr_t *a, avr_cycle_count_t how_long)
 {
     (void)a;
-    (void)how_long;
+    slept += how_long;
 }
 
 /* ---- Commands ---- */
@@ -475,7 +491,7 @@ static void command(char *l)
         }
     } else if (strcmp(word, "reset") == 0) {
         if (tracing) {
-            fprintf(stderr, "trace %.3f reset\n", (double)avr->cycle / F_CPU);
+            fprintf(stderr, "trace %s %.3f reset\n", trace_name, (double)avr->cycle / F_CPU);
         }
         avr_reset(avr);
         pl_level = 1;
@@ -486,6 +502,68 @@ static void command(char *l)
     } else {
         out("error unknown command: %s\n", l);
     }
+}
+
+/* A command "@MS rest" is due MS milliseconds of MCU time after the
+ * previous such command was carried out (at once if that has passed): the
+ * test writes how long it waited between two actions, so that when this
+ * process falls behind (a busy host) and reads several commands at once,
+ * the physical actions still keep their spacing in the MCU's time, and so
+ * in the board times of the events they cause. Commands wait in order. */
+#define PENDING 512
+static struct {
+    unsigned long ms;
+    int timed;
+    char text[sizeof line];
+} pending[PENDING];
+static int pending_head, pending_len;
+static avr_cycle_count_t last_due, next_due;
+static int next_due_set;
+
+static void run_due(void)
+{
+    while (pending_len > 0) {
+        if (!next_due_set) {
+            next_due = pending[pending_head].timed
+                           ? last_due + (avr_cycle_count_t)pending[pending_head].ms * CYCLES_PER_MS
+                           : avr->cycle;
+            if (next_due < avr->cycle) {
+                next_due = avr->cycle;
+            }
+            next_due_set = 1;
+        }
+        if (next_due > avr->cycle) {
+            return;
+        }
+        if (pending[pending_head].timed) {
+            last_due = avr->cycle;
+        }
+        next_due_set = 0;
+        command(pending[pending_head].text);
+        pending_head = (pending_head + 1) % PENDING;
+        pending_len--;
+    }
+}
+
+static void take(char *l)
+{
+    int k = (pending_head + pending_len) % PENDING;
+    char *rest = l;
+    if (pending_len == PENDING) {
+        out("error more than %d commands waiting\n", PENDING);
+        return;
+    }
+    pending[k].timed = l[0] == '@';
+    pending[k].ms = 0;
+    if (pending[k].timed) {
+        pending[k].ms = strtoul(l + 1, &rest, 10);
+        while (*rest == ' ') {
+            rest++;
+        }
+    }
+    snprintf(pending[k].text, sizeof pending[k].text, "%s", rest);
+    pending_len++;
+    run_due();
 }
 
 static void read_commands(int block)
@@ -503,7 +581,7 @@ static void read_commands(int block)
     for (i = 0; i < n; i++) {
         if (buf[i] == '\n') {
             line[line_len] = 0;
-            command(line);
+            take(line);
             line_len = 0;
         } else if (line_len < sizeof line - 1) {
             line[line_len++] = buf[i];
@@ -549,6 +627,7 @@ int main(int argc, char **argv)
         return 2;
     }
     tracing = getenv("TABLA_HIL_TRACE") != NULL && *getenv("TABLA_HIL_TRACE") != 0;
+    trace_name = strrchr(elf, '/') ? strrchr(elf, '/') + 1 : elf;
     if (strcmp(mcu, "atmega2560") == 0) {
         pl_bit = 0, clk_bit = 1, qh_bit = 3, led_bit = 4;
         button_port = 'A', button_shift = 0;
@@ -606,9 +685,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "hil_sim: pty at %s: %s\n", link_path, strerror(errno));
         return 1;
     }
+    start = wall();
     out("ready %s\n", link_path);
 
-    start = wall();
     while (!quit) {
         avr_cycle_count_t end = avr->cycle + slice;
         double ahead;
@@ -634,13 +713,15 @@ int main(int argc, char **argv)
         read_host();
         feed_uart();
         read_commands(0);
+        run_due();
         /* Stay in step with the wall clock: the daemon's timeouts are real. */
         ahead = (double)avr->cycle / F_CPU - (wall() - start);
         if (ahead > 0.002) {
             usleep((useconds_t)(ahead * 1e6));
         }
     }
-    out("stats mcu %.3f s wall %.3f s frames %d\n", (double)avr->cycle / F_CPU, wall() - start,
+    out("stats mcu %.3f s wall %.3f s busy %.0f%% frames %d\n", (double)avr->cycle / F_CPU,
+        wall() - start, avr->cycle ? 100.0 * (double)(avr->cycle - slept) / (double)avr->cycle : 0.0,
         frames);
     unplug();
     return 0;

@@ -58,31 +58,42 @@ static void send_hello(tabla_fw_t *fw, uint32_t now)
 /* ---- Packed arrays ---- */
 
 /* Field i, bits wide (1, 2, 4 or 8), of a packed array: fields fill each
- * byte from its low bits up. bits is a constant at every call, so these
- * fold into a shift and a mask. */
-static inline uint8_t pk_get(const uint8_t *a, uint16_t i, uint8_t bits)
+ * byte from its low bits up. bits is a constant at every use, so these
+ * fold into an index, a shift and a mask (macros, so that even -Os inlines
+ * them in the scan loop). */
+#define PK_INDEX(i, bits) ((uint16_t)(i) / (8u / (bits)))
+#define PK_SHIFT(i, bits) ((uint8_t)(((uint16_t)(i) & (7u / (bits))) * (bits)))
+#define PK_MASK(bits) ((uint8_t)((1u << (bits)) - 1u))
+#define PK_GET(a, i, bits)                                                                      \
+    ((bits) == 8u ? (a)[i] : (uint8_t)(((a)[PK_INDEX(i, bits)] >> PK_SHIFT(i, bits)) & PK_MASK(bits)))
+
+static uint8_t pk_get(const uint8_t *a, uint16_t i, uint8_t bits)
 {
-    uint8_t lg = bits == 8u ? 0u : bits == 4u ? 1u : bits == 2u ? 2u : 3u; /* log2(8 / bits) */
-    uint8_t sh = (uint8_t)((i & ((1u << lg) - 1u)) * bits);
-    if (bits == 8u) {
+    switch (bits) {
+    case 1:
+        return PK_GET(a, i, 1u);
+    case 2:
+        return PK_GET(a, i, 2u);
+    case 4:
+        return PK_GET(a, i, 4u);
+    default:
         return a[i];
     }
-    return (uint8_t)((a[i >> lg] >> sh) & ((1u << bits) - 1u));
 }
 
-static inline void pk_set(uint8_t *a, uint16_t i, uint8_t bits, uint8_t v)
+static void pk_set(uint8_t *a, uint16_t i, uint8_t bits, uint8_t v)
 {
-    uint8_t lg = bits == 8u ? 0u : bits == 4u ? 1u : bits == 2u ? 2u : 3u;
-    uint8_t sh = (uint8_t)((i & ((1u << lg) - 1u)) * bits);
-    uint8_t mask = (uint8_t)(((1u << bits) - 1u) << sh);
+    uint8_t sh, mask;
     if (bits == 8u) {
         a[i] = v;
         return;
     }
-    a[i >> lg] = (uint8_t)((a[i >> lg] & (uint8_t)~mask) | ((uint8_t)(v << sh) & mask));
+    sh = (uint8_t)((i & (7u / bits)) * bits);
+    mask = (uint8_t)(((1u << bits) - 1u) << sh);
+    a[i / (8u / bits)] = (uint8_t)((a[i / (8u / bits)] & (uint8_t)~mask) | ((uint8_t)(v << sh) & mask));
 }
 
-#define STABLE(fw, i) pk_get((fw)->stable, (i), TABLA_CODE_BITS)
+#define STABLE(fw, i) PK_GET((fw)->stable, (i), TABLA_CODE_BITS)
 
 uint8_t tabla_code_of(uint8_t value)
 {
@@ -201,24 +212,31 @@ static uint8_t debounce(uint8_t *stable, uint8_t *cand, uint8_t *count, uint8_t 
     return 0;
 }
 
-/* The same for cell i in the packed arrays. */
+/* The same for cell i in the packed arrays; fw->pending counts the cells
+ * whose counter is running, so that a scan of a quiet board only compares
+ * each reading with the reported one. */
 static uint8_t debounce_cell(tabla_fw_t *fw, uint16_t i, uint8_t raw, uint8_t need)
 {
     uint8_t n = pk_get(fw->count, i, TABLA_COUNT_BITS);
     if (raw == STABLE(fw, i)) {
         if (n != 0) {
             pk_set(fw->count, i, TABLA_COUNT_BITS, 0);
+            fw->pending--;
         }
         return 0;
     }
     if (n == 0 || raw != pk_get(fw->cand, i, TABLA_CODE_BITS)) {
         pk_set(fw->cand, i, TABLA_CODE_BITS, raw);
+        if (n == 0) {
+            fw->pending++;
+        }
         n = 1;
     } else if (n < TABLA_MAX_DEBOUNCE) {
         n++;
     }
     if (n >= need) {
         pk_set(fw->stable, i, TABLA_CODE_BITS, raw);
+        fw->pending--;
         n = 0;
     }
     pk_set(fw->count, i, TABLA_COUNT_BITS, n);
@@ -245,7 +263,8 @@ static void scan(tabla_fw_t *fw, uint32_t now)
     hal_scan_begin();
     for (i = 0; i < b->cells; i++) {
         uint8_t raw = (uint8_t)(hal_read_cell(i) & ((1u << TABLA_CODE_BITS) - 1u));
-        if (!debounce_cell(fw, i, raw, fw->cfg.debounce)) {
+        if ((raw == STABLE(fw, i) && fw->pending == 0) ||
+            !debounce_cell(fw, i, raw, fw->cfg.debounce)) {
             continue;
         }
         if (!fw->running) {

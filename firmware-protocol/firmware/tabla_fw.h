@@ -111,8 +111,16 @@
 #endif
 #define TABLA_MAX_DEBOUNCE ((1u << TABLA_COUNT_BITS) - 1u)
 
-/* Commands whose Ack can wait for a deferred LED refresh. */
-#define TABLA_ACK_QUEUE 8u
+/* Commands whose Ack can wait for a deferred LED refresh: enough for the
+ * burst a host sends on connecting (Config, a whole frame in parts, LEDSets);
+ * a fuller queue drives the strip at once. */
+#ifndef TABLA_ACK_QUEUE
+#if TABLA_LED_DEFER_MS > 0
+#define TABLA_ACK_QUEUE 16u
+#else
+#define TABLA_ACK_QUEUE 1u
+#endif
+#endif
 
 /* Changes per CellChange frame: what fits the transmit buffer. */
 #define TABLA_CHANGE_BATCH                                                                    \
@@ -152,6 +160,7 @@ typedef struct {
     uint8_t stable[TABLA_PACKED(TABLA_MAX_CELLS, TABLA_CODE_BITS)];
     uint8_t cand[TABLA_PACKED(TABLA_MAX_CELLS, TABLA_CODE_BITS)];
     uint8_t count[TABLA_PACKED(TABLA_MAX_CELLS, TABLA_COUNT_BITS)];
+    uint16_t pending; /* cells whose count is not 0 */
     uint8_t btn_stable, btn_cand, btn_count;
 
     /* LEDs: a palette index per LED (packed), the palette (colour and

@@ -40,6 +40,10 @@ const (
 	expectTimeout = 15 * time.Second
 	// ledTimeout bounds the wait for the pin to show the referee's frame.
 	ledTimeout = 5 * time.Second
+	// pressTime is how long a button is held, as a finger does: the board
+	// debounces it over 3 scans (30 ms), and a board driving 841 LEDs and
+	// answering a reconnecting host can be busy for some 80 ms.
+	pressTime = 150
 )
 
 // need skips the test when a tool is missing on a developer's machine and
@@ -97,6 +101,9 @@ func TestHIL(t *testing.T) {
 	if err != nil || len(scripts) == 0 {
 		t.Fatalf("no scripts: %v", err)
 	}
+	// Two games at a time: each runs in real time, and a harness starved of
+	// CPU falls behind the daemon's clock.
+	lanes := make(chan struct{}, 2)
 	games := map[string]bool{}
 	for _, path := range scripts {
 		data, err := os.ReadFile(path)
@@ -110,6 +117,8 @@ func TestHIL(t *testing.T) {
 		games[h.Game] = true
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".jsonl"), func(t *testing.T) {
 			t.Parallel()
+			lanes <- struct{}{}
+			defer func() { <-lanes }()
 			play(t, e, path, data, h)
 		})
 	}
@@ -128,7 +137,8 @@ type harness struct {
 	in  io.WriteCloser
 
 	mu     sync.Mutex
-	leds   []byte // r, g, b per LED, the latest frame decoded from the pin
+	last   time.Time // when the last timed command was sent
+	leds   []byte    // r, g, b per LED, the latest frame decoded from the pin
 	frames int
 	errs   []string
 	stats  string
@@ -204,6 +214,7 @@ func (h *harness) read(r io.Reader) {
 		h.mu.Lock()
 		switch kind {
 		case "ready":
+			h.last = time.Now()
 			close(h.ready)
 		case "leds":
 			n, hx, _ := strings.Cut(rest, " ")
@@ -222,8 +233,19 @@ func (h *harness) read(r io.Reader) {
 	}
 }
 
+// send gives the harness a command. Once it runs, each command carries the
+// time since the previous one, so that a harness that fell behind the wall
+// clock (a busy machine) and reads several at once still spaces the
+// physical actions as the test did, in the MCU's time.
 func (h *harness) send(format string, args ...any) {
 	h.t.Helper()
+	h.mu.Lock()
+	if !h.last.IsZero() {
+		now := time.Now()
+		format = fmt.Sprintf("@%d ", now.Sub(h.last).Milliseconds()) + format
+		h.last = now
+	}
+	h.mu.Unlock()
 	if _, err := fmt.Fprintf(h.in, format+"\n", args...); err != nil {
 		h.t.Fatalf("harness: %v", err)
 	}
@@ -477,9 +499,9 @@ func (g *game) step(where string, line []byte) error {
 			face, _ = strconv.Atoi(a.Face)
 		}
 		g.h.send("roll %d", face)
-		g.h.send("tap 0 80")
+		g.h.send("tap 0 %d", pressTime)
 	case "press":
-		g.h.send("tap %d 80", buttonIndex[a.Button])
+		g.h.send("tap %d %d", buttonIndex[a.Button], pressTime)
 	case "wait":
 		time.Sleep(a.Wait)
 		return nil
