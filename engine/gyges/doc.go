@@ -29,7 +29,8 @@
 // The chain search from a start cell s is a depth-first search over (cell,
 // boundaries used, pieces landed on): s is taken off the occupancy (it counts
 // as empty once left); the walks of a node are its group's less those through
-// an occupied cell (one AND-NOT per occupied cell nearby, no test per walk);
+// an occupied cell (one AND-NOT per occupied cell nearby, no test per walk,
+// once per piece: chains come back to a piece by other routes);
 // a walk is then usable when it uses no boundary used before (a mask, not a
 // branch: which walks pass is hard to predict). Every usable walk's end is
 // recorded; ending on a piece not landed on before bounces with that piece's

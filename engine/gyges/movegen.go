@@ -14,18 +14,30 @@ type chain struct {
 	p    int    // the mover
 	occ  uint64 // occupied cells, the start cell left out (it counts as empty)
 	ends uint64 // cells where a segment can end: empty cells, the goal, pieces
+	// open[c] are the paths of the piece on c that no piece blocks, for
+	// the cells in known: a chain often comes back to a piece by another
+	// route.
+	known uint64
+	open  [numCells]uint64
 }
 
 // search follows every segment of length l from c, given the boundaries
 // already crossed and the pieces no segment has ended on yet. Outcomes are
 // collected as a bit set, so a chain reaching an outcome found before adds
 // nothing. The paths no piece blocks are found as a bit set, from the paths
-// through each occupied cell nearby.
+// through each occupied cell nearby, once per piece.
 func (x *chain) search(c int, l uint8, used, bounce uint64) {
 	g := &x.t.grp[c*3+int(l)-1]
-	open := g.allowed[x.p]
-	for o := g.inter & x.occ; o != 0; o &= o - 1 {
-		open &^= x.t.thr[int(g.thr)+bits.TrailingZeros64(o)]
+	var open uint64
+	if x.known&(1<<c) != 0 {
+		open = x.open[c]
+	} else {
+		open = g.allowed[x.p]
+		for o := g.inter & x.occ; o != 0; o &= o - 1 {
+			open &^= x.t.thr[int(g.thr)+bits.TrailingZeros64(o)]
+		}
+		x.open[c] = open
+		x.known |= 1 << c
 	}
 	ps := (*[64]path)(x.t.paths[g.off:])
 	var ends uint64
