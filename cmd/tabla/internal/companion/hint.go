@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"time"
 
 	"github.com/tabla-board/tabla/engine"
 	"github.com/tabla-board/tabla/engine/record"
@@ -72,9 +73,7 @@ func (s *Session) hintLocked(st engine.State) {
 	}
 	s.hintBusy = true
 	game, hash, plies := st.Clone(), st.Hash(), st.Plies()
-	s.hints.Add(1)
 	go func() {
-		defer s.hints.Done()
 		m, err := Guard(func() (string, error) { return hint(game) })
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -101,7 +100,20 @@ func (s *Session) hintLocked(st engine.State) {
 
 // WaitHints waits until no hint search is under way (for scripts on virtual
 // time, which must see a hint's answer before their next action).
-func (s *Session) WaitHints() { s.hints.Wait() }
+// It polls the busy flag under the session's lock (a sync.WaitGroup here
+// raced: another goroutine's hint command may start a search while a
+// script waits).
+func (s *Session) WaitHints() {
+	for {
+		s.mu.Lock()
+		busy := s.hintBusy
+		s.mu.Unlock()
+		if !busy {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
 
 // failureAttrs describe a failed computation on st for the log: the error
 // (and the stack of a panic), the position in the record's start format, and

@@ -48,6 +48,9 @@ type Options struct {
 	Clock func() time.Time
 	// Logger logs structured events (default: discard).
 	Logger *slog.Logger
+	// Publisher, when set, is told of every journalled decision and every
+	// journal started or resumed (a club hub's link; publisher.go).
+	Publisher Publisher
 }
 
 // Session is one companion session: a board, the referee, the journal. Its
@@ -75,9 +78,8 @@ type Session struct {
 	boardAt time.Duration // latest board time seen
 	hostAt  time.Time     // host time when boardAt was seen
 	closed  bool
-	// hintBusy: a hint search is under way (hints counts them, for WaitHints)
+	// hintBusy: a hint search is under way (WaitHints polls it)
 	hintBusy bool
-	hints    sync.WaitGroup
 	frames   int
 	pair     *pairRequest // a phone's standing request to control (pairing.go)
 
@@ -178,6 +180,7 @@ func Open(opts Options) (*Session, error) {
 		if err := j.Marker("resume", s.clock().UTC().Format(time.RFC3339Nano)); err != nil {
 			return nil, err
 		}
+		s.publish()
 		s.log.Info("resumed", "journal", resume.Path, "ply", resume.Game.State.Plies(), "torn_bytes", len(resume.Cut))
 	} else {
 		st, err := s.newState()
@@ -218,6 +221,7 @@ func (s *Session) startJournal() error {
 	}
 	s.journal = j
 	s.log.Info("journal", "path", j.Path())
+	s.publish()
 	return nil
 }
 
@@ -383,6 +387,7 @@ func (s *Session) decide(a referee.Action) {
 		s.log.Info("new game")
 		if s.journal != nil {
 			s.journal.Marker("end", "new")
+			s.publish()
 			s.journal.Close()
 			s.journal = nil
 			if err := s.startJournal(); err != nil {
@@ -395,6 +400,7 @@ func (s *Session) decide(a referee.Action) {
 	if err := s.journal.Decision(a, st.Info().Die); err != nil {
 		s.log.Error("journal", "err", err)
 	}
+	s.publish()
 	if r := st.Result(); a.Kind == referee.Moved && r.Status != engine.Playing {
 		winner := ""
 		if r.Status == engine.Won {
