@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -21,6 +22,7 @@ import (
 	"github.com/tabla-board/tabla/boards"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/library"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/sameorigin"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/webui"
@@ -56,6 +58,11 @@ type Options struct {
 	AllowHosts []string
 	// AnalysisLevel is the level of the library's analyses (1–5; 0: 3).
 	AnalysisLevel int
+	// Hub links the table to a club hub (cmd/tabla/internal/hub):
+	// nats://TABLE:PASSWORD@HOST:4222; Table names it there (default: the
+	// URL's user), HubCA verifies its TLS certificate, Remote joins a game
+	// hosted by another table (HOST[/GAME][:SEAT]).
+	Hub, Table, HubCA, Remote string
 	// Ready, when set, is called once the session runs (tests).
 	Ready func(s *companion.Session, addr string)
 }
@@ -121,6 +128,10 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 	f.DurationVar(&o.Settle, "settle", 0, "quiet time before the board is read (default 100ms)")
 	f.BoolVar(&o.NoResume, "new", false, "start a new game even if the journal holds an unfinished one")
 	f.StringVar(&o.LogFormat, "log-format", "text", "text or json")
+	f.StringVar(&o.Hub, "hub", "", "publish to a club hub (tabla hub): nats://TABLE:PASSWORD@HOST:4222")
+	f.StringVar(&o.Table, "table", "", "this table's name on the hub (default: the hub URL's user)")
+	f.StringVar(&o.HubCA, "hub-ca", "", "PEM file of the authority of the hub's TLS certificate")
+	f.StringVar(&o.Remote, "remote", "", "play a game hosted by another board through the hub: HOST[/GAME][:SEAT]")
 	f.IntVar(&o.AnalysisLevel, "analysis-level", 0, "level (1–5) of the library's analyses (0: 3)")
 	return cmd
 }
@@ -128,7 +139,7 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 var configKeys = map[string]string{"game": "game", "variant": "variant", "first": "first", "players": "players",
 	"n": "n", "ai": "ai", "board-file": "board-file", "board": "board", "journal": "journal", "listen": "listen", "token": "token",
 	"allow-host": "allow-host", "sensors": "sensors", "seed": "seed", "settle": "settle", "log-format": "log-format",
-	"analysis-level": "analysis-level"}
+	"analysis-level": "analysis-level", "hub": "hub", "table": "table", "hub-ca": "hub-ca", "remote": "remote"}
 
 // load reads a config file; keys set by flags are kept.
 func (o *Options) load(path string, changed func(string) bool) error {
@@ -153,7 +164,7 @@ func (o *Options) load(path string, changed func(string) bool) error {
 		k, v, ok := strings.Cut(text, "=")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !ok || configKeys[k] == "" {
-			return fmt.Errorf("%s:%d: want KEY = VALUE with KEY one of game, variant, first, players, n, ai, board-file, board, journal, listen, token, allow-host, sensors, seed, settle, log-format, analysis-level", path, line)
+			return fmt.Errorf("%s:%d: want KEY = VALUE with KEY one of game, variant, first, players, n, ai, board-file, board, journal, listen, token, allow-host, sensors, seed, settle, log-format, analysis-level, hub, table, hub-ca, remote", path, line)
 		}
 		if changed(k) {
 			continue
@@ -195,6 +206,14 @@ func (o *Options) load(path string, changed func(string) bool) error {
 		case "log-format":
 			o.LogFormat = v
 			err = cmdutil.CheckLogFormat(v)
+		case "hub":
+			o.Hub = v
+		case "table":
+			o.Table = v
+		case "hub-ca":
+			o.HubCA = v
+		case "remote":
+			o.Remote = v
 		case "analysis-level":
 			if o.AnalysisLevel, err = strconv.Atoi(v); err == nil {
 				err = checkLevel(o.AnalysisLevel)
@@ -298,12 +317,23 @@ func Run(ctx context.Context, o *Options) error {
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("run: %v", err))
 	}
 	ai := companion.NewEngines(seatsAI, seats)
-	sess, err := companion.Open(companion.Options{Header: h, Board: def, HW: hw, JournalDir: o.Journal, NoResume: o.NoResume,
-		Source: source, Settle: o.Settle, Seed: o.Seed, Logger: log, Hint: companion.SearchHint(ai.Level), Engines: ai})
+	copts := companion.Options{Header: h, Board: def, HW: hw, JournalDir: o.Journal, NoResume: o.NoResume,
+		Source: source, Settle: o.Settle, Seed: o.Seed, Logger: log, Hint: companion.SearchHint(ai.Level), Engines: ai}
+	var link *hub.Linked
+	if o.Hub != "" || o.Remote != "" {
+		if link, err = linkHub(ctx, o, &copts, log); err != nil {
+			return err
+		}
+		defer link.Close()
+	}
+	sess, err := companion.Open(copts)
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
+	if link != nil {
+		link.Start(ctx, sess)
+	}
 	log.Info("tabla run", "game", o.Game, "board", hw.Info().Name, "journal", sess.JournalPath(), "resumed", sess.Resumed() != "")
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -366,4 +396,21 @@ func Run(ctx context.Context, o *Options) error {
 			return err
 		}
 	}
+}
+
+// linkHub links the table to its club hub (--hub) and, with --remote,
+// sets the session up to play the hosted game.
+func linkHub(ctx context.Context, o *Options, copts *companion.Options, log *slog.Logger) (*hub.Linked, error) {
+	if o.Hub == "" {
+		return nil, cmdutil.WithCode(cmdutil.ExitUsage, errors.New("run: --remote plays through a hub: give --hub"))
+	}
+	link, err := hub.Link(ctx, hub.LinkOptions{URL: o.Hub, Table: o.Table, CA: o.HubCA, Remote: o.Remote, JournalDir: o.Journal, Logger: log})
+	if err != nil {
+		return nil, cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("run: %v", err))
+	}
+	if err := link.Apply(ctx, copts); err != nil {
+		link.Close()
+		return nil, fmt.Errorf("run: %v", err)
+	}
+	return link, nil
 }

@@ -8,11 +8,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/tabla-board/tabla/boards"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/sameorigin"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/webui"
 	"github.com/tabla-board/tabla/engine/record"
@@ -39,6 +41,9 @@ type PageOptions struct {
 	AI []string
 	// Ready, when set, is called with the page's address once it serves.
 	Ready func(addr string, s *PageSession)
+	// Hub, Table, HubCA and Remote link the virtual board to a club hub
+	// as tabla run's flags do (cmd/tabla/internal/hub).
+	Hub, Table, HubCA, Remote string
 }
 
 // PageSession is a companion session on the virtual board as the page sees it.
@@ -168,12 +173,23 @@ func ServePage(ctx context.Context, o *PageOptions, log *slog.Logger) error {
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("sim: %v", err))
 	}
 	ai := companion.NewEngines(seatsAI, seats)
-	sess, err := companion.Open(companion.Options{Header: h, Board: def, HW: hw, JournalDir: o.Journal, NoResume: o.Journal == "",
-		Source: "sim", Seed: o.Seed, Logger: log, Hint: companion.SearchHint(ai.Level), Engines: ai})
+	copts := companion.Options{Header: h, Board: def, HW: hw, JournalDir: o.Journal, NoResume: o.Journal == "",
+		Source: "sim", Seed: o.Seed, Logger: log, Hint: companion.SearchHint(ai.Level), Engines: ai}
+	var link *hub.Linked
+	if o.Hub != "" || o.Remote != "" {
+		if link, err = linkHub(ctx, o, &copts, log); err != nil {
+			return err
+		}
+		defer link.Close()
+	}
+	sess, err := companion.Open(copts)
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
+	if link != nil {
+		link.Start(ctx, sess)
+	}
 	ps := &PageSession{Sess: sess, VB: vb, player: companion.NewLivePlayer(vb, sess), ai: ai}
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -212,4 +228,31 @@ func ServePage(ctx context.Context, o *PageOptions, log *slog.Logger) error {
 		err = nil
 	}
 	return err
+}
+
+// linkHub links the virtual board to a club hub (--hub) and, with
+// --remote, sets the session up to play the hosted game. Without
+// --journal the journal (which the hub is fed from) goes to a temporary
+// folder.
+func linkHub(ctx context.Context, o *PageOptions, copts *companion.Options, log *slog.Logger) (*hub.Linked, error) {
+	if o.Hub == "" {
+		return nil, cmdutil.WithCode(cmdutil.ExitUsage, errors.New("sim: --remote plays through a hub: give --hub"))
+	}
+	if copts.JournalDir == "" {
+		dir, err := os.MkdirTemp("", "tabla-sim-hub-")
+		if err != nil {
+			return nil, err
+		}
+		context.AfterFunc(ctx, func() { os.RemoveAll(dir) })
+		copts.JournalDir, copts.NoResume = dir, true
+	}
+	link, err := hub.Link(ctx, hub.LinkOptions{URL: o.Hub, Table: o.Table, CA: o.HubCA, Remote: o.Remote, JournalDir: copts.JournalDir, Logger: log})
+	if err != nil {
+		return nil, cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("sim: %v", err))
+	}
+	if err := link.Apply(ctx, copts); err != nil {
+		link.Close()
+		return nil, fmt.Errorf("sim: %v", err)
+	}
+	return link, nil
 }

@@ -67,6 +67,9 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 			if err := cmdutil.CheckLogFormat(o.LogFormat); err != nil {
 				return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("sim: --log-format %v", err))
 			}
+			if o.Script != "" && (o.Page.Hub != "" || o.Page.Remote != "") {
+				return cmdutil.WithCode(cmdutil.ExitUsage, errors.New("sim: --hub and --remote are for the interactive simulator (no --script)"))
+			}
 			if o.Script == "" {
 				if o.Game == "" {
 					return cmdutil.WithCode(cmdutil.ExitUsage, errors.New("sim: give --game (daha, star, gyges, ray or six) or --script FILE"))
@@ -98,6 +101,10 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 	f.BoolVar(&o.PTY, "pty", false, "serve the virtual board on a pseudo-terminal speaking the wire protocol: prints its path\n"+
 		"(use it as tabla run --board serial:PATH); action lines on standard input act on the board")
 	f.StringSliceVar(&o.AISeats, "ai", nil, "seats the engine plays, SEAT or SEAT=LEVEL (1–5), e.g. --ai north=4")
+	f.StringVar(&o.Page.Hub, "hub", "", "publish the virtual board's games to a club hub (tabla hub): nats://TABLE:PASSWORD@HOST:4222")
+	f.StringVar(&o.Page.Table, "table", "", "this table's name on the hub (default: the hub URL's user)")
+	f.StringVar(&o.Page.HubCA, "hub-ca", "", "PEM file of the authority of the hub's TLS certificate")
+	f.StringVar(&o.Page.Remote, "remote", "", "play a game hosted by another board through the hub: HOST[/GAME][:SEAT]")
 	f.StringVar(&o.Script, "script", "", "the script to play")
 	f.StringVar(&o.Record, "record", "", "write the game record here")
 	f.StringVar(&o.Journal, "journal", "", "also keep the full journal (board events included) here")

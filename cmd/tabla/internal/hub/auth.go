@@ -1,0 +1,192 @@
+package hub
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+// CredentialsFile holds a hub's NATS users, in its data directory (mode
+// 0600).
+const CredentialsFile = "credentials.json"
+
+// Credentials are the users of a hub's NATS account TABLA:
+//
+//   - admin: everything (the hub's own connection, `tabla library --hub`);
+//   - spectator: read-only — the live statuses and the games, nothing to
+//     publish;
+//   - one user per table, named after it: it publishes only on its own
+//     subjects (its records, live status, journals and table entry), may
+//     claim seats and read every game (remote play).
+//
+// They become users of the embedded server (NATS accounts and permissions,
+// Config), or of an existing server's configuration (NATSConfig).
+type Credentials struct {
+	Admin     string            `json:"admin"`
+	Spectator string            `json:"spectator"`
+	Tables    map[string]string `json:"tables"`
+	// Browser is the token that lets a person play a seat on the hub's
+	// page (not a NATS user: the hub plays the seat).
+	Browser string `json:"browser"`
+	// Hashes cache the passwords' bcrypt hashes that the server's
+	// configuration holds (user → SHA-256 of the password, hex, ":" hash).
+	Hashes map[string]string `json:"hashes,omitempty"`
+}
+
+// LoadCredentials reads dir's credentials, creating them (an admin and a
+// spectator password, no tables) when there are none.
+func LoadCredentials(dir string) (*Credentials, error) {
+	path := filepath.Join(dir, CredentialsFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		c := &Credentials{Admin: secret(), Spectator: secret(), Tables: map[string]string{}, Browser: secret()}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, err
+		}
+		return c, c.Save(dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var c Credentials
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, fmt.Errorf("hub: %s: %v", path, err)
+	}
+	if c.Admin == "" || c.Spectator == "" {
+		return nil, fmt.Errorf("hub: %s: no admin or spectator password", path)
+	}
+	if c.Tables == nil {
+		c.Tables = map[string]string{}
+	}
+	if c.Browser == "" {
+		c.Browser = secret()
+		if err := c.Save(dir); err != nil {
+			return nil, err
+		}
+	}
+	for name := range c.Tables {
+		if err := CheckTable(name); err != nil {
+			return nil, fmt.Errorf("hub: %s: %v", path, err)
+		}
+	}
+	return &c, nil
+}
+
+// Save writes the credentials (0600, through a temporary file).
+func (c *Credentials) Save(dir string) error {
+	data, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, CredentialsFile)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// AddTable adds a table (or returns its password if it has one).
+func (c *Credentials) AddTable(name string) (string, error) {
+	if err := CheckTable(name); err != nil {
+		return "", err
+	}
+	if pw, ok := c.Tables[name]; ok {
+		return pw, nil
+	}
+	pw := secret()
+	c.Tables[name] = pw
+	return pw, nil
+}
+
+// secret is a random password: 24 bytes, URL-safe base64.
+func secret() string {
+	b := make([]byte, 24)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// jsRead are the JetStream API subjects a reader needs: stream and
+// consumer info, ordered consumers, message gets (KV gets and watches
+// included).
+var jsRead = []string{
+	"$JS.API.INFO", "$JS.API.STREAM.INFO.>", "$JS.API.STREAM.NAMES", "$JS.API.STREAM.LIST",
+	"$JS.API.STREAM.MSG.GET.>", "$JS.API.DIRECT.GET.>",
+	"$JS.API.CONSUMER.CREATE.>", "$JS.API.CONSUMER.DURABLE.CREATE.>", "$JS.API.CONSUMER.DELETE.>",
+	"$JS.API.CONSUMER.INFO.>", "$JS.API.CONSUMER.MSG.NEXT.>", "$JS.ACK.>", "$JS.FC.>",
+}
+
+// tableAllow is what table name may publish.
+func tableAllow(name string) []string {
+	return append([]string{
+		recPrefix + name + ".>", LiveSubject(name), journalPrefix + name + ".>",
+		"$KV." + BucketTables + "." + name, "$KV." + BucketSeats + ".>",
+	}, jsRead...)
+}
+
+// NATSConfig is the accounts block of a NATS server configuration for
+// these credentials: account TABLA with JetStream, its users and their
+// permissions. Include it in an existing server's or cluster's
+// configuration (`tabla hub config`) to use it as the hub.
+func (c *Credentials) NATSConfig() string {
+	if c.Hashes == nil {
+		c.Hashes = map[string]string{}
+	}
+	var b strings.Builder
+	b.WriteString("accounts {\n  TABLA {\n    jetstream: enabled\n    users: [\n")
+	user := func(name, pw string, pub, sub []string) {
+		fmt.Fprintf(&b, "      {user: %s, password: %s", strconv.Quote(name), strconv.Quote(c.hash(name, pw)))
+		if pub != nil || sub != nil {
+			fmt.Fprintf(&b, ", permissions: {publish: {allow: %s}, subscribe: {allow: %s}}", list(pub), list(sub))
+		}
+		b.WriteString("}\n")
+	}
+	user("admin", c.Admin, nil, nil)
+	user("spectator", c.Spectator, jsRead, []string{"_INBOX.>", livePrefix + ">"})
+	names := make([]string, 0, len(c.Tables))
+	for n := range c.Tables {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		user(n, c.Tables[n], tableAllow(n), []string{"_INBOX.>"})
+	}
+	b.WriteString("    ]\n  }\n}\n")
+	return b.String()
+}
+
+// hash is the bcrypt hash of a user's password, from the cache when the
+// password has not changed.
+func (c *Credentials) hash(user, pw string) string {
+	sum := sha256.Sum256([]byte(pw))
+	key := hex.EncodeToString(sum[:])
+	if h, ok := strings.CutPrefix(c.Hashes[user], key+":"); ok {
+		return h
+	}
+	h, err := bcrypt.GenerateFromPassword([]byte(pw), bcrypt.DefaultCost)
+	if err != nil {
+		return pw // too long for bcrypt: plain (the server takes both)
+	}
+	c.Hashes[user] = key + ":" + string(h)
+	return string(h)
+}
+
+func list(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = strconv.Quote(s)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}

@@ -1,0 +1,57 @@
+// Package hub puts a club's tables on one hub, on NATS (issue 15): live
+// broadcast to spectators, remote play between two boards (or a board and
+// a browser), and one library of every finished game. It is not a
+// home-made server: `tabla hub` embeds a NATS server with JetStream
+// (Server), or uses an existing server or cluster.
+//
+// # Subjects, streams and buckets
+//
+//	tabla.rec.TABLE.GAME      stream TABLA_GAMES: a game's record, one message per line
+//	tabla.live.TABLE          core NATS: a table's live status (not kept)
+//	tabla.journal.TABLE.GAME  stream TABLA_JOURNALS: a finished journal, board events included
+//	KV tabla_tables           TABLE → its current game (id, header)
+//	KV tabla_seats            HOST.GAME.SEAT → the table (or browser) that plays it
+//
+// A game's record is its header (event 0) and each decision line of the
+// table's journal in journal order (moves, rolls, takebacks, an abandon),
+// numbered. The journal stays the source of truth: Table (a table's
+// link, the session's companion.Publisher) reads the journal as it is
+// written and publishes each event with its number as Nats-Msg-Id, and
+// expecting the previous event as the last message of the game's subject;
+// after an outage it asks the hub for the last number it has and
+// publishes the rest. So a table plays on while the hub is away, and the
+// hub gets every event once, in order, when it is back.
+//
+// # The hub's service
+//
+// Hub follows the streams (an ordered consumer from the first message),
+// rebuilds every game with the engine, marks tables offline when their
+// live status stops, writes finished games as records into the club
+// library (DATA/library/TABLE/GAME.jsonl, served by the library package
+// and webui's library pages), evaluates watched positions with
+// engine/search for the evaluation bar, and serves the pages (Handler):
+// the live tables with a small board each and one table with its board,
+// move list and evaluation bar (a minimal page of this package, drawing
+// with webui's board.js), and each table's own live page (webui, read
+// only: its status document as the table publishes it, LEDs and all).
+// Spectators only ever reach the hub.
+//
+// # Remote play
+//
+// Remote is on every table with a hub: a table hosts its game (others
+// claim seats of it in tabla_seats) or joins another's (--remote
+// HOST[:SEAT]). Each table compares its own game (the session's history)
+// with the record of every seat played elsewhere, step by step: such a
+// seat's next move is lit as a hint to carry out (as an AI seat's), its
+// roll rolled with tabla's die on the same face, and a step made on the
+// board for such a seat that its record does not have is taken back.
+// Each referee still checks everything its board senses. A browser plays a
+// seat through the hub, which keeps a record for it like a table's.
+//
+// # Security
+//
+// The NATS account TABLA has an admin (the hub), a read-only spectator and
+// one user per table that may publish only on its own subjects
+// (Credentials, NATSConfig); browser play needs the hub's token. The
+// embedded server speaks TLS when given a certificate.
+package hub

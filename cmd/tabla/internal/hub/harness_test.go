@@ -1,0 +1,543 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tabla-board/tabla/boards"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
+	"github.com/tabla-board/tabla/engine"
+	_ "github.com/tabla-board/tabla/engine/games"
+	"github.com/tabla-board/tabla/engine/record"
+	"github.com/tabla-board/tabla/sim"
+)
+
+// testLog is a logger for tests: quiet unless TABLA_HUB_LOG is set.
+func testLog(t testing.TB) *slog.Logger {
+	if os.Getenv("TABLA_HUB_LOG") == "" {
+		return slog.New(slog.DiscardHandler)
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})).With("test", t.Name())
+}
+
+// testHub is an embedded hub on loopback.
+type testHub struct {
+	t    testing.TB
+	dir  string
+	srv  *Server
+	hub  *Hub
+	http *httptest.Server
+	addr string // NATS host:port, kept across restarts
+}
+
+func startHub(t testing.TB) *testHub {
+	th := &testHub{t: t, dir: t.TempDir(), addr: "127.0.0.1:0"}
+	th.start()
+	t.Cleanup(th.stop)
+	return th
+}
+
+func (th *testHub) start() {
+	t := th.t
+	srv, err := StartServer(ServerConfig{Dir: th.dir, Listen: th.addr, Logger: testLog(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	th.srv = srv
+	th.addr = strings.TrimPrefix(srv.ClientURL(), "nats://")
+	h, err := Open(Options{URL: srv.URL("admin", srv.Credentials().Admin), Dir: th.dir, Token: "secret", Logger: testLog(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	th.hub = h
+	th.http = httptest.NewServer(h.Handler())
+	waitFor(t, "the hub to read its streams", 20*time.Second, h.Ready)
+}
+
+// stop stops the service and the server (a kill of the hub).
+func (th *testHub) stop() {
+	if th.hub == nil {
+		return
+	}
+	th.http.CloseClientConnections()
+	th.http.Close()
+	th.hub.Close()
+	th.srv.Shutdown()
+	th.hub = nil
+}
+
+// tableURL gives a table its credentials and returns its hub URL.
+func (th *testHub) tableURL(name string) string {
+	c, err := LoadCredentials(th.dir)
+	if err != nil {
+		th.t.Fatal(err)
+	}
+	pw, err := c.AddTable(name)
+	if err != nil {
+		th.t.Fatal(err)
+	}
+	if err := c.Save(th.dir); err != nil {
+		th.t.Fatal(err)
+	}
+	if th.srv != nil {
+		if err := th.srv.Reload(); err != nil {
+			th.t.Fatal(err)
+		}
+	}
+	return UserURL("nats://"+th.addr, name, pw)
+}
+
+func waitFor(t testing.TB, what string, d time.Duration, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// vtable is a table on a virtual board: the sim board, the companion
+// session on it (driven on virtual time by a Player), its link to the
+// hub and its remote play; step plays as the person at the table.
+type vtable struct {
+	t      testing.TB
+	name   string
+	dir    string
+	url    string
+	join   string
+	h      record.Header
+	def    *boards.Board
+	vb     *sim.Board
+	sess   *companion.Session
+	p      *companion.Player
+	link   *Table
+	rem    *Remote
+	cancel context.CancelFunc
+	done   chan struct{}
+	rng    *rand.Rand
+	seed   uint64
+	mu     sync.Mutex
+	closed bool
+}
+
+// openVTable opens a table (resuming its journal directory's game if it
+// has one): h is the game it hosts, join the game it joins ("" none).
+func openVTable(t testing.TB, url, name, dir string, h record.Header, join string, seed uint64) *vtable {
+	v := &vtable{t: t, name: name, dir: dir, url: url, join: join, h: h, seed: seed, rng: rand.New(rand.NewPCG(seed, 42))}
+	v.open()
+	t.Cleanup(v.close)
+	return v
+}
+
+func (v *vtable) open() {
+	t := v.t
+	link, err := Connect(TableOptions{URL: v.url, Name: v.name, JournalDir: v.dir, Logger: testLog(t), ReconnectWait: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.link = link
+	die := rand.New(rand.NewPCG(v.seed, 7))
+	v.rem = NewRemote(link, RemoteOptions{Join: v.join, JournalDir: v.dir, Rand: die.IntN, Logger: testLog(t).With("table", v.name)})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	hh, resume, err := v.rem.Prepare(ctx)
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := v.h
+	noResume := false
+	if hh != nil {
+		h, noResume = *hh, !resume
+		v.h = h
+	}
+	name := h.Board
+	if name == "" {
+		name = h.Game
+	}
+	if v.def, err = boards.Open(name); err != nil {
+		t.Fatal(err)
+	}
+	// a resumed board keeps its pieces: set the virtual board up as the
+	// journal left the game
+	vb, err := sim.New(sim.Options{Board: v.def, Sensors: sim.Identifying, Seed: v.seed, Empty: v.vb != nil})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.vb != nil {
+		for i, code := range v.vb.Pieces() {
+			if code != 0 {
+				vb.Place(v.def.Cells[i].Name, v.def.Codes[code])
+			}
+		}
+		v.vb.Close()
+	}
+	v.vb = vb
+	sess, err := companion.Open(companion.Options{Header: h, Board: v.def, HW: vb, JournalDir: v.dir, NoResume: noResume,
+		Source: "sim", Hint: v.rem.Hint, Rand: v.rem.Rand, Publisher: link, Logger: testLog(t).With("table", v.name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.sess = sess
+	v.p = companion.NewPlayer(vb, sess)
+	link.Start(sess)
+	rctx, rcancel := context.WithCancel(context.Background())
+	v.cancel = rcancel
+	v.done = make(chan struct{})
+	go func() {
+		defer close(v.done)
+		v.rem.Run(rctx, sess)
+	}()
+	v.closed = false
+}
+
+// close closes the table as a kill would: nothing flushed.
+func (v *vtable) close() {
+	if v.closed {
+		return
+	}
+	v.closed = true
+	v.cancel()
+	<-v.done
+	v.link.Close(0)
+	v.p.Close()
+	v.sess.Close()
+}
+
+// restart kills the table and starts it again on the same journal
+// directory and board.
+func (v *vtable) restart() {
+	v.close()
+	v.open()
+}
+
+// mine reports whether seat is played at this table.
+func (v *vtable) mine(seat string) bool {
+	if v.join != "" {
+		return seat == v.rem.Seat()
+	}
+	v.rem.mu.Lock()
+	defer v.rem.mu.Unlock()
+	for k, p := range v.rem.claims {
+		if strings.HasSuffix(k, "."+sanitize(seat)) && strings.HasPrefix(k, v.name+"."+v.rem.gid+".") && p.Table != v.name {
+			return false
+		}
+	}
+	return true
+}
+
+// state is the game as the table's referee has it.
+func (v *vtable) state() engine.State {
+	h := v.h
+	h.Meta = nil
+	st, err := record.NewState(&h)
+	if err != nil {
+		v.t.Fatal(err)
+	}
+	for _, a := range v.sess.History() {
+		if a.Roll {
+			st.Roll(a.Face)
+		} else {
+			st.Play(a.Move)
+		}
+	}
+	return st
+}
+
+func (v *vtable) act(action string) {
+	if err := v.p.Act(json.RawMessage(action)); err != nil {
+		v.t.Fatalf("%s: %s: %v", v.name, action, err)
+	}
+}
+
+// step makes the next physical action the person at the table would: put
+// the board right, roll or move for a seat played here, carry out a move
+// lit for a seat played elsewhere. It reports whether it did anything.
+func (v *vtable) step() bool {
+	st := v.sess.State()
+	if st.Mode == "confirm" {
+		v.act(`{"press":"confirm"}`)
+		return true
+	}
+	if !st.InSync {
+		return v.fix(st.Expected, st.Sensed)
+	}
+	if st.Status != "playing" || st.ToMove == nil {
+		return false
+	}
+	seat := *st.ToMove
+	if !v.mine(seat) {
+		if st.Awaiting == "move" && st.Hint != "" {
+			v.carry(v.state(), st.Hint)
+			return true
+		}
+		return false
+	}
+	game := v.state()
+	if game.Awaiting() == engine.AwaitRoll {
+		face := chooseFace(game, v.def, v.rng)
+		if game.Info().Die.Numeric {
+			v.act(`{"roll":` + face + `}`)
+		} else {
+			v.act(`{"roll":"` + face + `"}`)
+		}
+		return true
+	}
+	m := chooseMove(game, v.def, v.rng)
+	v.carry(game, engine.MoveString(game, m))
+	return true
+}
+
+// fix puts the board in line with the position.
+func (v *vtable) fix(expected, sensed map[string]string) bool {
+	did := false
+	cells := make([]string, 0, len(sensed))
+	for c := range sensed {
+		cells = append(cells, c)
+	}
+	sort.Strings(cells)
+	for _, c := range cells {
+		if expected[c] != sensed[c] {
+			v.act(`{"remove":"` + c + `"}`)
+			did = true
+		}
+	}
+	cells = cells[:0]
+	for c := range expected {
+		cells = append(cells, c)
+	}
+	sort.Strings(cells)
+	for _, c := range cells {
+		if _, on := v.def.Index(c); on && sensed[c] != expected[c] {
+			v.act(`{"place":"` + c + `","piece":"` + expected[c] + `"}`)
+			did = true
+		}
+	}
+	return did
+}
+
+// carry carries out a move physically: lifts of the cells it empties or
+// changes (the moving piece first), then places (its destination first).
+func (v *vtable) carry(st engine.State, text string) {
+	m, err := st.ParseMove(text)
+	if err != nil {
+		v.t.Fatalf("%s: carry %s: %v", v.name, text, err)
+	}
+	for _, s := range physical(st, m, text) {
+		v.act(s)
+	}
+}
+
+// physical is the actions that carry out m in st.
+func physical(st engine.State, m engine.Move, text string) []string {
+	before := st.Position().Pieces
+	c := st.Clone()
+	c.Play(m)
+	after := c.Position().Pieces
+	from, to, extra := "", "", ""
+	if a, b, ok := strings.Cut(text, "-"); ok && !strings.Contains(text, ",") {
+		from, to = a, b
+		to, extra, _ = strings.Cut(to, "/")
+	} else if a, b, ok := strings.Cut(text, ">"); ok {
+		from, to = a, b
+		to, _, _ = strings.Cut(to, "/")
+	}
+	var lifts, places []string
+	for cell, p := range before {
+		if after[cell] != p {
+			lifts = append(lifts, cell)
+		}
+	}
+	for cell, p := range after {
+		if p != "" && before[cell] != p {
+			places = append(places, cell)
+		}
+	}
+	if extra != "" { // a GYGES replace: the landing piece is lifted and put down elsewhere
+		lifts = []string{from, to}
+		places = []string{to, extra}
+	}
+	sort.Strings(lifts)
+	sort.Strings(places)
+	first := func(list []string, x string) {
+		if i := slices.Index(list, x); i > 0 {
+			copy(list[1:i+1], list[:i])
+			list[0] = x
+		}
+	}
+	first(lifts, from)
+	first(places, to)
+	var out []string
+	for _, l := range lifts {
+		if after[l] == "" || slices.Contains(places, l) {
+			out = append(out, `{"lift":"`+l+`"}`)
+		}
+	}
+	for _, l := range lifts {
+		if after[l] != "" && !slices.Contains(places, l) {
+			out = append(out, `{"lift":"`+l+`"}`)
+		}
+	}
+	for _, p := range places {
+		out = append(out, `{"place":"`+p+`","piece":"`+after[p]+`"}`)
+	}
+	return out
+}
+
+// onBoard reports whether a move changes only cells of the physical board.
+func onBoard(b *boards.Board, before, after map[string]string) bool {
+	for _, m := range []map[string]string{before, after} {
+		for c := range m {
+			if _, ok := b.Index(c); !ok && before[c] != after[c] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// chooseMove plays a winning move if there is one, else a random move
+// that stays on the physical board — for STAR the one that makes the
+// largest group, so that games end in a few dozen plies.
+func chooseMove(st engine.State, def *boards.Board, rng *rand.Rand) engine.Move {
+	ms := st.Moves(nil)
+	pos := st.Position().Pieces
+	me := st.Info().Seats[st.ToMove()]
+	best, score := engine.NoMove, -1
+	for _, m := range ms {
+		c := st.Clone()
+		c.Play(m)
+		if !onBoard(def, pos, c.Position().Pieces) {
+			continue
+		}
+		s := rng.IntN(10)
+		if r := c.Result(); r.Status == engine.Won && r.Winner == st.Info().SideOf[st.ToMove()] {
+			s += 1000
+		}
+		if st.Info().Game == "star" {
+			s += 10 * largestGroup(def, c.Position().Pieces, me)
+		}
+		if s > score {
+			best, score = m, s
+		}
+	}
+	if best == engine.NoMove {
+		return ms[rng.IntN(len(ms))]
+	}
+	return best
+}
+
+// chooseFace rolls at random; for RAY mostly toward the target.
+func chooseFace(st engine.State, def *boards.Board, rng *rand.Rand) string {
+	faces := st.Info().Die.Faces
+	f := faces[rng.IntN(len(faces))]
+	if st.Info().Game != "ray" || rng.IntN(4) == 0 {
+		return f
+	}
+	me := st.Info().Seats[st.ToMove()]
+	at := ""
+	for c, p := range st.Position().Pieces {
+		if p == me {
+			at = c
+		}
+	}
+	ai, ok := def.Index(at)
+	if !ok {
+		return f
+	}
+	ti := def.MustIndex("o15")
+	dx, dy := def.Cells[ti].X-def.Cells[ai].X, def.Cells[ti].Y-def.Cells[ai].Y
+	switch {
+	case math.Abs(dx) >= math.Abs(dy) && dx < 0:
+		return "W"
+	case math.Abs(dx) >= math.Abs(dy):
+		return "E"
+	case dy > 0:
+		return "N"
+	}
+	return "S"
+}
+
+func largestGroup(b *boards.Board, pieces map[string]string, colour string) int {
+	seen := map[string]bool{}
+	best := 0
+	for c, p := range pieces {
+		if p != colour || seen[c] {
+			continue
+		}
+		n, stack := 0, []string{c}
+		seen[c] = true
+		for len(stack) > 0 {
+			x := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			n++
+			xi, _ := b.Index(x)
+			for d, q := range pieces {
+				if q != colour || seen[d] {
+					continue
+				}
+				di, _ := b.Index(d)
+				if math.Abs(b.Cells[xi].X-b.Cells[di].X) <= 1.01 && math.Abs(b.Cells[xi].Y-b.Cells[di].Y) <= 1.01 {
+					seen[d] = true
+					stack = append(stack, d)
+				}
+			}
+		}
+		best = max(best, n)
+	}
+	return best
+}
+
+// journalMoves are the moves in effect of a journal file.
+func journalMoves(t testing.TB, path string) []string {
+	t.Helper()
+	return movesOf(journalSteps(t, path))
+}
+
+// journalSteps are the moves and rolls in effect of a journal file.
+func journalSteps(t testing.TB, path string) []Step {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	g, err := record.Replay(f, path)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	var out []Step
+	seats := g.State.Info().Seats
+	for _, a := range g.Applied {
+		out = append(out, Step{Roll: a.Roll, Text: a.Text, Seat: seats[a.Seat]})
+	}
+	return out
+}
+
+func movesOf(steps []Step) []string {
+	var out []string
+	for _, s := range steps {
+		if !s.Roll {
+			out = append(out, s.Text)
+		}
+	}
+	return out
+}
+
+func describe(st engine.State) string {
+	r := st.Result()
+	return fmt.Sprintf("ply %d %s", st.Plies(), r.Status)
+}

@@ -1,0 +1,351 @@
+package hub
+
+import (
+	"context"
+	"crypto/subtle"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/tabla-board/tabla/boards"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/webui"
+)
+
+//go:embed static
+var static embed.FS
+
+// Handler serves the spectators' pages, the club library and browser
+// play:
+//
+//	GET  /                          the live tables, a small board each
+//	GET  /table.html?t=TABLE        one table: its board, the move list, the evaluation bar
+//	GET  /t/TABLE/                  the table's live page (webui, read-only): LEDs as lit
+//	GET  /ui/…                      webui's scripts and styles (board.js draws every board)
+//	GET  /library/                  the club library (webui): every finished game, analysis, stats
+//	GET  /api/tables                every table with its game (JSON)
+//	GET  /api/events                server-sent events: "tables" at once and on every change
+//	GET  /api/tables/TABLE          one table (TableView)
+//	GET  /api/tables/TABLE/events   server-sent events: "state" (TableView) at once and per change
+//	GET  /api/board?t=TABLE         the board geometry of a table's game (webui.View)
+//	GET  /api/games                 the club library's games (library.Entry), newest first
+//	GET  /api/games/ID              one game's record (JSONL download)
+//	GET  /api/stats                 the figures of tabla stats over the library
+//	GET  /api/tables/TABLE/legal?seat=S   the moves a browser's seat may make
+//	POST /api/tables/TABLE/play     {"seat":S}: play seat S of the table's game here
+//	POST /api/tables/TABLE/move     {"seat":S,"move":M}: that seat's move ("move":"" rolls)
+//
+// Everything but the POSTs is open to anyone who can reach the page (read
+// only: spectators never reach a table). The POSTs need "Authorization:
+// Bearer TOKEN" with the hub's token (Options.Token). Put it behind
+// sameorigin's guard.
+func (h *Hub) Handler() http.Handler {
+	mux := http.NewServeMux()
+	sub, _ := fs.Sub(static, "static")
+	files := http.FileServerFS(sub)
+	mux.Handle("GET /", noCache(files))
+	mux.Handle("GET /ui/", http.StripPrefix("/ui", webui.Handler(emptyBackend{}, webui.Options{Mode: webui.ModeTable})))
+	lv := &liveViews{h: h, m: map[string]http.Handler{}}
+	mux.Handle("GET /t/", lv)
+	lib := http.StripPrefix("/library", webui.Library(h.lib, webui.LibraryOptions{Live: "/"}))
+	mux.Handle("GET /library/", lib)
+	mux.Handle("POST /library/", lib) // an analysis started
+
+	mux.HandleFunc("GET /api/tables", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, h.Summaries()) })
+	mux.HandleFunc("GET /api/events", func(w http.ResponseWriter, r *http.Request) {
+		webui.ServeEvents(w, r, func() any { return h.Summaries() }, func(ctx context.Context) <-chan struct{} {
+			return h.Subscribe(ctx, "")
+		})
+	})
+	mux.HandleFunc("GET /api/tables/{table}", func(w http.ResponseWriter, r *http.Request) {
+		data := h.TableJSON(r.PathValue("table"))
+		if data == nil {
+			http.Error(w, "hub: no such table", http.StatusNotFound)
+			return
+		}
+		h.wantEval(r.PathValue("table"))
+		writeRaw(w, data)
+	})
+	mux.HandleFunc("GET /api/tables/{table}/events", func(w http.ResponseWriter, r *http.Request) {
+		name := r.PathValue("table")
+		if h.TableJSON(name) == nil {
+			http.Error(w, "hub: no such table", http.StatusNotFound)
+			return
+		}
+		webui.ServeEvents(w, r, func() any { return json.RawMessage(h.TableJSON(name)) }, func(ctx context.Context) <-chan struct{} {
+			return h.Subscribe(ctx, name)
+		})
+	})
+	mux.HandleFunc("GET /api/board", func(w http.ResponseWriter, r *http.Request) {
+		b, seats, die, err := h.board(r.URL.Query().Get("t"))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusNotFound)
+			return
+		}
+		writeJSON(w, webui.View(b, seats, die))
+	})
+	mux.HandleFunc("GET /api/games", func(w http.ResponseWriter, r *http.Request) {
+		games, err := h.lib.Games()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		writeJSON(w, games)
+	})
+	mux.HandleFunc("GET /api/games/{id...}", func(w http.ResponseWriter, r *http.Request) {
+		_, path, err := h.lib.Entry(r.PathValue("id"))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusNotFound)
+			return
+		}
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		w.Header().Set("Content-Disposition", `attachment; filename="`+strings.ReplaceAll(r.PathValue("id"), "/", "-")+`"`)
+		http.ServeFile(w, r, path)
+	})
+	mux.HandleFunc("GET /api/stats", func(w http.ResponseWriter, r *http.Request) {
+		st, err := h.lib.Stats()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		writeJSON(w, st)
+	})
+	mux.HandleFunc("GET /api/tables/{table}/legal", func(w http.ResponseWriter, r *http.Request) {
+		moves, err := h.Legal(r.PathValue("table"), r.URL.Query().Get("seat"))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusConflict)
+			return
+		}
+		writeJSON(w, moves)
+	})
+	mux.HandleFunc("POST /api/tables/{table}/play", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Seat string `json:"seat"`
+		}
+		if !h.authorize(w, r, &req) {
+			return
+		}
+		ref, err := h.Play(r.PathValue("table"), req.Seat)
+		if err != nil {
+			code := http.StatusConflict
+			if errors.Is(err, ErrSeat) {
+				code = http.StatusBadRequest
+			}
+			http.Error(w, err.Error(), code)
+			return
+		}
+		writeJSON(w, ref)
+	})
+	mux.HandleFunc("POST /api/tables/{table}/move", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Seat string `json:"seat"`
+			Move string `json:"move"`
+		}
+		if !h.authorize(w, r, &req) {
+			return
+		}
+		if err := h.WebMove(r.PathValue("table"), req.Seat, req.Move); err != nil {
+			http.Error(w, err.Error(), http.StatusConflict)
+			return
+		}
+		writeRaw(w, h.TableJSON(r.PathValue("table")))
+	})
+	return securityHeaders(mux)
+}
+
+// authorize checks a browser-play request's token and reads its JSON
+// body into v; when it returns false it has answered.
+func (h *Hub) authorize(w http.ResponseWriter, r *http.Request, v any) bool {
+	got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if h.opts.Token == "" {
+		http.Error(w, "hub: browser play is off (the hub has no token)", http.StatusForbidden)
+		return false
+	}
+	if subtle.ConstantTimeCompare([]byte(got), []byte(h.opts.Token)) != 1 {
+		http.Error(w, "hub: bad or missing token (Authorization: Bearer TOKEN)", http.StatusUnauthorized)
+		return false
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, 4096))
+	if err == nil {
+		dec := json.NewDecoder(strings.NewReader(string(body)))
+		dec.DisallowUnknownFields()
+		err = dec.Decode(v)
+	}
+	if err != nil {
+		http.Error(w, fmt.Sprintf("hub: bad request: %v", err), http.StatusBadRequest)
+		return false
+	}
+	return true
+}
+
+// board returns the board of a table's current game.
+func (h *Hub) board(table string) (*boards.Board, []string, []string, error) {
+	h.mu.Lock()
+	ts := h.tables[table]
+	var g *Game
+	if ts != nil {
+		g = h.games[table+"/"+ts.game]
+	}
+	if g == nil {
+		h.mu.Unlock()
+		return nil, nil, nil, fmt.Errorf("hub: %s has no game", table)
+	}
+	name := g.Header.Board
+	if name == "" {
+		name = g.Header.Game
+	}
+	info := g.State.Info()
+	var die []string
+	if info.Die != nil {
+		die = info.Die.Faces
+	}
+	h.mu.Unlock()
+	b, err := boards.Open(name)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return b, info.Seats, die, nil
+}
+
+// liveViews serves each table's live page (webui, read-only) under
+// /t/TABLE/.
+type liveViews struct {
+	h  *Hub
+	mu sync.Mutex
+	m  map[string]http.Handler
+}
+
+func (lv *liveViews) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rest := strings.TrimPrefix(r.URL.Path, "/t/")
+	name, _, ok := strings.Cut(rest, "/")
+	if !ok {
+		http.Redirect(w, r, "/t/"+name+"/", http.StatusFound)
+		return
+	}
+	if CheckTable(name) != nil && name != WebTable {
+		http.NotFound(w, r)
+		return
+	}
+	lv.mu.Lock()
+	hd := lv.m[name]
+	if hd == nil {
+		hd = http.StripPrefix("/t/"+name, webui.Handler(&tableBackend{h: lv.h, name: name}, webui.Options{Mode: webui.ModeTable, Library: "/library/"}))
+		lv.m[name] = hd
+	}
+	lv.mu.Unlock()
+	hd.ServeHTTP(w, r)
+}
+
+// tableBackend is a table's live page backend: the table's own status
+// document as it last published it (its board, LEDs and all), or, while
+// none arrives, its game as the hub has it.
+type tableBackend struct {
+	h    *Hub
+	name string
+}
+
+func (b *tableBackend) Board() *boards.Board {
+	def, _, _, err := b.h.board(b.name)
+	if err != nil {
+		def, _ = boards.Open("gyges")
+	}
+	return def
+}
+
+func (b *tableBackend) Seats() []string {
+	_, seats, _, _ := b.h.board(b.name)
+	return seats
+}
+
+func (b *tableBackend) Die() []string {
+	_, _, die, _ := b.h.board(b.name)
+	return die
+}
+
+func (b *tableBackend) State() any {
+	h := b.h
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ts := h.tables[b.name]
+	if ts == nil {
+		return map[string]any{"state": map[string]any{"message": "no such table"}}
+	}
+	if ts.live != nil && ts.online {
+		var l struct {
+			Status json.RawMessage `json:"status"`
+		}
+		if json.Unmarshal(ts.liveRaw, &l) == nil {
+			return l.Status
+		}
+	}
+	g := h.games[b.name+"/"+ts.game]
+	if g == nil {
+		return map[string]any{"state": map[string]any{"message": "no game yet"}}
+	}
+	v := g.view()
+	st := map[string]any{"game": v.Game, "variant": v.Variant, "to_move": v.ToMove, "awaiting": v.Awaiting,
+		"status": v.Status, "ply": v.Plies, "moves": v.Moves, "last_move": v.LastMove, "roll": v.Roll,
+		"conn": "offline", "in_sync": true, "mode": "play", "painted": v.Painted, "hands": v.Hands,
+		"message": "the table is offline: its game as the hub has it"}
+	if v.Winner != "" {
+		st["winner"] = v.Winner
+	}
+	return map[string]any{"state": st, "pieces": v.Pieces, "ai": []string{}}
+}
+
+func (b *tableBackend) Subscribe(ctx context.Context) <-chan struct{} {
+	return b.h.Subscribe(ctx, b.name)
+}
+
+// emptyBackend serves webui's assets only.
+type emptyBackend struct{}
+
+func (emptyBackend) Board() *boards.Board {
+	b, _ := boards.Open("gyges")
+	return b
+}
+func (emptyBackend) Seats() []string { return nil }
+func (emptyBackend) Die() []string   { return nil }
+func (emptyBackend) State() any      { return nil }
+func (emptyBackend) Subscribe(ctx context.Context) <-chan struct{} {
+	ch := make(chan struct{})
+	context.AfterFunc(ctx, func() { close(ch) })
+	return ch
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	writeRaw(w, data)
+}
+
+func writeRaw(w http.ResponseWriter, data []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(data)
+	w.Write([]byte("\n"))
+}
+
+func noCache(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-cache")
+		h.ServeHTTP(w, r)
+	})
+}
+
+// securityHeaders keep the pages self-contained.
+func securityHeaders(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		h.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,531 @@
+package hub
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/library"
+)
+
+// Options set up a hub's service.
+type Options struct {
+	// URL is the NATS server with the admin's credentials
+	// (nats://admin:PASSWORD@HOST:4222; a comma-separated list for a
+	// cluster).
+	URL string
+	// CA is a PEM file of the authority that signed the server's TLS
+	// certificate, if the system does not know it.
+	CA string
+	// Dir is the hub's data directory; the club library is Dir/library.
+	Dir string
+	// Replicas of the streams (1 on one server, 3 on a cluster).
+	Replicas int
+	// Token lets a browser play a seat of a game (POST requests:
+	// "Authorization: Bearer TOKEN"); "" none can.
+	Token string
+	// EvalTime bounds the search behind a table's evaluation bar (default
+	// 50 ms; negative: no evaluation).
+	EvalTime time.Duration
+	// Logger logs the hub's work (default: discard).
+	Logger *slog.Logger
+}
+
+// Hub is the club hub's service: it follows every table's games as they
+// are published (TABLA_GAMES), their live statuses and the tables'
+// entries, keeps the club library (every finished game as a record under
+// Dir/library), evaluates the positions spectators watch, and serves the
+// spectators' pages and the library (Handler). It never talks to a
+// table's computer: everything comes through NATS.
+type Hub struct {
+	opts Options
+	log  *slog.Logger
+	nc   *nats.Conn
+	js   jetstream.JetStream
+	lib  *library.Library
+	dir  string // the library's folder
+
+	mu      sync.Mutex
+	games   map[string]*Game // by table/game
+	tables  map[string]*tableState
+	seats   map[string]Ref // tabla_seats: key → the player
+	version uint64
+	subs    map[chan struct{}]string // watchers → table ("" every table)
+	evalQ   chan string              // table names whose position wants evaluating
+	loaded  bool                     // the stream was read to its end once
+	written map[string]int           // library files written: table/game → events
+
+	web *webPlayers
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// tableState is what the hub knows of one table.
+type tableState struct {
+	name    string
+	entry   *TableEntry
+	game    string // the current game's id
+	live    *Live
+	liveRaw json.RawMessage
+	seen    time.Time // the last live status
+	online  bool
+	version uint64
+	eval    *Eval
+	view    []byte // cached JSON of the table's view, at version
+	viewAt  uint64
+}
+
+// Eval is the evaluation bar of a position: each side's win probability
+// as the engine sees it.
+type Eval struct {
+	Events int                `json:"events"` // the game's event the position follows
+	Values map[string]float64 `json:"values"`
+	Level  int                `json:"level"`
+}
+
+// Open connects the hub's service to the NATS server, creates the streams
+// and buckets, and starts following them.
+func Open(o Options) (*Hub, error) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.EvalTime == 0 {
+		o.EvalTime = 50 * time.Millisecond
+	}
+	if o.Dir == "" {
+		return nil, errors.New("hub: no data directory")
+	}
+	dir := filepath.Join(o.Dir, "library")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	lib, err := library.Open(dir, library.Options{Logger: o.Logger})
+	if err != nil {
+		return nil, err
+	}
+	h := &Hub{opts: o, log: o.Logger, lib: lib, dir: dir, games: map[string]*Game{}, tables: map[string]*tableState{},
+		seats: map[string]Ref{}, subs: map[chan struct{}]string{}, evalQ: make(chan string, 1024), written: map[string]int{}}
+	h.ctx, h.cancel = context.WithCancel(context.Background())
+	nc, err := Dial(o.URL, "tabla hub", o.CA, 500*time.Millisecond, h.log, func() { h.bump("") })
+	if err != nil {
+		lib.Close()
+		return nil, err
+	}
+	h.nc = nc
+	if h.js, err = jetstream.New(nc); err != nil {
+		nc.Close()
+		lib.Close()
+		return nil, err
+	}
+	h.web = newWebPlayers(h)
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		h.follow()
+	}()
+	if o.EvalTime > 0 {
+		h.wg.Add(1)
+		go func() {
+			defer h.wg.Done()
+			h.evaluator()
+		}()
+	}
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		h.watchOnline()
+	}()
+	return h, nil
+}
+
+// Close stops the hub's service.
+func (h *Hub) Close() {
+	h.cancel()
+	h.nc.Close()
+	h.wg.Wait()
+	h.lib.Close()
+}
+
+// Library is the club library.
+func (h *Hub) Library() *library.Library { return h.lib }
+
+// Conn is the hub's NATS connection.
+func (h *Hub) Conn() *nats.Conn { return h.nc }
+
+// Ready reports whether the hub has read every stored game once.
+func (h *Hub) Ready() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.loaded
+}
+
+// follow sets the streams up and follows them, again after every failure,
+// until Close.
+func (h *Hub) follow() {
+	for h.ctx.Err() == nil {
+		err := h.followOnce()
+		if h.ctx.Err() != nil {
+			return
+		}
+		h.log.Warn("hub: following the streams", "err", err)
+		select {
+		case <-h.ctx.Done():
+			return
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func (h *Hub) followOnce() error {
+	ctx, cancel := context.WithCancel(h.ctx)
+	defer cancel()
+	sctx, scancel := context.WithTimeout(ctx, 20*time.Second)
+	err := Setup(sctx, h.js, h.opts.Replicas)
+	scancel()
+	if err != nil {
+		return err
+	}
+	// live statuses
+	sub, err := h.nc.Subscribe(livePrefix+">", func(m *nats.Msg) { h.onLive(m) })
+	if err != nil {
+		return err
+	}
+	defer sub.Unsubscribe()
+	// tables' entries and seats
+	errc := make(chan error, 4)
+	for _, b := range []string{BucketTables, BucketSeats} {
+		kv, err := h.js.KeyValue(ctx, b)
+		if err != nil {
+			return err
+		}
+		w, err := kv.WatchAll(ctx)
+		if err != nil {
+			return err
+		}
+		go func() {
+			for e := range w.Updates() {
+				if e != nil {
+					h.onKV(b, e)
+				}
+			}
+			errc <- fmt.Errorf("watch of %s ended", b)
+		}()
+	}
+	// every game's events, from the first
+	cons, err := h.js.OrderedConsumer(ctx, StreamGames, jetstream.OrderedConsumerConfig{})
+	if err != nil {
+		return err
+	}
+	info, err := cons.Info(ctx)
+	if err != nil {
+		return err
+	}
+	if info.NumPending == 0 {
+		h.setLoaded()
+	}
+	cc, err := cons.Consume(func(m jetstream.Msg) {
+		h.onRecord(m)
+		if md, err := m.Metadata(); err == nil && md.NumPending == 0 {
+			h.setLoaded()
+		}
+	}, jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+		if !errors.Is(err, jetstream.ErrNoHeartbeat) {
+			h.log.Debug("hub: consumer", "err", err)
+		}
+	}))
+	if err != nil {
+		return err
+	}
+	defer cc.Stop()
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-errc:
+		return err
+	}
+}
+
+func (h *Hub) setLoaded() {
+	h.mu.Lock()
+	first := !h.loaded
+	h.loaded = true
+	h.mu.Unlock()
+	if first {
+		h.bump("")
+	}
+}
+
+// table returns the state of a table, creating it (locked).
+func (h *Hub) tableLocked(name string) *tableState {
+	ts := h.tables[name]
+	if ts == nil {
+		ts = &tableState{name: name}
+		h.tables[name] = ts
+	}
+	return ts
+}
+
+// onRecord applies one record event.
+func (h *Hub) onRecord(m jetstream.Msg) {
+	table, gid, ok := splitRec(m.Subject())
+	if !ok {
+		return
+	}
+	var ev Event
+	if err := json.Unmarshal(m.Data(), &ev); err != nil {
+		h.log.Warn("hub: unreadable event", "subject", m.Subject(), "err", err)
+		return
+	}
+	key := table + "/" + gid
+	h.mu.Lock()
+	g := h.games[key]
+	var err error
+	switch {
+	case ev.N == 0 && g == nil:
+		ev.Table, ev.Game = table, gid // the subject names it: the body may not lie
+		g, err = NewGame(&ev)
+		if err == nil {
+			h.games[key] = g
+			ts := h.tableLocked(table)
+			if ts.entry == nil || ts.entry.Game == gid || ts.game == "" || gid > ts.game {
+				ts.game = gid
+			}
+		}
+	case g == nil:
+		err = fmt.Errorf("event %d before the header", ev.N)
+	default:
+		err = g.Apply(ev.N, ev.Line)
+	}
+	if err != nil {
+		h.mu.Unlock()
+		h.log.Warn("hub: event not applied", "game", key, "n", ev.N, "err", err)
+		return
+	}
+	ts := h.tableLocked(table)
+	current := ts.game == gid
+	h.mu.Unlock()
+	if current {
+		h.bump(table)
+		h.wantEval(table)
+	}
+	h.web.onRecord(table, gid)
+	h.store(key)
+}
+
+// store writes a finished game into the library (once per change).
+func (h *Hub) store(key string) {
+	h.mu.Lock()
+	g := h.games[key]
+	if g == nil || g.Remote != nil || !g.Over() || len(g.Steps) == 0 || h.written[key] == g.N {
+		h.mu.Unlock()
+		return
+	}
+	rec := g.Record()
+	n := g.N
+	h.mu.Unlock()
+	path := filepath.Join(h.dir, filepath.FromSlash(key)+".jsonl")
+	if old, err := os.ReadFile(path); err != nil || !bytes.Equal(old, rec) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			h.log.Error("hub: library", "err", err)
+			return
+		}
+		if err := writeFile(path, rec); err != nil {
+			h.log.Error("hub: library", "err", err)
+			return
+		}
+	}
+	h.mu.Lock()
+	h.written[key] = n
+	h.mu.Unlock()
+}
+
+func writeFile(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// onLive takes a table's live status.
+func (h *Hub) onLive(m *nats.Msg) {
+	table := strings.TrimPrefix(m.Subject, livePrefix)
+	if CheckTable(table) != nil {
+		return
+	}
+	var l Live
+	if err := json.Unmarshal(m.Data, &l); err != nil {
+		return
+	}
+	h.mu.Lock()
+	ts := h.tableLocked(table)
+	ts.live, ts.liveRaw, ts.seen, ts.online = &l, bytes.Clone(m.Data), time.Now(), true
+	h.mu.Unlock()
+	h.bump(table)
+}
+
+// onKV takes a change of the tables' entries or the seats.
+func (h *Hub) onKV(bucket string, e jetstream.KeyValueEntry) {
+	h.mu.Lock()
+	var table string
+	switch bucket {
+	case BucketTables:
+		table = e.Key()
+		ts := h.tableLocked(table)
+		if e.Operation() != jetstream.KeyValuePut {
+			ts.entry = nil
+			break
+		}
+		var te TableEntry
+		if json.Unmarshal(e.Value(), &te) == nil {
+			ts.entry = &te
+			ts.game = te.Game
+		}
+	case BucketSeats:
+		if e.Operation() != jetstream.KeyValuePut {
+			delete(h.seats, e.Key())
+			break
+		}
+		var r Ref
+		if json.Unmarshal(e.Value(), &r) == nil {
+			h.seats[e.Key()] = r
+		}
+		table, _, _ = strings.Cut(e.Key(), ".")
+	}
+	h.mu.Unlock()
+	h.bump(table)
+	if bucket == BucketSeats {
+		h.web.onSeat(e.Key())
+	}
+}
+
+// watchOnline marks tables offline after three live beats without a
+// status.
+func (h *Hub) watchOnline() {
+	tick := time.NewTicker(LiveBeat / 2)
+	defer tick.Stop()
+	for {
+		select {
+		case <-h.ctx.Done():
+			return
+		case <-tick.C:
+		}
+		var gone []string
+		h.mu.Lock()
+		for name, ts := range h.tables {
+			if ts.online && time.Since(ts.seen) > 3*LiveBeat {
+				ts.online = false
+				gone = append(gone, name)
+			}
+		}
+		h.mu.Unlock()
+		for _, name := range gone {
+			h.bump(name)
+		}
+	}
+}
+
+// bump tells the watchers of table (and of every table) that it changed;
+// "" tells everyone.
+func (h *Hub) bump(table string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.version++
+	if ts := h.tables[table]; ts != nil {
+		ts.version = h.version
+	}
+	for ch, t := range h.subs {
+		if table == "" || t == "" || t == table {
+			select {
+			case ch <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// Subscribe returns a channel poked when table changes ("" every table);
+// it is closed when ctx ends.
+func (h *Hub) Subscribe(ctx context.Context, table string) <-chan struct{} {
+	ch := make(chan struct{}, 1)
+	h.mu.Lock()
+	h.subs[ch] = table
+	h.mu.Unlock()
+	if table != "" {
+		h.wantEval(table)
+	}
+	context.AfterFunc(ctx, func() {
+		h.mu.Lock()
+		delete(h.subs, ch)
+		h.mu.Unlock()
+		close(ch)
+	})
+	return ch
+}
+
+// watched reports whether a table's page is open somewhere.
+func (h *Hub) watchedLocked(table string) bool {
+	for _, t := range h.subs {
+		if t == table {
+			return true
+		}
+	}
+	return false
+}
+
+// Game returns a copy of the state of a game's record as the hub has it:
+// its steps and whether it is over (nil if unknown).
+func (h *Hub) Game(table, game string) *GameInfo {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	g := h.games[table+"/"+game]
+	if g == nil {
+		return nil
+	}
+	return g.info()
+}
+
+// GameInfo is a snapshot of a game's record.
+type GameInfo struct {
+	Table, ID string
+	Events    int
+	Steps     []Step
+	Status    string
+	Winner    string
+	Ended     string
+	Remote    *Ref
+	Err       error
+	Record    []byte
+}
+
+func (g *Game) info() *GameInfo {
+	st, w := g.Result()
+	return &GameInfo{Table: g.Table, ID: g.ID, Events: g.N, Steps: slices.Clone(g.Steps), Status: st, Winner: w,
+		Ended: g.Ended, Remote: g.Remote, Err: g.Err, Record: g.Record()}
+}
+
+// Tables lists the tables the hub knows, by name.
+func (h *Hub) Tables() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]string, 0, len(h.tables))
+	for n := range h.tables {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}

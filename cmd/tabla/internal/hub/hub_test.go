@@ -1,0 +1,147 @@
+package hub
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/tabla-board/tabla/engine/record"
+)
+
+// play runs the tables' people until every game is over (or max steps).
+func play(t testing.TB, max int, tables ...*vtable) {
+	t.Helper()
+	idle := 0
+	for i := 0; i < max; i++ {
+		acted := false
+		over := true
+		for _, v := range tables {
+			if v.step() {
+				acted = true
+			}
+			if st := v.sess.State(); st.Status == "playing" || !st.InSync {
+				over = false
+			}
+		}
+		if over {
+			return
+		}
+		if acted {
+			idle = 0
+			continue
+		}
+		idle++
+		if idle > 2000 {
+			for _, v := range tables {
+				st := v.sess.State()
+				t.Logf("%s: ply %d mode %s in_sync %v to_move %v awaiting %s hint %q moves %v", v.name, st.Ply, st.Mode, st.InSync, deref(st.ToMove), st.Awaiting, st.Hint, st.Moves)
+				t.Logf("%s: link %+v; remote %s", v.name, v.link.Stats(), v.rem.debug())
+			}
+			t.Fatalf("nothing happens for 10 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("the game did not end within %d steps", max)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "-"
+	}
+	return *s
+}
+
+// hubMoves waits until the hub's copy of a game has the moves of the
+// table's journal, and returns them.
+func hubMoves(t testing.TB, th *testHub, table string, v *vtable) []string {
+	t.Helper()
+	want := journalMoves(t, v.sess.JournalPath())
+	gid := GameID(v.sess.JournalPath())
+	var got []string
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if g := th.hub.Game(table, gid); g != nil {
+			if g.Err != nil {
+				t.Fatalf("the hub's copy of %s/%s: %v", table, gid, g.Err)
+			}
+			got = movesOf(g.Steps)
+			if slices.Equal(got, want) {
+				return got
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("the hub's copy of %s/%s: moves %v, the journal's %v", table, gid, got, want)
+	return nil
+}
+
+func TestPublishAndLibrary(t *testing.T) {
+	th := startHub(t)
+	v := openVTable(t, th.tableURL("alpha"), "alpha", t.TempDir(), record.Header{Game: "gyges"}, "", 1)
+	play(t, 5000, v)
+	moves := hubMoves(t, th, "alpha", v)
+	t.Logf("%d moves: %v", len(moves), moves)
+	if len(moves) < 13 {
+		t.Fatalf("a gyges game of %d moves", len(moves))
+	}
+	// the library has it
+	id := "alpha/" + GameID(v.sess.JournalPath()) + ".jsonl"
+	waitFor(t, "the game in the library", 10*time.Second, func() bool {
+		e, _, err := th.hub.Library().Entry(id)
+		return err == nil && e.Error == nil && e.Plies == len(moves)
+	})
+	// the journal upload
+	waitFor(t, "the journal on the hub", 10*time.Second, func() bool {
+		s, err := th.hub.js.Stream(th.hub.ctx, StreamJournals)
+		if err != nil {
+			return false
+		}
+		m, err := s.GetLastMsgForSubject(th.hub.ctx, JournalSubject("alpha", GameID(v.sess.JournalPath())))
+		return err == nil && len(m.Data) > 0
+	})
+	_ = filepath.Join
+}
+
+// remoteGame plays a whole game between a host table and a joining
+// table, and checks the two journals and the hub's copy agree.
+func remoteGame(t *testing.T, th *testHub, h record.Header, seed uint64) {
+	hn, gn := "host-"+h.Game, "guest-"+h.Game
+	host := openVTable(t, th.tableURL(hn), hn, t.TempDir(), h, "", seed)
+	waitFor(t, "the host's game on the hub", 10*time.Second, func() bool { return th.hub.Game(hn, GameID(host.sess.JournalPath())) != nil })
+	guest := openVTable(t, th.tableURL(gn), gn, t.TempDir(), record.Header{}, hn, seed+100)
+	play(t, 20000, host, guest)
+	hs := journalSteps(t, host.sess.JournalPath())
+	gs := journalSteps(t, guest.sess.JournalPath())
+	if !slices.Equal(hs, gs) {
+		t.Fatalf("the journals differ:\nhost  %v\nguest %v", hs, gs)
+	}
+	hubMoves(t, th, hn, host)
+	hubMoves(t, th, gn, guest)
+	if g := th.hub.Game(hn, GameID(host.sess.JournalPath())); !slices.Equal(g.Steps, hs) {
+		t.Fatalf("the hub's copy differs from the journals:\nhub     %v\njournal %v", g.Steps, hs)
+	}
+	hm := movesOf(hs)
+	st := host.state()
+	t.Logf("%s: %d moves, %s", h.Game, len(hm), describe(st))
+}
+
+// TestRemoteGames plays a whole game of each of the five games between
+// two virtual boards through the hub: each carries out the other's moves
+// as lit, rolls are made once and shared, and both journals and the hub's
+// copy hold the same moves.
+func TestRemoteGames(t *testing.T) {
+	th := startHub(t)
+	for _, tc := range []struct {
+		h    record.Header
+		seed uint64
+	}{
+		{record.Header{Game: "gyges"}, 1},
+		{record.Header{Game: "star", First: "red"}, 1},
+		{record.Header{Game: "six"}, 1},
+		{record.Header{Game: "ray"}, 2},
+		{record.Header{Game: "daha"}, 2},
+	} {
+		t.Run(tc.h.Game, func(t *testing.T) { remoteGame(t, th, tc.h, tc.seed) })
+	}
+}

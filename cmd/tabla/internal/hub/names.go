@@ -1,0 +1,98 @@
+package hub
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// NATS names of the hub. Every subject holds the publishing table's name,
+// so that a table's credentials can be limited to its own subjects.
+const (
+	// StreamGames keeps every game's record as published: subjects
+	// tabla.rec.TABLE.GAME, one message per record line (header first).
+	StreamGames = "TABLA_GAMES"
+	// StreamJournals keeps each finished journal (board events included)
+	// as one message: subjects tabla.journal.TABLE.GAME, the last only.
+	StreamJournals = "TABLA_JOURNALS"
+	// BucketTables (KV) holds each table's current game: key TABLE.
+	BucketTables = "tabla_tables"
+	// BucketSeats (KV) holds the seats of a game played at another table
+	// or in a browser: key HOST.GAME.SEAT, value the player's Ref.
+	BucketSeats = "tabla_seats"
+
+	recPrefix     = "tabla.rec."
+	livePrefix    = "tabla.live."
+	journalPrefix = "tabla.journal."
+
+	// WebTable is the name the hub publishes the records of browser
+	// players under.
+	WebTable = "web"
+)
+
+// Headers of record messages.
+const (
+	hdrN = "Tabla-N" // the event's number in its game (0: the header)
+)
+
+var tableRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
+
+// reserved names are the hub's own users.
+var reserved = map[string]bool{"admin": true, "spectator": true, WebTable: true, "hub": true, "sys": true}
+
+// CheckTable checks a table name: 1–32 of a–z, 0–9, "_" and "-", starting
+// with a letter or digit, and not one of the hub's own user names.
+func CheckTable(name string) error {
+	if !tableRE.MatchString(name) {
+		return fmt.Errorf("hub: table name %q: want 1–32 of a–z, 0–9, _ and - (starting with a letter or digit)", name)
+	}
+	if reserved[name] {
+		return fmt.Errorf("hub: table name %q is reserved", name)
+	}
+	return nil
+}
+
+// GameID names a journal's game on the hub: the journal's file name
+// without "game-" and ".jsonl", with characters that cannot be in a NATS
+// subject token replaced by "_" (game-20261125T021900.123456789Z-gyges.jsonl
+// → 20261125T021900_123456789Z-gyges).
+func GameID(journal string) string {
+	base := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(journal), "game-"), ".jsonl")
+	return sanitize(base)
+}
+
+func sanitize(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 {
+		return "_"
+	}
+	return string(b)
+}
+
+// RecSubject is the subject of a game's record events.
+func RecSubject(table, game string) string { return recPrefix + table + "." + game }
+
+// LiveSubject is the subject of a table's live status.
+func LiveSubject(table string) string { return livePrefix + table }
+
+// JournalSubject is the subject of a finished journal.
+func JournalSubject(table, game string) string { return journalPrefix + table + "." + game }
+
+// seatKey is the tabla_seats key of a seat of a game.
+func seatKey(host, game, seat string) string { return host + "." + game + "." + sanitize(seat) }
+
+// splitRec returns the table and game of a record subject.
+func splitRec(subject string) (table, game string, ok bool) {
+	rest, ok := strings.CutPrefix(subject, recPrefix)
+	if !ok {
+		return "", "", false
+	}
+	table, game, ok = strings.Cut(rest, ".")
+	return table, game, ok && table != "" && game != "" && !strings.Contains(game, ".")
+}

@@ -1,0 +1,742 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
+	"github.com/tabla-board/tabla/engine"
+	"github.com/tabla-board/tabla/engine/record"
+)
+
+// Remote plays a game between boards: a seat whose moves are made at
+// another table (or in a browser on the hub's page) is lit on this board
+// as a move to carry out, as the engine's moves are for an AI seat, and
+// the board does not go on until it is: a different move made for that
+// seat is taken back (the LEDs guide the pieces back) and the right one
+// lit again. Rolls are made once, at the table (or by the hub for a
+// browser) whose seat rolls, and the others roll the same face with
+// tabla's die. Each table's referee still checks everything its sensors
+// see, and each journals the whole game; the hub keeps both records.
+//
+// A table that hosts a game (every table with --hub) follows the claims
+// on its game's seats (tabla_seats: HOST.GAME.SEAT) and, for each
+// claimed seat, the claimer's record. A table that joins a game (--remote
+// HOST[:SEAT]) claims a seat and follows the host's record for the
+// others. Both compare, at every change, their own game (the session's
+// history) with those records, step by step: the records are the truth
+// for the seats they play.
+type Remote struct {
+	t    *Table
+	log  *slog.Logger
+	join string // HOST[/GAME][:SEAT] for a joiner, "" for a host
+	dir  string // the journal directory (the joiner's link file)
+
+	host   Ref    // joiner: the hosted game
+	seat   string // joiner: the seat played here
+	header *record.Header
+	resume bool
+
+	innerHint func(engine.State) (string, error)
+	innerRand func(int) int
+
+	mu      sync.Mutex
+	due     dueMove
+	face    int // the face to roll next (-1: none)
+	sources map[string]*source
+	claims  map[string]Ref // host: seat key → the player
+	sess    *companion.Session
+	ctx     context.Context
+	gid     string // this table's game now
+	joined  string // joiner: this table's game that plays the hosted one
+	askedAt string // the state the last hint was asked for
+	askedT  time.Time
+	backAt  int // local history length the last takeback was asked at (-1: none)
+	warned  string
+
+	poke chan struct{}
+}
+
+type dueMove struct {
+	ply  int
+	seat string
+	move string
+}
+
+// source is a record the remote play follows.
+type source struct {
+	ref    Ref
+	game   *Game
+	caught bool // read to the end once
+	err    error
+	cancel context.CancelFunc
+}
+
+// RemoteOptions set up remote play.
+type RemoteOptions struct {
+	// Join is HOST[:SEAT] or HOST/GAME[:SEAT]: play SEAT (default: the
+	// last seat not played elsewhere) of the game table HOST plays (its
+	// current one, or GAME). "" hosts: seats others claim are played
+	// there.
+	Join string
+	// JournalDir is the table's journal directory: a joiner keeps its link
+	// to the hosted game there (.tabla-remote.json), to resume it.
+	JournalDir string
+	// Hint and Rand are the session's own hint and die, used for the
+	// seats played here.
+	Hint func(engine.State) (string, error)
+	Rand func(int) int
+	// Logger logs remote play (default: the table's).
+	Logger *slog.Logger
+}
+
+// NewRemote sets remote play up on a table's link.
+func NewRemote(t *Table, o RemoteOptions) *Remote {
+	if o.Logger == nil {
+		o.Logger = t.log
+	}
+	if o.Hint == nil {
+		o.Hint = companion.SearchHint(nil)
+	}
+	return &Remote{t: t, log: o.Logger, join: o.Join, dir: o.JournalDir, innerHint: o.Hint, innerRand: o.Rand,
+		face: -1, sources: map[string]*source{}, claims: map[string]Ref{}, backAt: -1, poke: make(chan struct{}, 1)}
+}
+
+// linkFile is a joiner's link to the game it plays seats of.
+const linkFile = ".tabla-remote.json"
+
+type link struct {
+	Host    Ref    `json:"host"`
+	Journal string `json:"journal"`
+}
+
+// ParseJoin reads HOST[/GAME][:SEAT].
+func ParseJoin(s string) (host, game, seat string, err error) {
+	rest, seat, _ := strings.Cut(s, ":")
+	host, game, _ = strings.Cut(rest, "/")
+	if err := CheckTable(host); err != nil {
+		return "", "", "", fmt.Errorf("--remote %s: %v", s, err)
+	}
+	if game != "" && sanitize(game) != game {
+		return "", "", "", fmt.Errorf("--remote %s: %q is not a game id", s, game)
+	}
+	return host, game, seat, nil
+}
+
+// Prepare finds the hosted game a joiner plays (waiting for the hub as
+// long as ctx allows) and returns its header, for the session to play,
+// and whether the session should resume its unfinished game (the one
+// linked to it). A host returns (nil, true, nil).
+func (r *Remote) Prepare(ctx context.Context) (*record.Header, bool, error) {
+	if r.join == "" {
+		return nil, true, nil
+	}
+	host, game, seat, err := ParseJoin(r.join)
+	if err != nil {
+		return nil, false, err
+	}
+	var entry TableEntry
+	for wait := time.Duration(0); ; wait = r.t.opts.ReconnectWait {
+		select {
+		case <-ctx.Done():
+			return nil, false, fmt.Errorf("hub: waiting for the hub to join %s: %w", r.join, ctx.Err())
+		case <-time.After(wait):
+		}
+		entry, err = r.lookup(ctx, host, game)
+		if err == nil {
+			break
+		}
+		r.log.Info("hub: waiting to join a game", "remote", r.join, "err", err)
+	}
+	h, err := ParseHeader(entry.Header)
+	if err != nil {
+		return nil, false, err
+	}
+	h.Meta = nil
+	st, err := record.NewState(h)
+	if err != nil {
+		return nil, false, err
+	}
+	seats := st.Info().Seats
+	if seat != "" && !slices.Contains(seats, seat) {
+		return nil, false, fmt.Errorf("--remote %s: %q is not a seat of %s (want %s)", r.join, seat, h.Game, strings.Join(seats, ", "))
+	}
+	r.host = Ref{Table: host, Game: entry.Game}
+	if l, ok := r.readLink(); ok && l.Host.Table == host && l.Host.Game == entry.Game {
+		r.resume = true
+		if seat == "" {
+			seat = l.Host.Seat
+		}
+	}
+	if seat == "" {
+		seat = r.freeSeat(ctx, seats)
+	}
+	r.seat = seat
+	r.host.Seat = seat
+	r.header = h
+	r.t.Join(r.host)
+	r.log.Info("hub: joining a game", "host", host, "game", entry.Game, "seat", seat, "resume", r.resume)
+	return h, r.resume, nil
+}
+
+var errNoTable = errors.New("hub: no such table on the hub")
+
+// lookup finds a host's game: its current one, or game.
+func (r *Remote) lookup(ctx context.Context, host, game string) (TableEntry, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if !r.t.nc.IsConnected() {
+		return TableEntry{}, errors.New("not connected")
+	}
+	if game != "" {
+		s, err := r.t.js.Stream(ctx, StreamGames)
+		if err != nil {
+			return TableEntry{}, err
+		}
+		m, err := s.GetMsg(ctx, 0, jetstream.WithGetMsgSubject(RecSubject(host, game)))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			return TableEntry{}, fmt.Errorf("%w: %s has no game %s", errNoTable, host, game)
+		}
+		if err != nil {
+			// a server without direct get by subject: ask for the first message
+			return TableEntry{}, err
+		}
+		var ev Event
+		if err := json.Unmarshal(m.Data, &ev); err != nil || ev.N != 0 {
+			return TableEntry{}, fmt.Errorf("hub: %s/%s: no header", host, game)
+		}
+		return TableEntry{Table: host, Game: game, Journal: ev.Journal, Header: ev.Header}, nil
+	}
+	kv, err := r.t.js.KeyValue(ctx, BucketTables)
+	if err != nil {
+		return TableEntry{}, err
+	}
+	e, err := kv.Get(ctx, host)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return TableEntry{}, fmt.Errorf("%w: %s (it has not published a game)", errNoTable, host)
+	}
+	if err != nil {
+		return TableEntry{}, err
+	}
+	var te TableEntry
+	if err := json.Unmarshal(e.Value(), &te); err != nil {
+		return TableEntry{}, err
+	}
+	return te, nil
+}
+
+// freeSeat is the last seat of the host's game nobody plays elsewhere.
+func (r *Remote) freeSeat(ctx context.Context, seats []string) string {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	kv, err := r.t.js.KeyValue(ctx, BucketSeats)
+	for i := len(seats) - 1; i > 0 && err == nil; i-- {
+		e, gerr := kv.Get(ctx, seatKey(r.host.Table, r.host.Game, seats[i]))
+		if errors.Is(gerr, jetstream.ErrKeyNotFound) {
+			return seats[i]
+		}
+		if gerr == nil {
+			var p Ref
+			if json.Unmarshal(e.Value(), &p) == nil && p.Table == r.t.name {
+				return seats[i]
+			}
+		}
+	}
+	return seats[len(seats)-1]
+}
+
+func (r *Remote) readLink() (link, bool) {
+	var l link
+	if r.dir == "" {
+		return l, false
+	}
+	data, err := os.ReadFile(filepath.Join(r.dir, linkFile))
+	if err != nil || json.Unmarshal(data, &l) != nil {
+		return l, false
+	}
+	return l, true
+}
+
+func (r *Remote) writeLink(journal string) {
+	if r.dir == "" {
+		return
+	}
+	data, _ := json.Marshal(link{Host: r.host, Journal: filepath.Base(journal)})
+	path := filepath.Join(r.dir, linkFile)
+	if os.WriteFile(path+".tmp", data, 0o644) == nil {
+		os.Rename(path+".tmp", path)
+	}
+}
+
+// Hint is the session's hint: a remote seat's move to carry out, else the
+// session's own hint.
+func (r *Remote) Hint(st engine.State) (string, error) {
+	r.mu.Lock()
+	d := r.due
+	r.mu.Unlock()
+	if d.move != "" && d.ply == st.Plies() && st.ToMove() >= 0 && st.Info().Seats[st.ToMove()] == d.seat {
+		return d.move, nil
+	}
+	return r.innerHint(st)
+}
+
+// Rand is the session's die: the face a remote seat rolled, when one is
+// due, else the session's own die.
+func (r *Remote) Rand(n int) int {
+	r.mu.Lock()
+	f := r.face
+	r.face = -1
+	r.mu.Unlock()
+	if f >= 0 && f < n {
+		return f
+	}
+	return r.innerRand(n)
+}
+
+// Seat is the seat a joiner plays ("" for a host).
+func (r *Remote) Seat() string { return r.seat }
+
+// Host is the game a joiner plays seats of.
+func (r *Remote) Host() Ref { return r.host }
+
+// Run plays until ctx ends.
+func (r *Remote) Run(ctx context.Context, sess *companion.Session) {
+	r.mu.Lock()
+	r.sess, r.ctx = sess, ctx
+	r.gid = GameID(sess.JournalPath())
+	r.joined = r.gid
+	r.mu.Unlock()
+	changes := sess.Subscribe(ctx)
+	link := r.t.Subscribe(ctx)
+	if r.join != "" {
+		r.writeLink(sess.JournalPath())
+		go r.claim(ctx)
+		r.follow(ctx, Ref{Table: r.host.Table, Game: r.host.Game})
+	} else {
+		go r.watchClaims(ctx)
+	}
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	defer r.stopAll()
+	for {
+		r.reconcile()
+		select {
+		case <-ctx.Done():
+			return
+		case <-changes:
+		case <-link:
+		case <-r.poke:
+		case <-tick.C:
+		}
+	}
+}
+
+func (r *Remote) wake() {
+	select {
+	case r.poke <- struct{}{}:
+	default:
+	}
+}
+
+func (r *Remote) stopAll() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.sources {
+		if s.cancel != nil {
+			s.cancel()
+		}
+	}
+}
+
+// claim claims the joiner's seat of the hosted game, again until it holds.
+func (r *Remote) claim(ctx context.Context) {
+	val, _ := json.Marshal(Ref{Table: r.t.name, Game: r.gid, Seat: r.seat})
+	key := seatKey(r.host.Table, r.host.Game, r.seat)
+	for {
+		err := func() error {
+			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			kv, err := r.t.js.KeyValue(cctx, BucketSeats)
+			if err != nil {
+				return err
+			}
+			e, err := kv.Get(cctx, key)
+			switch {
+			case errors.Is(err, jetstream.ErrKeyNotFound):
+				_, err = kv.Create(cctx, key, val)
+				return err
+			case err != nil:
+				return err
+			}
+			var p Ref
+			json.Unmarshal(e.Value(), &p)
+			if string(e.Value()) == string(val) {
+				return nil
+			}
+			if p.Table != r.t.name {
+				return fmt.Errorf("%w: %s plays %s there", ErrSeatTaken, p.Table, r.seat)
+			}
+			_, err = kv.Update(cctx, key, val, e.Revision()) // an earlier journal of ours
+			return err
+		}()
+		if err == nil {
+			r.log.Info("hub: seat claimed", "game", r.host.String())
+			return
+		}
+		r.log.Warn("hub: claiming the seat", "game", r.host.String(), "err", err)
+		if errors.Is(err, ErrSeatTaken) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(r.t.opts.ReconnectWait):
+		}
+	}
+}
+
+// watchClaims follows the claims on this table's games' seats.
+func (r *Remote) watchClaims(ctx context.Context) {
+	for ctx.Err() == nil {
+		err := func() error {
+			kv, err := r.t.js.KeyValue(ctx, BucketSeats)
+			if err != nil {
+				return err
+			}
+			w, err := kv.Watch(ctx, r.t.name+".>")
+			if err != nil {
+				return err
+			}
+			defer w.Stop()
+			for e := range w.Updates() {
+				if e == nil {
+					continue
+				}
+				r.mu.Lock()
+				if e.Operation() == jetstream.KeyValuePut {
+					var p Ref
+					if json.Unmarshal(e.Value(), &p) == nil {
+						r.claims[e.Key()] = p
+					}
+				} else {
+					delete(r.claims, e.Key())
+				}
+				r.mu.Unlock()
+				r.wake()
+			}
+			return errors.New("the watch ended")
+		}()
+		if ctx.Err() != nil {
+			return
+		}
+		r.log.Debug("hub: watching seat claims", "err", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(r.t.opts.ReconnectWait):
+		}
+	}
+}
+
+// follow starts following a record (once).
+func (r *Remote) follow(ctx context.Context, ref Ref) *source {
+	key := ref.Table + "/" + ref.Game
+	r.mu.Lock()
+	if s := r.sources[key]; s != nil {
+		r.mu.Unlock()
+		return s
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	s := &source{ref: ref, cancel: cancel}
+	r.sources[key] = s
+	r.mu.Unlock()
+	go r.consume(sctx, s)
+	return s
+}
+
+// consume reads a record into its source, again after every failure.
+func (r *Remote) consume(ctx context.Context, s *source) {
+	subj := RecSubject(s.ref.Table, s.ref.Game)
+	for ctx.Err() == nil {
+		err := func() error {
+			cons, err := r.t.js.OrderedConsumer(ctx, StreamGames, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}})
+			if err != nil {
+				return err
+			}
+			info, err := cons.Info(ctx)
+			if err != nil {
+				return err
+			}
+			if info.NumPending == 0 {
+				r.mu.Lock()
+				s.caught = true
+				r.mu.Unlock()
+				r.wake()
+			}
+			cc, err := cons.Consume(func(m jetstream.Msg) {
+				var ev Event
+				if json.Unmarshal(m.Data(), &ev) != nil {
+					return
+				}
+				md, _ := m.Metadata()
+				r.mu.Lock()
+				switch {
+				case s.game == nil && ev.N == 0:
+					ev.Table, ev.Game = s.ref.Table, s.ref.Game
+					s.game, s.err = NewGame(&ev)
+				case s.game != nil:
+					if err := s.game.Apply(ev.N, ev.Line); err != nil {
+						s.err = err
+					}
+				}
+				if md != nil && md.NumPending == 0 {
+					s.caught = true
+				}
+				r.mu.Unlock()
+				r.wake()
+			})
+			if err != nil {
+				return err
+			}
+			defer cc.Stop()
+			<-ctx.Done()
+			return nil
+		}()
+		if ctx.Err() != nil {
+			return
+		}
+		r.log.Debug("hub: following a record", "record", s.ref.String(), "err", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(r.t.opts.ReconnectWait):
+		}
+	}
+}
+
+// sourceFor returns the record that is the truth for seat (nil: the seat
+// is played here), starting to follow it if needed.
+func (r *Remote) sourcesLocked(seats []string) map[string]*source {
+	out := map[string]*source{}
+	if r.join != "" {
+		if r.gid != r.joined {
+			return out // a game of this table's own since
+		}
+		s := r.sources[r.host.Table+"/"+r.host.Game]
+		for _, seat := range seats {
+			if seat != r.seat {
+				out[seat] = s
+			}
+		}
+		return out
+	}
+	prefix := r.t.name + "." + r.gid + "."
+	for k, p := range r.claims {
+		seat, ok := strings.CutPrefix(k, prefix)
+		if !ok || p.Table == r.t.name {
+			continue
+		}
+		for _, s := range seats {
+			if sanitize(s) == seat {
+				out[s] = r.sources[p.Table+"/"+p.Game]
+			}
+		}
+	}
+	return out
+}
+
+// reconcile compares the session's game with the records of the seats
+// played elsewhere and acts: takes back a step made here for such a seat
+// that its record does not have, lights the next move of such a seat, or
+// rolls its roll.
+func (r *Remote) reconcile() {
+	sess := r.sess
+	if sess == nil {
+		return
+	}
+	// this table's game may have changed (a new game)
+	gid := GameID(sess.JournalPath())
+	seats := sess.Seats()
+	r.mu.Lock()
+	if gid != r.gid {
+		r.gid = gid
+		r.due = dueMove{}
+	}
+	if r.join == "" {
+		prefix := r.t.name + "." + r.gid + "."
+		for k, p := range r.claims {
+			if strings.HasPrefix(k, prefix) && p.Table != r.t.name && r.sources[p.Table+"/"+p.Game] == nil {
+				r.mu.Unlock()
+				r.follow(r.ctx, Ref{Table: p.Table, Game: p.Game})
+				r.mu.Lock()
+			}
+		}
+	}
+	srcs := r.sourcesLocked(seats)
+	type view struct {
+		steps  []Step
+		caught bool
+		ok     bool
+	}
+	views := map[string]view{}
+	for seat, s := range srcs {
+		v := view{}
+		if s != nil && s.game != nil && s.err == nil {
+			v = view{steps: slices.Clone(s.game.Steps), caught: s.caught, ok: true}
+		}
+		views[seat] = v
+	}
+	r.mu.Unlock()
+	if len(views) == 0 {
+		r.setDue(dueMove{})
+		return
+	}
+	for _, v := range views {
+		if !v.ok || !v.caught {
+			return // a record not yet read: wait for it
+		}
+	}
+	st := sess.State()
+	hist := sess.History()
+	local := make([]Step, len(hist))
+	for i, a := range hist {
+		local[i] = Step{Roll: a.Roll, Text: a.Text, Seat: seats[a.Seat]}
+	}
+	// a step made here for a seat played elsewhere that its record has not
+	for i, s := range local {
+		v, remote := views[s.Seat]
+		if !remote {
+			continue
+		}
+		if i < len(v.steps) && v.steps[i] == s {
+			continue
+		}
+		r.setDue(dueMove{})
+		r.mu.Lock()
+		asked := r.backAt == len(local)
+		r.backAt = len(local)
+		r.mu.Unlock()
+		if asked {
+			return // the takeback asked for is under way (or failed: logged)
+		}
+		want := "nothing yet"
+		if i < len(v.steps) {
+			want = v.steps[i].String()
+		}
+		r.log.Info("hub: a step made here is not the other board's: taken back", "step", i, "made", s.String(), "want", want)
+		if err := sess.Command("takeback", ""); err != nil {
+			r.warnOnce("takeback", "hub: cannot take back a step the other board did not make", "err", err)
+		}
+		return
+	}
+	r.mu.Lock()
+	r.backAt = -1
+	r.mu.Unlock()
+	if st.Status != "playing" || st.ToMove == nil {
+		r.setDue(dueMove{})
+		return
+	}
+	seat := *st.ToMove
+	i := len(local)
+	var next *Step
+	if v, remote := views[seat]; remote {
+		if i < len(v.steps) {
+			next = &v.steps[i]
+		}
+	} else {
+		// a seat played here: the other board may have carried out a step
+		// of it that was taken back here since; light it again
+		for _, v := range views {
+			if i < len(v.steps) && v.steps[i].Seat == seat {
+				next = &v.steps[i]
+				break
+			}
+		}
+	}
+	if next == nil || next.Seat != seat {
+		r.setDue(dueMove{})
+		return
+	}
+	switch {
+	case next.Roll && st.Awaiting == "roll":
+		face := slices.Index(sess.Die(), next.Text)
+		if face < 0 {
+			r.warnOnce("face", "hub: the other board rolled a face this die has not", "face", next.Text)
+			return
+		}
+		r.mu.Lock()
+		r.face = face
+		r.mu.Unlock()
+		if err := sess.Command("roll", ""); err != nil {
+			r.log.Warn("hub: rolling the other board's roll", "err", err)
+		}
+		r.mu.Lock()
+		r.face = -1
+		r.mu.Unlock()
+	case !next.Roll && st.Awaiting == "move":
+		r.setDue(dueMove{ply: st.Ply, seat: seat, move: next.Text})
+		key := fmt.Sprintf("%d/%d/%s", len(local), st.Ply, next.Text)
+		if st.Hint == next.Text || (st.Mode != "play" && st.Mode != "setup") || !st.InSync {
+			if st.Hint == next.Text {
+				r.mu.Lock()
+				r.askedAt = key
+				r.mu.Unlock()
+			}
+			return
+		}
+		r.mu.Lock()
+		again := r.askedAt == key+"/asked" && time.Since(r.askedT) < 2*time.Second
+		r.askedAt, r.askedT = key+"/asked", time.Now()
+		r.mu.Unlock()
+		if again {
+			return // asked for this position, and it has not changed since
+		}
+		if err := sess.Command("hint", ""); err != nil {
+			r.log.Warn("hub: lighting the other board's move", "err", err)
+		}
+	}
+}
+
+func (r *Remote) setDue(d dueMove) {
+	r.mu.Lock()
+	r.due = d
+	r.mu.Unlock()
+}
+
+func (r *Remote) warnOnce(key, msg string, args ...any) {
+	r.mu.Lock()
+	again := r.warned == key
+	r.warned = key
+	r.mu.Unlock()
+	if !again {
+		r.log.Warn(msg, args...)
+	}
+}
+
+// debug describes the remote play's state (tests).
+func (r *Remote) debug() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := fmt.Sprintf("gid %s due %+v face %d asked %q backAt %d claims %v;", r.gid, r.due, r.face, r.askedAt, r.backAt, r.claims)
+	for k, s := range r.sources {
+		n := -1
+		var moves []string
+		if s.game != nil {
+			n = s.game.N
+			moves = s.game.Moves()
+		}
+		out += fmt.Sprintf(" source %s: caught %v events %d err %v moves %v;", k, s.caught, n, s.err, moves)
+	}
+	return out
+}

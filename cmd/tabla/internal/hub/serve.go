@@ -1,0 +1,168 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/sameorigin"
+)
+
+// ServeOptions are `tabla hub`'s inputs.
+type ServeOptions struct {
+	// Dir is the data directory: credentials, JetStream's storage (when
+	// embedded), the club library.
+	Dir string
+	// Listen is the address of the spectators' pages and the library API.
+	Listen string
+	// NATSListen is the embedded NATS server's address (tables connect to
+	// it); ignored with NATS.
+	NATSListen string
+	// NATS is an existing NATS server or cluster (the admin's URL,
+	// nats://admin:PASSWORD@HOST:4222,…): no server is started.
+	NATS string
+	// CA verifies an existing server's TLS certificate.
+	CA string
+	// TLSCert and TLSKey make the embedded server speak TLS.
+	TLSCert, TLSKey string
+	// Replicas of the streams (default 1; 3 on a three-node cluster).
+	Replicas int
+	// AllowHosts are further names the pages answer to.
+	AllowHosts []string
+	// EvalTime bounds each evaluation (0: 50 ms; negative: none).
+	EvalTime time.Duration
+	Logger   *slog.Logger
+	// Ready, when set, is called once the hub serves, with the pages'
+	// address and the NATS server's client URL (no credentials).
+	Ready func(addr, natsURL string)
+}
+
+// Serve runs a hub until ctx ends: the embedded NATS server (unless NATS
+// is given), the hub's service, and its pages on Listen.
+func Serve(ctx context.Context, o ServeOptions) error {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	log := o.Logger
+	if o.Dir == "" {
+		return errors.New("hub: no data directory (--data)")
+	}
+	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
+		return err
+	}
+	creds, err := LoadCredentials(o.Dir)
+	if err != nil {
+		return err
+	}
+	url, natsURL := o.NATS, o.NATS
+	var srv *Server
+	if o.NATS == "" {
+		srv, err = StartServer(ServerConfig{Dir: o.Dir, Listen: o.NATSListen, TLSCert: o.TLSCert, TLSKey: o.TLSKey, Logger: log})
+		if err != nil {
+			return err
+		}
+		defer srv.Shutdown()
+		url, natsURL = srv.URL("admin", creds.Admin), srv.ClientURL()
+		go watchCredentials(ctx, o.Dir, srv, log)
+	} else {
+		natsURL = redact(natsURL)
+	}
+	h, err := Open(Options{URL: url, CA: o.CA, Dir: o.Dir, Replicas: o.Replicas, Token: creds.Browser, EvalTime: o.EvalTime, Logger: log})
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return err
+	}
+	guard, err := sameorigin.New(sameorigin.Config{Addr: ln.Addr().String(), Hosts: o.AllowHosts})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	hs := &http.Server{Handler: guard.Wrap(h.Handler()), BaseContext: func(net.Listener) context.Context { return ctx },
+		ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	log.Info("tabla hub", "page", "http://"+ln.Addr().String()+"/", "nats", natsURL, "data", o.Dir)
+	if o.Ready != nil {
+		o.Ready(ln.Addr().String(), natsURL)
+	}
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	sctx, scancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer scancel()
+	hs.Shutdown(sctx)
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+// watchCredentials reloads the server's users when the credentials file
+// changes (`tabla hub table add` on a running hub).
+func watchCredentials(ctx context.Context, dir string, srv *Server, log *slog.Logger) {
+	path := filepath.Join(dir, CredentialsFile)
+	last := time.Time{}
+	if fi, err := os.Stat(path); err == nil {
+		last = fi.ModTime()
+	}
+	tick := time.NewTicker(2 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		fi, err := os.Stat(path)
+		if err != nil || fi.ModTime().Equal(last) {
+			continue
+		}
+		last = fi.ModTime()
+		if err := srv.Reload(); err != nil {
+			log.Error("hub: reloading the credentials", "err", err)
+			continue
+		}
+		log.Info("hub: credentials reloaded")
+	}
+}
+
+// redact hides the passwords of NATS URLs.
+func redact(u string) string {
+	parts := splitURLs(u)
+	for i, part := range parts {
+		if scheme, rest, ok := strings.Cut(part, "://"); ok {
+			if at := strings.LastIndexByte(rest, '@'); at >= 0 {
+				parts[i] = scheme + "://" + rest[at+1:]
+			}
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// TableLine is the config line of a table: its hub URL with its
+// credentials, for host (HOST:PORT as the table reaches the hub).
+func TableLine(c *Credentials, name, host string, tls bool) (string, error) {
+	pw, ok := c.Tables[name]
+	if !ok {
+		return "", fmt.Errorf("hub: no table %q (add it first)", name)
+	}
+	scheme := "nats"
+	if tls {
+		scheme = "tls"
+	}
+	return "hub = " + UserURL(scheme+"://"+host, name, pw), nil
+}

@@ -1,0 +1,45 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Setup creates (or updates) the hub's streams and buckets: the admin's
+// job, once per start of `tabla hub`. replicas is 1 on a single server, 3
+// on a three-node cluster.
+func Setup(ctx context.Context, js jetstream.JetStream, replicas int) error {
+	if replicas < 1 {
+		replicas = 1
+	}
+	streams := []jetstream.StreamConfig{{
+		Name:        StreamGames,
+		Description: "tabla: every game's record, one message per line (tabla.rec.TABLE.GAME)",
+		Subjects:    []string{recPrefix + ">"},
+		Storage:     jetstream.FileStorage,
+		Replicas:    replicas,
+		AllowDirect: true,
+	}, {
+		Name:              StreamJournals,
+		Description:       "tabla: finished journals with their board events (tabla.journal.TABLE.GAME)",
+		Subjects:          []string{journalPrefix + ">"},
+		Storage:           jetstream.FileStorage,
+		Replicas:          replicas,
+		MaxMsgsPerSubject: 1,
+		AllowDirect:       true,
+	}}
+	for _, cfg := range streams {
+		if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
+			return fmt.Errorf("hub: stream %s: %w", cfg.Name, err)
+		}
+	}
+	for _, b := range []string{BucketTables, BucketSeats} {
+		if _, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: b, History: 1,
+			Storage: jetstream.FileStorage, Replicas: replicas}); err != nil {
+			return fmt.Errorf("hub: bucket %s: %w", b, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,48 @@
+// hub.js — the club hub's live tables: a small board each, following
+// /api/events; drawn with webui's board.js.
+"use strict";
+const $ = id => document.getElementById(id);
+const views = {}, cards = {};
+
+async function view(board, table) {
+  const key = table + "/" + board;
+  if (!views[key]) views[key] = fetch("/api/board?t=" + encodeURIComponent(table)).then(r => r.ok ? r.json() : null);
+  return views[key];
+}
+
+async function card(t) {
+  let c = cards[t.table];
+  if (!c) {
+    const a = document.createElement("a");
+    a.className = "tcard"; a.href = "table.html?t=" + encodeURIComponent(t.table);
+    a.innerHTML = '<div class="name"></div><svg></svg><div class="info"></div>';
+    $("tables").appendChild(a);
+    c = cards[t.table] = { a, board: null, key: "" };
+  }
+  c.a.classList.toggle("offline", !t.online);
+  c.a.querySelector(".name").textContent = t.table + (t.online ? "" : " (offline)");
+  let info = t.game ? t.game + " · ply " + t.plies + " · " : "no game";
+  if (t.status === "won") info += t.winner + " won";
+  else if (t.status === "draw") info += "draw";
+  else if (t.to_move) info += t.to_move + " to play";
+  if (t.remote) info += " · plays " + t.remote.table + "'s game";
+  c.a.querySelector(".info").textContent = info;
+  if (!t.board) return;
+  const key = t.board + "/" + t.id;
+  if (c.key !== key) {
+    const v = await view(t.board, t.table);
+    if (!v) return;
+    c.board = new Tabla.Board(c.a.querySelector("svg"), v); c.key = key;
+  }
+  c.board.render({ pieces: t.pieces || {}, leds: {} });
+}
+
+function render(list) {
+  $("none").hidden = list.length > 0;
+  for (const t of list) card(t);
+}
+
+const es = new EventSource("/api/events");
+es.addEventListener("state", e => render(JSON.parse(e.data)));
+es.onopen = () => { $("conn").textContent = "live"; $("conn").classList.remove("down"); };
+es.onerror = () => { $("conn").textContent = "hub offline"; $("conn").classList.add("down"); };

@@ -1,0 +1,107 @@
+// table.js — one table on the club hub: its board as the hub has the game
+// (with the table's LEDs while it is online), the move list, the engine's
+// evaluation bar, and play from the browser for a seat (with the hub's
+// token). Follows /api/tables/TABLE/events; draws with webui's board.js.
+"use strict";
+const $ = id => document.getElementById(id);
+const table = new URLSearchParams(location.search).get("t") || "";
+let board = null, boardKey = "", state = null, mySeat = localStorage.getItem("seat:" + table) || "";
+$("title").textContent = table;
+$("livelink").href = "/t/" + encodeURIComponent(table) + "/";
+$("token").value = localStorage.getItem("hubtoken") || "";
+$("token").onchange = () => localStorage.setItem("hubtoken", $("token").value);
+
+async function post(path, body) {
+  const r = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json", "Authorization": "Bearer " + $("token").value }, body: JSON.stringify(body) });
+  if (!r.ok) { $("message").textContent = await r.text(); return null; }
+  $("message").textContent = "";
+  return r.json();
+}
+
+function evalbar(v, g) {
+  const bar = $("evalbar");
+  bar.innerHTML = "";
+  if (!v || !g) { bar.hidden = true; return; }
+  bar.hidden = false;
+  for (const side of g.sides) {
+    const p = v.values[side] || 0, d = document.createElement("div");
+    d.style.width = (100 * p) + "%"; d.style.background = Tabla.sideColour(side);
+    d.textContent = p >= .12 ? side + " " + Tabla.pct(p) : "";
+    d.title = side + " " + Tabla.pct(p);
+    bar.appendChild(d);
+  }
+}
+
+async function legal(g) {
+  const box = $("legal");
+  box.innerHTML = "";
+  if (!mySeat || !g || g.status !== "playing" || g.to_move !== mySeat) return;
+  if (g.awaiting === "roll") {
+    const b = document.createElement("button"); b.textContent = "Roll";
+    b.onclick = () => post("/api/tables/" + encodeURIComponent(table) + "/move", { seat: mySeat, move: "" });
+    box.appendChild(b); return;
+  }
+  const r = await fetch("/api/tables/" + encodeURIComponent(table) + "/legal?seat=" + encodeURIComponent(mySeat));
+  if (!r.ok) return;
+  for (const m of await r.json()) {
+    const b = document.createElement("button"); b.textContent = m;
+    b.onclick = () => post("/api/tables/" + encodeURIComponent(table) + "/move", { seat: mySeat, move: m });
+    box.appendChild(b);
+  }
+}
+
+function seats(s) {
+  const box = $("seats"), g = s.game;
+  box.innerHTML = "";
+  if (!g) return;
+  const taken = {};
+  for (const x of (s.seats || [])) taken[x.seat] = x.by;
+  for (const seat of g.seats) {
+    const by = taken[seat];
+    const span = document.createElement("span"); span.className = "seat";
+    if (by && by.table === "web") {
+      const b = document.createElement("button"); b.textContent = (mySeat === seat ? "✓ " : "") + seat + " (browser)";
+      b.onclick = () => { mySeat = seat; localStorage.setItem("seat:" + table, seat); render(state); };
+      span.appendChild(b);
+    } else if (by) {
+      span.textContent = seat + ": at " + by.table;
+    } else {
+      const b = document.createElement("button"); b.textContent = "play " + seat;
+      b.onclick = async () => { if (await post("/api/tables/" + encodeURIComponent(table) + "/play", { seat })) { mySeat = seat; localStorage.setItem("seat:" + table, seat); } };
+      span.appendChild(b);
+    }
+    box.appendChild(span);
+  }
+}
+
+async function render(s) {
+  state = s;
+  const g = s.game;
+  $("conn").textContent = s.online ? "table online" : "table offline";
+  $("conn").classList.toggle("down", !s.online);
+  if (!g) { $("turn").textContent = "No game yet."; return; }
+  const key = g.board + "/" + g.id;
+  if (key !== boardKey) {
+    const r = await fetch("/api/board?t=" + encodeURIComponent(table));
+    if (!r.ok) return;
+    board = new Tabla.Board($("board"), await r.json()); boardKey = key;
+  }
+  const leds = s.live && s.live.leds ? s.live.leds : Tabla.positionLEDs(g.painted, []);
+  board.render({ pieces: g.pieces, leds });
+  let text = g.status === "won" ? "🏆 " + g.winner + " won" : g.status === "draw" ? "Draw" : (g.to_move + " to " + g.awaiting + (g.roll ? " (rolled " + g.roll + ")" : ""));
+  if (g.ended) text = "abandoned for a new game";
+  const sync = s.live ? (s.live.in_sync ? '<span class="sync">board in sync</span>' : '<span class="sync bad">board out of sync</span>') : "";
+  $("turn").innerHTML = sync + Tabla.escapeHTML(g.game + " · ply " + g.plies + " · " + text);
+  $("message").textContent = (s.live && s.live.message) || g.error || "";
+  const moves = $("moves");
+  moves.innerHTML = "";
+  for (const m of g.moves) { const li = document.createElement("li"); li.textContent = m; moves.appendChild(li); }
+  moves.scrollTop = moves.scrollHeight;
+  evalbar(s.eval, g);
+  seats(s);
+  legal(g);
+}
+
+const es = new EventSource("/api/tables/" + encodeURIComponent(table) + "/events");
+es.addEventListener("state", e => render(JSON.parse(e.data)));
+es.onerror = () => { $("conn").textContent = "hub offline"; $("conn").classList.add("down"); };

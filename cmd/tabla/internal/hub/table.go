@@ -1,0 +1,668 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
+)
+
+// TableOptions set up a table's link to a hub.
+type TableOptions struct {
+	// URL is the hub: nats://TABLE:PASSWORD@HOST:4222 (tls://… with TLS),
+	// a comma-separated list for a cluster.
+	URL string
+	// Name is the table's name on the hub (default: the URL's user).
+	Name string
+	// CA is a PEM file of the authority that signed the hub's TLS
+	// certificate, if the system does not know it.
+	CA string
+	// JournalDir is the table's journal directory: journals of earlier
+	// runs the hub has not got yet are published from it.
+	JournalDir string
+	// Logger logs the link's state (default: discard).
+	Logger *slog.Logger
+	// ReconnectWait is the pause between connection attempts (default 1 s).
+	ReconnectWait time.Duration
+}
+
+// Table is a table's link to a hub: it publishes the table's games as
+// they are journalled, its live status, and its finished journals. The
+// journal stays the source of truth: while the hub cannot be reached the
+// table plays on, and when it can again the link publishes what the hub
+// missed, exactly once — every event of a game carries its number, the
+// link asks the hub for the last number it has and publishes the rest,
+// each publish expecting the previous one as the last message of the
+// game's subject (and deduplicated by its Nats-Msg-Id).
+//
+// It is the session's companion.Publisher: the session tells it of every
+// journalled decision, and it reads the journal itself.
+type Table struct {
+	opts TableOptions
+	name string
+	log  *slog.Logger
+	nc   *nats.Conn
+	js   jetstream.JetStream
+
+	mu      sync.Mutex
+	tails   []*tail
+	byPath  map[string]*tail
+	current *tail
+	joined  *Ref // the next journal plays seats of this game
+	kvPut   string
+	started bool
+	sess    *companion.Session
+	stats   TableStats
+	subs    map[chan struct{}]struct{}
+
+	poke   chan struct{}
+	stop   chan struct{}
+	done   chan struct{}
+	closed sync.Once
+}
+
+var _ companion.Publisher = (*Table)(nil)
+
+// TableStats count what a link did.
+type TableStats struct {
+	Published int  `json:"published"` // events published
+	Backlog   int  `json:"backlog"`   // events read and not yet on the hub
+	Connected bool `json:"connected"`
+	Errors    int  `json:"errors"`
+}
+
+// TableName is the table name a hub URL implies: its user.
+func TableName(hubURL string) string {
+	for _, u := range splitURLs(hubURL) {
+		if p, err := url.Parse(u); err == nil && p.User != nil {
+			return p.User.Username()
+		}
+	}
+	return ""
+}
+
+func splitURLs(s string) []string {
+	var out []string
+	for _, u := range slices.Collect(func(yield func(string) bool) {
+		start := 0
+		for i := 0; i <= len(s); i++ {
+			if i == len(s) || s[i] == ',' {
+				if !yield(s[start:i]) {
+					return
+				}
+				start = i + 1
+			}
+		}
+	}) {
+		if u != "" {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// Connect sets up a table's link. It does not wait for the hub: the
+// connection is retried in the background for as long as the table runs.
+// Publishing starts with Start.
+func Connect(o TableOptions) (*Table, error) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Name == "" {
+		o.Name = TableName(o.URL)
+	}
+	if o.Name == "" {
+		return nil, errors.New("hub: no table name: give --table or a user in the hub URL (nats://TABLE:PASSWORD@HOST:4222)")
+	}
+	if err := CheckTable(o.Name); err != nil {
+		return nil, err
+	}
+	if o.ReconnectWait <= 0 {
+		o.ReconnectWait = time.Second
+	}
+	t := &Table{opts: o, name: o.Name, log: o.Logger.With("hub_table", o.Name), byPath: map[string]*tail{},
+		subs: map[chan struct{}]struct{}{}, poke: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	nc, err := Dial(o.URL, "tabla table "+o.Name, o.CA, o.ReconnectWait, t.log, t.wake)
+	if err != nil {
+		return nil, err
+	}
+	t.nc = nc
+	t.js, err = jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+// Dial connects to a hub's NATS server, retrying for ever in the
+// background; change is called on every connect and disconnect.
+func Dial(u, name, ca string, wait time.Duration, log *slog.Logger, change func()) (*nats.Conn, error) {
+	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(wait),
+		nats.RetryOnFailedConnect(true), nats.ReconnectBufSize(-1), nats.ReconnectJitter(wait/4, wait/4),
+		nats.PingInterval(5 * time.Second), nats.MaxPingsOutstanding(2),
+		nats.ConnectHandler(func(*nats.Conn) { log.Info("hub connected"); change() }),
+		nats.ReconnectHandler(func(*nats.Conn) { log.Info("hub reconnected"); change() }),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if err != nil {
+				log.Warn("hub disconnected", "err", err)
+			}
+			change()
+		}),
+	}
+	if ca != "" {
+		opts = append(opts, nats.RootCAs(ca))
+	}
+	nc, err := nats.Connect(u, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("hub: %v", err)
+	}
+	return nc, nil
+}
+
+// Name is the table's name on the hub.
+func (t *Table) Name() string { return t.name }
+
+// Conn is the link's NATS connection.
+func (t *Table) Conn() *nats.Conn { return t.nc }
+
+// JetStream is the link's JetStream context.
+func (t *Table) JetStream() jetstream.JetStream { return t.js }
+
+func (t *Table) wake() {
+	select {
+	case t.poke <- struct{}{}:
+	default:
+	}
+	t.notify()
+}
+
+// Journalled is the session's report that path was written (a decision
+// journalled, or a journal started or resumed): its new lines are read
+// and published. It never blocks.
+func (t *Table) Journalled(path string, ply int) {
+	t.mu.Lock()
+	tl := t.byPath[path]
+	if tl == nil {
+		tl = newTail(path, t.joined)
+		t.joined = nil
+		t.byPath[path] = tl
+		t.tails = append(t.tails, tl)
+	}
+	if t.current != tl {
+		if t.current != nil {
+			t.current.retired = true
+		}
+		tl.retired = false
+		t.current = tl
+	}
+	t.mu.Unlock()
+	t.wake()
+}
+
+// Join says that the next journal started (or resumed) plays seats of
+// game: its record on the hub says so.
+func (t *Table) Join(game Ref) {
+	t.mu.Lock()
+	t.joined = &game
+	t.mu.Unlock()
+}
+
+// Current is the game the table plays now ("" before the first journal).
+func (t *Table) Current() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.current == nil {
+		return ""
+	}
+	return t.current.gid
+}
+
+// Stats are the link's counts.
+func (t *Table) Stats() TableStats {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.stats
+	s.Connected = t.nc.IsConnected()
+	return s
+}
+
+// Subscribe returns a channel poked whenever the link's state changes
+// (published events, connection); it is closed when ctx ends.
+func (t *Table) Subscribe(ctx context.Context) <-chan struct{} {
+	ch := make(chan struct{}, 1)
+	t.mu.Lock()
+	t.subs[ch] = struct{}{}
+	t.mu.Unlock()
+	context.AfterFunc(ctx, func() {
+		t.mu.Lock()
+		delete(t.subs, ch)
+		t.mu.Unlock()
+		close(ch)
+	})
+	return ch
+}
+
+func (t *Table) notify() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for ch := range t.subs {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Start starts publishing: the journals the session reports, and those of
+// the journal directory the hub has not got yet (older first). If sess is
+// not nil its live status is published too (tabla.live.TABLE).
+func (t *Table) Start(sess *companion.Session) {
+	t.mu.Lock()
+	if t.started {
+		t.mu.Unlock()
+		return
+	}
+	t.started = true
+	t.sess = sess
+	t.mu.Unlock()
+	t.scanOld()
+	go t.loop()
+	if sess != nil {
+		go t.live(sess)
+	}
+}
+
+// Close stops the link, first publishing what it can within wait.
+func (t *Table) Close(wait time.Duration) {
+	t.closed.Do(func() {
+		t.mu.Lock()
+		started := t.started
+		t.mu.Unlock()
+		if started && wait > 0 && t.nc.IsConnected() {
+			deadline := time.Now().Add(wait)
+			for time.Now().Before(deadline) && t.Stats().Backlog > 0 && t.nc.IsConnected() {
+				t.wake()
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		close(t.stop)
+		if started {
+			<-t.done
+		}
+		t.nc.Close()
+	})
+}
+
+// stateFile records, per hub, the journals of the journal directory that
+// are all on it.
+const stateFile = ".tabla-hub.json"
+
+type pubState struct {
+	Done map[string][]string `json:"done"` // hub address → journal names
+}
+
+func (t *Table) hubKey() string {
+	var hosts []string
+	for _, u := range splitURLs(t.opts.URL) {
+		if p, err := url.Parse(u); err == nil {
+			hosts = append(hosts, p.Host)
+		}
+	}
+	slices.Sort(hosts)
+	key := ""
+	for _, h := range hosts {
+		key += h + ","
+	}
+	return key
+}
+
+func (t *Table) loadState() *pubState {
+	st := &pubState{Done: map[string][]string{}}
+	if t.opts.JournalDir == "" {
+		return st
+	}
+	data, err := os.ReadFile(filepath.Join(t.opts.JournalDir, stateFile))
+	if err == nil {
+		json.Unmarshal(data, st)
+	}
+	if st.Done == nil {
+		st.Done = map[string][]string{}
+	}
+	return st
+}
+
+func (t *Table) markDone(name string) {
+	if t.opts.JournalDir == "" {
+		return
+	}
+	st := t.loadState()
+	k := t.hubKey()
+	if !slices.Contains(st.Done[k], name) {
+		st.Done[k] = append(st.Done[k], name)
+		slices.Sort(st.Done[k])
+	}
+	data, _ := json.Marshal(st)
+	path := filepath.Join(t.opts.JournalDir, stateFile)
+	if err := os.WriteFile(path+".tmp", data, 0o644); err == nil {
+		os.Rename(path+".tmp", path)
+	}
+}
+
+// scanOld adds the journals of the directory not yet all on the hub.
+func (t *Table) scanOld() {
+	if t.opts.JournalDir == "" {
+		return
+	}
+	names, _ := filepath.Glob(filepath.Join(t.opts.JournalDir, "game-*.jsonl"))
+	slices.Sort(names)
+	done := t.loadState().Done[t.hubKey()]
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var old []*tail
+	for _, p := range names {
+		if slices.Contains(done, filepath.Base(p)) || t.byPath[p] != nil {
+			continue
+		}
+		tl := newTail(p, nil)
+		tl.retired = true
+		t.byPath[p] = tl
+		old = append(old, tl)
+	}
+	t.tails = append(old, t.tails...)
+}
+
+// loop publishes until Close.
+func (t *Table) loop() {
+	defer close(t.done)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-t.stop
+		cancel()
+	}()
+	retry := time.NewTimer(time.Hour)
+	defer retry.Stop()
+	for {
+		wait := t.sync(ctx)
+		if wait > 0 {
+			retry.Reset(wait)
+		}
+		select {
+		case <-t.stop:
+			return
+		case <-t.poke:
+		case <-retry.C:
+		}
+	}
+}
+
+// sync reads the journals and publishes what the hub has not got. It
+// returns how long to wait before trying again (0: until poked).
+func (t *Table) sync(ctx context.Context) time.Duration {
+	t.mu.Lock()
+	tails := slices.Clone(t.tails)
+	t.mu.Unlock()
+	backlog := 0
+	var wait time.Duration
+	for _, tl := range tails {
+		if _, err := tl.read(t.name); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				t.drop(tl) // moved aside (unreadable) or deleted
+				continue
+			}
+			t.log.Warn("hub: reading the journal", "journal", tl.path, "err", err)
+		}
+		if wait > 0 || !t.nc.IsConnected() {
+			backlog += len(tl.events) - (tl.hubN + 1)
+			wait = max(wait, t.opts.ReconnectWait)
+			continue
+		}
+		if err := t.publish(ctx, tl); err != nil {
+			if ctx.Err() == nil {
+				t.log.Warn("hub: publishing", "game", tl.gid, "err", err)
+				t.mu.Lock()
+				t.stats.Errors++
+				t.mu.Unlock()
+			}
+			tl.synced = false
+			backlog += len(tl.events) - (tl.hubN + 1)
+			wait = t.opts.ReconnectWait
+			continue
+		}
+		t.finish(ctx, tl)
+	}
+	t.putTable(ctx)
+	t.mu.Lock()
+	t.stats.Backlog = backlog
+	t.mu.Unlock()
+	t.notify()
+	return wait
+}
+
+func (t *Table) drop(tl *tail) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.current == tl {
+		return
+	}
+	delete(t.byPath, tl.path)
+	t.tails = slices.DeleteFunc(t.tails, func(x *tail) bool { return x == tl })
+}
+
+// publish sends the events of tl the hub has not got.
+func (t *Table) publish(ctx context.Context, tl *tail) error {
+	if len(tl.events) == 0 {
+		return nil
+	}
+	subj := RecSubject(t.name, tl.gid)
+	if !tl.synced {
+		n, seq, err := lastEvent(ctx, t.js, subj)
+		if err != nil {
+			return err
+		}
+		tl.hubN, tl.seq, tl.synced = n, seq, true
+		if n >= len(tl.events) {
+			return fmt.Errorf("the hub has event %d of %s, the journal only %d: another table of this name?", n, tl.gid, len(tl.events)-1)
+		}
+	}
+	for n := tl.hubN + 1; n < len(tl.events); n++ {
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		msg := nats.NewMsg(subj)
+		msg.Data = tl.events[n]
+		msg.Header.Set(hdrN, strconv.Itoa(n))
+		ack, err := t.js.PublishMsg(pctx, msg, jetstream.WithMsgID(t.name+"."+tl.gid+"."+strconv.Itoa(n)),
+			jetstream.WithExpectLastSequencePerSubject(tl.seq), jetstream.WithExpectStream(StreamGames))
+		cancel()
+		if err != nil {
+			tl.synced = false
+			return err
+		}
+		tl.hubN, tl.seq = n, ack.Sequence
+		t.mu.Lock()
+		t.stats.Published++
+		t.mu.Unlock()
+	}
+	return nil
+}
+
+// lastEvent asks the hub for the number and stream sequence of the last
+// event it has on subj (-1, 0: none).
+func lastEvent(ctx context.Context, js jetstream.JetStream, subj string) (int, uint64, error) {
+	gctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	s, err := js.Stream(gctx, StreamGames)
+	if err != nil {
+		return -1, 0, err
+	}
+	m, err := s.GetLastMsgForSubject(gctx, subj)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return -1, 0, nil
+	}
+	if err != nil {
+		return -1, 0, err
+	}
+	n, err := strconv.Atoi(m.Header.Get(hdrN))
+	if err != nil {
+		var ev Event
+		if json.Unmarshal(m.Data, &ev) != nil {
+			return -1, 0, fmt.Errorf("the hub's last event of %s has no number", subj)
+		}
+		n = ev.N
+	}
+	return n, m.Sequence, nil
+}
+
+// finish uploads the journal of a finished game, and forgets a retired
+// journal once it is all on the hub.
+func (t *Table) finish(ctx context.Context, tl *tail) {
+	t.mu.Lock()
+	retired := tl.retired
+	t.mu.Unlock()
+	over := tl.game != nil && tl.game.Over()
+	if !retired && !over {
+		return
+	}
+	if tl.fi != nil && tl.uploaded != tl.fi.Size() && tl.hubN+1 == len(tl.events) {
+		if err := t.upload(ctx, tl); err != nil {
+			t.log.Warn("hub: uploading the journal", "journal", tl.path, "err", err)
+			return
+		}
+	}
+	if retired && tl.hubN+1 == len(tl.events) && tl.uploaded > 0 {
+		t.markDone(tl.name)
+		t.drop(tl)
+	}
+}
+
+// upload publishes the whole journal (board events included) to
+// TABLA_JOURNALS, or its game record if the journal is larger than the
+// server takes.
+func (t *Table) upload(ctx context.Context, tl *tail) error {
+	data, err := os.ReadFile(tl.path)
+	if err != nil {
+		return err
+	}
+	msg := nats.NewMsg(JournalSubject(t.name, tl.gid))
+	msg.Header.Set("Tabla-Journal", tl.name)
+	if int64(len(data))+1024 > t.nc.MaxPayload() && tl.game != nil {
+		data = tl.game.Record()
+		msg.Header.Set("Tabla-Cut", "board events left out: the journal is larger than the server takes")
+	}
+	msg.Data = data
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, err := t.js.PublishMsg(pctx, msg, jetstream.WithMsgID(t.name+"."+tl.gid+".j"+strconv.Itoa(len(data)))); err != nil {
+		return err
+	}
+	tl.uploaded = tl.fi.Size()
+	return nil
+}
+
+// TableEntry is a table's entry in the tabla_tables bucket.
+type TableEntry struct {
+	Table   string          `json:"table"`
+	Game    string          `json:"game"`
+	Journal string          `json:"journal"`
+	Header  json.RawMessage `json:"header"`
+	Remote  *Ref            `json:"remote,omitempty"`
+}
+
+// putTable writes the table's current game to tabla_tables when it
+// changed.
+func (t *Table) putTable(ctx context.Context) {
+	t.mu.Lock()
+	cur := t.current
+	t.mu.Unlock()
+	if cur == nil || len(cur.events) == 0 || !t.nc.IsConnected() {
+		return
+	}
+	var ev Event
+	json.Unmarshal(cur.events[0], &ev)
+	e := TableEntry{Table: t.name, Game: cur.gid, Journal: cur.name, Header: ev.Header, Remote: cur.remote}
+	data, _ := json.Marshal(e)
+	if string(data) == t.kvPut {
+		return
+	}
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	kv, err := t.js.KeyValue(pctx, BucketTables)
+	if err == nil {
+		_, err = kv.Put(pctx, t.name, data)
+	}
+	if err != nil {
+		t.log.Warn("hub: table entry", "err", err)
+		return
+	}
+	t.kvPut = string(data)
+}
+
+// Live is a table's live status (tabla.live.TABLE, core NATS: not kept):
+// its session's status document, the game it belongs to, and the time.
+// Tables send it on every change (at most LiveRate a second) and every
+// LiveBeat as a heartbeat; the hub marks a table offline after three
+// beats without one.
+type Live struct {
+	Table  string           `json:"table"`
+	Game   string           `json:"game"`
+	T      time.Time        `json:"t"`
+	Status companion.Status `json:"status"`
+}
+
+// Rates of the live status.
+const (
+	LiveRate = 5
+	LiveBeat = 2 * time.Second
+)
+
+// live publishes the session's status until Close.
+func (t *Table) live(sess *companion.Session) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-t.stop
+		cancel()
+	}()
+	changes := sess.Subscribe(ctx)
+	beat := time.NewTicker(LiveBeat)
+	defer beat.Stop()
+	var last time.Time
+	for {
+		if wait := time.Second/LiveRate - time.Since(last); wait > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+		}
+		if t.nc.IsConnected() {
+			data, err := json.Marshal(Live{Table: t.name, Game: GameID(sess.JournalPath()), T: time.Now().UTC(), Status: sess.StatusJSON()})
+			if err == nil {
+				t.nc.Publish(LiveSubject(t.name), data)
+			}
+		}
+		last = time.Now()
+		select {
+		case <-ctx.Done():
+			return
+		case _, ok := <-changes:
+			if !ok {
+				return
+			}
+		case <-beat.C:
+		}
+	}
+}

@@ -1,0 +1,138 @@
+package hub
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// tail follows one journal file and turns its header and decision lines
+// into record events, in file order. Lines are taken only when complete
+// (a torn last line waits); a takeback that rewrote the file (a new file
+// renamed over the old) is noticed and the file read again from the
+// start, skipping the decision lines already taken: the rewrite only
+// wraps them as {"undone":…}, so the events stay numbered as they were.
+type tail struct {
+	path   string
+	name   string // the journal's file name
+	gid    string
+	remote *Ref // the game this journal plays seats of, if any
+
+	fi      os.FileInfo
+	off     int64
+	partial []byte
+	events  [][]byte // event bodies by number
+	game    *Game    // the game as the events make it (nil until the header)
+	skip    int      // after a rewrite: events to skip before taking new ones
+	lines   int      // lines read in this pass over the file
+
+	// publishing state (the table's loop only)
+	synced   bool
+	hubN     int    // the hub's last event (-1: none)
+	seq      uint64 // the stream sequence of the hub's last event of this game
+	uploaded int64  // journal size last uploaded (0: none)
+	retired  bool   // a newer journal exists (guarded by Table.mu)
+}
+
+func newTail(path string, remote *Ref) *tail {
+	return &tail{path: path, name: filepath.Base(path), gid: GameID(path), remote: remote, hubN: -1}
+}
+
+// read takes the lines written since the last read. It reports whether
+// new events were taken.
+func (t *tail) read(table string) (bool, error) {
+	fi, err := os.Stat(t.path)
+	if err != nil {
+		return false, err
+	}
+	if t.fi != nil && !os.SameFile(fi, t.fi) {
+		// rewritten (a takeback): read it again, skipping what was taken
+		t.off, t.partial, t.skip, t.lines = 0, nil, len(t.events), 0
+	}
+	t.fi = fi
+	if fi.Size() == t.off {
+		return false, nil
+	}
+	f, err := os.Open(t.path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	if _, err := f.Seek(t.off, io.SeekStart); err != nil {
+		return false, err
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return false, err
+	}
+	// the file may have been replaced between Stat and Open: take the
+	// identity of what was read
+	if nfi, err := f.Stat(); err == nil {
+		t.fi = nfi
+	}
+	t.off += int64(len(data))
+	if len(t.partial) > 0 {
+		data = append(t.partial, data...)
+		t.partial = nil
+	}
+	before := len(t.events)
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			t.partial = bytes.Clone(data)
+			break
+		}
+		line := data[:i]
+		data = data[i+1:]
+		t.take(table, line)
+	}
+	return len(t.events) > before, nil
+}
+
+// decisionPrefixes are the journal lines that are record events.
+var decisionPrefixes = [][]byte{[]byte(`{"move":`), []byte(`{"roll":`), []byte(`{"takeback":`), []byte(`{"end":`)}
+
+// take takes one complete line: the header (the file's first line), a
+// decision line, or an {"undone":…} line as the decision it wraps; board
+// events are left out.
+func (t *tail) take(table string, line []byte) {
+	first := t.lines == 0
+	t.lines++
+	var inner []byte
+	switch {
+	case first:
+	case bytes.HasPrefix(line, []byte(`{"undone":`)):
+		inner = bytes.TrimSuffix(bytes.TrimPrefix(line, []byte(`{"undone":`)), []byte("}"))
+	default:
+		for _, p := range decisionPrefixes {
+			if bytes.HasPrefix(line, p) {
+				inner = line
+				break
+			}
+		}
+		if inner == nil {
+			return // a board event, a command, a marker
+		}
+	}
+	if t.skip > 0 {
+		t.skip--
+		return
+	}
+	n := len(t.events)
+	var body []byte
+	if first {
+		ev := Event{N: 0, Table: table, Game: t.gid, Journal: t.name, Header: bytes.Clone(line), Remote: t.remote}
+		body, _ = json.Marshal(ev)
+		if g, err := NewGame(&ev); err == nil {
+			t.game = g
+		}
+	} else {
+		body, _ = json.Marshal(Event{N: n, Line: json.RawMessage(bytes.Clone(inner))})
+		if t.game != nil {
+			t.game.Apply(n, inner)
+		}
+	}
+	t.events = append(t.events, body)
+}

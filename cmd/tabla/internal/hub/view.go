@@ -1,0 +1,194 @@
+package hub
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tabla-board/tabla/engine"
+)
+
+// TableView is what the hub's pages show of a table: GET
+// /api/tables/{table} and its event stream.
+type TableView struct {
+	Table  string    `json:"table"`
+	Online bool      `json:"online"`          // its live status arrives
+	Seen   time.Time `json:"seen,omitzero"`   // the latest live status
+	Game   *GameView `json:"game"`            // the current game, as its record stands on the hub
+	Live   *LiveView `json:"live,omitempty"`  // the table's own view (board in sync, LEDs)
+	Eval   *Eval     `json:"eval,omitempty"`  // the evaluation bar of the position
+	Seats  []SeatRef `json:"seats,omitempty"` // seats played elsewhere
+}
+
+// SeatRef is a seat of the table's game played at another table or in a
+// browser.
+type SeatRef struct {
+	Seat string `json:"seat"`
+	By   Ref    `json:"by"`
+}
+
+// LiveView is the part of a table's live status the hub's page shows.
+type LiveView struct {
+	Mode    string          `json:"mode"`
+	InSync  bool            `json:"in_sync"`
+	Conn    string          `json:"conn"`
+	Message string          `json:"message,omitempty"`
+	Hint    string          `json:"hint,omitempty"`
+	LEDs    json.RawMessage `json:"leds,omitempty"`
+	Pieces  json.RawMessage `json:"pieces,omitempty"` // as the sensors see them
+}
+
+// GameView is a game as its record stands on the hub.
+type GameView struct {
+	ID       string            `json:"id"`
+	Game     string            `json:"game"`
+	Variant  string            `json:"variant"`
+	Board    string            `json:"board"`
+	Seats    []string          `json:"seats"`
+	Sides    []string          `json:"sides"`
+	Die      []string          `json:"die,omitempty"`
+	Events   int               `json:"events"`
+	Plies    int               `json:"plies"`
+	Steps    []Step            `json:"steps"`
+	Moves    []string          `json:"moves"`
+	LastMove string            `json:"last_move,omitempty"`
+	Roll     string            `json:"roll,omitempty"` // the roll waiting to be moved on
+	ToMove   *string           `json:"to_move"`
+	Awaiting string            `json:"awaiting"`
+	Status   string            `json:"status"`
+	Winner   string            `json:"winner,omitempty"`
+	Ended    string            `json:"ended,omitempty"`
+	Pieces   map[string]string `json:"pieces"`
+	Painted  map[string]string `json:"painted,omitempty"`
+	Hands    map[string]any    `json:"hands,omitempty"`
+	Remote   *Ref              `json:"remote,omitempty"`
+	Last     time.Time         `json:"last,omitzero"` // the latest line's time
+	Error    string            `json:"error,omitempty"`
+}
+
+func (g *Game) view() *GameView {
+	st := g.State
+	info := st.Info()
+	pos := st.Position()
+	board := g.Header.Board
+	if board == "" {
+		board = info.Game
+	}
+	v := &GameView{ID: g.ID, Game: info.Game, Variant: info.Variant, Board: board, Seats: info.Seats, Sides: info.Sides,
+		Events: g.N, Plies: st.Plies(), Steps: slices.Clone(g.Steps), Moves: g.Moves(), Awaiting: st.Awaiting().String(),
+		Ended: g.Ended, Pieces: pos.Pieces, Painted: pos.Painted, Hands: pos.Hands, Remote: g.Remote, Last: g.Last}
+	if info.Die != nil {
+		v.Die = info.Die.Faces
+	}
+	if v.Steps == nil {
+		v.Steps = []Step{}
+	}
+	if n := len(v.Moves); n > 0 {
+		v.LastMove = v.Moves[n-1]
+	}
+	if n := len(g.Steps); n > 0 && g.Steps[n-1].Roll && st.Awaiting() == engine.AwaitMove {
+		v.Roll = g.Steps[n-1].Text
+	}
+	if t := st.ToMove(); t >= 0 {
+		v.ToMove = &info.Seats[t]
+	}
+	v.Status, v.Winner = g.Result()
+	if g.Err != nil {
+		v.Error = g.Err.Error()
+	}
+	return v
+}
+
+// liveView is the page's part of a live status.
+func liveView(l *Live) *LiveView {
+	if l == nil {
+		return nil
+	}
+	type stateDoc struct {
+		Mode    string          `json:"mode"`
+		InSync  bool            `json:"in_sync"`
+		Conn    string          `json:"conn"`
+		Message string          `json:"message"`
+		Hint    string          `json:"hint"`
+		LEDs    json.RawMessage `json:"leds"`
+	}
+	var sd stateDoc
+	raw, _ := json.Marshal(l.Status.State)
+	json.Unmarshal(raw, &sd)
+	pieces, _ := json.Marshal(l.Status.Pieces)
+	return &LiveView{Mode: sd.Mode, InSync: sd.InSync, Conn: sd.Conn, Message: sd.Message, Hint: sd.Hint, LEDs: sd.LEDs,
+		Pieces: pieces}
+}
+
+// tableViewLocked builds (or returns the cached) JSON view of a table.
+func (h *Hub) tableViewLocked(name string) []byte {
+	ts := h.tables[name]
+	if ts == nil {
+		return nil
+	}
+	if ts.view != nil && ts.viewAt == ts.version {
+		return ts.view
+	}
+	v := TableView{Table: name, Online: ts.online, Seen: ts.seen, Eval: ts.eval}
+	if g := h.games[name+"/"+ts.game]; g != nil {
+		v.Game = g.view()
+		if ts.eval != nil && ts.eval.Events != g.N {
+			v.Eval = ts.eval // the previous position's, until the new one is done
+		}
+		prefix := name + "." + g.ID + "."
+		for k, r := range h.seats {
+			if seat, ok := strings.CutPrefix(k, prefix); ok {
+				v.Seats = append(v.Seats, SeatRef{Seat: seat, By: r})
+			}
+		}
+		slices.SortFunc(v.Seats, func(a, b SeatRef) int { return strings.Compare(a.Seat, b.Seat) })
+	}
+	if ts.live != nil && ts.online {
+		v.Live = liveView(ts.live)
+	}
+	data, _ := json.Marshal(v)
+	ts.view, ts.viewAt = data, ts.version
+	return data
+}
+
+// TableSummary is a table in the list of GET /api/tables.
+type TableSummary struct {
+	Table    string            `json:"table"`
+	Online   bool              `json:"online"`
+	ID       string            `json:"id,omitempty"`
+	Game     string            `json:"game,omitempty"`
+	Board    string            `json:"board,omitempty"`
+	Plies    int               `json:"plies"`
+	ToMove   *string           `json:"to_move"`
+	Status   string            `json:"status,omitempty"`
+	Winner   string            `json:"winner,omitempty"`
+	LastMove string            `json:"last_move,omitempty"`
+	Pieces   map[string]string `json:"pieces,omitempty"`
+	Remote   *Ref              `json:"remote,omitempty"`
+}
+
+// Summaries lists every table with its current game.
+func (h *Hub) Summaries() []TableSummary {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := []TableSummary{}
+	for name, ts := range h.tables {
+		s := TableSummary{Table: name, Online: ts.online}
+		if g := h.games[name+"/"+ts.game]; g != nil {
+			v := g.view()
+			s.ID, s.Game, s.Board, s.Plies, s.ToMove, s.Status, s.Winner, s.LastMove, s.Pieces, s.Remote =
+				v.ID, v.Game, v.Board, v.Plies, v.ToMove, v.Status, v.Winner, v.LastMove, v.Pieces, v.Remote
+		}
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b TableSummary) int { return strings.Compare(a.Table, b.Table) })
+	return out
+}
+
+// TableJSON is GET /api/tables/{table} (nil: no such table).
+func (h *Hub) TableJSON(name string) []byte {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.tableViewLocked(name)
+}

@@ -1,0 +1,360 @@
+package hub
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/tabla-board/tabla/engine"
+)
+
+// webPlayers are the seats people play in a browser on the hub's page:
+// the hub plays them as a table would, with a record of its own
+// (tabla.rec.web.ID: the whole game, the host's moves copied in as they
+// come, the browser's own moves and rolls added), which the hosting table
+// follows for those seats exactly as it follows another table's.
+type webPlayers struct {
+	h       *Hub
+	mu      sync.Mutex     // one publisher at a time
+	pmu     sync.Mutex     // guards players
+	players map[string]Ref // web record id → the host's game and seat
+
+	qmu   sync.Mutex
+	dirty map[string]bool
+	wake  chan struct{}
+}
+
+func newWebPlayers(h *Hub) *webPlayers {
+	w := &webPlayers{h: h, players: map[string]Ref{}, dirty: map[string]bool{}, wake: make(chan struct{}, 1)}
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		w.loop()
+	}()
+	return w
+}
+
+// later queues a player's record to be brought in line (never blocks: the
+// hub's consumer calls it).
+func (w *webPlayers) later(id string) {
+	w.qmu.Lock()
+	w.dirty[id] = true
+	w.qmu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (w *webPlayers) loop() {
+	for {
+		select {
+		case <-w.h.ctx.Done():
+			return
+		case <-w.wake:
+		}
+		w.qmu.Lock()
+		ids := make([]string, 0, len(w.dirty))
+		for id := range w.dirty {
+			ids = append(ids, id)
+		}
+		clear(w.dirty)
+		w.qmu.Unlock()
+		for _, id := range ids {
+			w.sync(id)
+		}
+	}
+}
+
+// webID names the record of a browser's seat.
+func webID(host, game, seat string) string { return sanitize(host + "-" + game + "-" + seat) }
+
+// onSeat takes a seat claim: a browser's is played by the hub.
+func (w *webPlayers) onSeat(key string) {
+	w.h.mu.Lock()
+	r, ok := w.h.seats[key]
+	w.h.mu.Unlock()
+	if !ok || r.Table != WebTable {
+		return
+	}
+	parts := strings.SplitN(key, ".", 3)
+	if len(parts) != 3 {
+		return
+	}
+	w.pmu.Lock()
+	w.players[r.Game] = Ref{Table: parts[0], Game: parts[1], Seat: parts[2]}
+	w.pmu.Unlock()
+	w.later(r.Game)
+}
+
+// onRecord follows a change of a game's record: a host's game copied
+// into its browser players' records.
+func (w *webPlayers) onRecord(table, game string) {
+	w.pmu.Lock()
+	var ids []string
+	for id, r := range w.players {
+		if (r.Table == table && r.Game == game) || (table == WebTable && id == game) {
+			ids = append(ids, id)
+		}
+	}
+	w.pmu.Unlock()
+	for _, id := range ids {
+		w.later(id)
+	}
+}
+
+// sync brings a browser player's record in line with the host's game: the
+// host's header first, then every step of another seat the host has and
+// the record has not, in order; a step of another seat the host took back
+// is taken back.
+func (w *webPlayers) sync(id string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.pmu.Lock()
+	ref, ok := w.players[id]
+	w.pmu.Unlock()
+	if !ok {
+		return
+	}
+	h := w.h
+	for range 64 {
+		h.mu.Lock()
+		host := h.games[ref.Table+"/"+ref.Game]
+		own := h.games[WebTable+"/"+id]
+		var line json.RawMessage
+		var header json.RawMessage
+		switch {
+		case host == nil || !h.loaded:
+			h.mu.Unlock()
+			return
+		case own == nil:
+			header = host.HeaderRaw
+		default:
+			p := 0
+			for p < len(own.Steps) && p < len(host.Steps) && own.Steps[p] == host.Steps[p] {
+				p++
+			}
+			switch {
+			case p < len(own.Steps) && own.Steps[p].Seat != ref.Seat:
+				// the host changed a step of its own: take back to there
+				ops := len(own.Steps) - p
+				plies := 0
+				for _, s := range own.Steps[p:] {
+					if !s.Roll {
+						plies++
+					}
+				}
+				line = fmt.Appendf(nil, `{"takeback":%d,"ops":%d,"t":%q}`, plies, ops, time.Now().UTC().Format(time.RFC3339Nano))
+			case p == len(own.Steps) && p < len(host.Steps) && host.Steps[p].Seat != ref.Seat:
+				line = host.Lines[p]
+			}
+		}
+		n := 0
+		if own != nil {
+			n = own.N + 1
+		}
+		h.mu.Unlock()
+		if header == nil && line == nil {
+			return
+		}
+		if err := w.publish(id, n, header, line, &ref); err != nil {
+			h.log.Warn("hub: browser player", "seat", ref.String(), "err", err)
+			return
+		}
+		if !w.waitFor(id, n) {
+			return
+		}
+	}
+}
+
+// waitFor waits until the hub has applied event n of a browser player's
+// record.
+func (w *webPlayers) waitFor(id string, n int) bool {
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		w.h.mu.Lock()
+		g := w.h.games[WebTable+"/"+id]
+		ok := g != nil && g.N >= n
+		w.h.mu.Unlock()
+		if ok {
+			return true
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	return false
+}
+
+// publish publishes event n of a browser player's record (the header when
+// n is 0), expecting event n-1 as the last.
+func (w *webPlayers) publish(id string, n int, header, line json.RawMessage, ref *Ref) error {
+	ctx, cancel := context.WithTimeout(w.h.ctx, 5*time.Second)
+	defer cancel()
+	subj := RecSubject(WebTable, id)
+	last, seq, err := lastEvent(ctx, w.h.js, subj)
+	if err != nil {
+		return err
+	}
+	if last != n-1 {
+		return fmt.Errorf("%w: the record has event %d, not %d", ErrOrder, last, n-1)
+	}
+	ev := Event{N: n, Line: line}
+	if n == 0 {
+		r := *ref
+		ev = Event{N: 0, Table: WebTable, Game: id, Journal: "browser", Header: header, Remote: &r}
+	}
+	data, _ := json.Marshal(ev)
+	msg := nats.NewMsg(subj)
+	msg.Data = data
+	msg.Header.Set(hdrN, strconv.Itoa(n))
+	_, err = w.h.js.PublishMsg(ctx, msg, jetstream.WithMsgID(WebTable+"."+id+"."+strconv.Itoa(n)),
+		jetstream.WithExpectLastSequencePerSubject(seq))
+	return err
+}
+
+// Errors of browser play.
+var (
+	ErrNoGame    = errors.New("hub: the table has no game")
+	ErrSeat      = errors.New("hub: not a seat of the game")
+	ErrSeatTaken = errors.New("hub: the seat is played elsewhere")
+	ErrNotTurn   = errors.New("hub: it is not this seat's turn")
+)
+
+// Play claims a seat of a table's current game for a browser.
+func (h *Hub) Play(table, seat string) (Ref, error) {
+	h.mu.Lock()
+	ts := h.tables[table]
+	var g *Game
+	if ts != nil {
+		g = h.games[table+"/"+ts.game]
+	}
+	if g == nil {
+		h.mu.Unlock()
+		return Ref{}, ErrNoGame
+	}
+	gid := g.ID
+	seats := g.State.Info().Seats
+	h.mu.Unlock()
+	if !slices.Contains(seats, seat) {
+		return Ref{}, fmt.Errorf("%w: %q (want %s)", ErrSeat, seat, strings.Join(seats, ", "))
+	}
+	id := webID(table, gid, seat)
+	ref := Ref{Table: WebTable, Game: id, Seat: seat}
+	val, _ := json.Marshal(ref)
+	ctx, cancel := context.WithTimeout(h.ctx, 5*time.Second)
+	defer cancel()
+	kv, err := h.js.KeyValue(ctx, BucketSeats)
+	if err != nil {
+		return Ref{}, err
+	}
+	key := seatKey(table, gid, seat)
+	if _, err := kv.Create(ctx, key, val); err != nil {
+		e, gerr := kv.Get(ctx, key)
+		if gerr != nil || string(e.Value()) != string(val) {
+			return Ref{}, ErrSeatTaken
+		}
+	}
+	h.web.pmu.Lock()
+	h.web.players[id] = Ref{Table: table, Game: gid, Seat: seat}
+	h.web.pmu.Unlock()
+	h.web.later(id)
+	return Ref{Table: table, Game: gid, Seat: seat}, nil
+}
+
+// webOf returns the browser player of a seat of a table's current game.
+func (h *Hub) webOf(table, seat string) (string, *Game, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ts := h.tables[table]
+	if ts == nil || h.games[table+"/"+ts.game] == nil {
+		return "", nil, ErrNoGame
+	}
+	id := webID(table, ts.game, seat)
+	r, ok := h.seats[seatKey(table, ts.game, seat)]
+	own := h.games[WebTable+"/"+id]
+	if !ok || r.Table != WebTable || r.Game != id || own == nil {
+		return "", nil, fmt.Errorf("hub: %s is not played in a browser here: claim it first", seat)
+	}
+	return id, own, nil
+}
+
+// Legal lists the moves a browser's seat may make now (nil: not its turn
+// to move).
+func (h *Hub) Legal(table, seat string) ([]string, error) {
+	_, own, err := h.webOf(table, seat)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	st := own.State
+	if st.Awaiting() != engine.AwaitMove || st.Info().Seats[st.ToMove()] != seat {
+		return []string{}, nil
+	}
+	out := []string{}
+	for _, m := range st.Moves(nil) {
+		out = append(out, engine.MoveString(st, m))
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// WebMove makes a browser's move (move: canonical notation) or, when move
+// is "", its roll (tabla's die).
+func (h *Hub) WebMove(table, seat, move string) error {
+	id, own, err := h.webOf(table, seat)
+	if err != nil {
+		return err
+	}
+	h.web.mu.Lock()
+	defer h.web.mu.Unlock()
+	h.mu.Lock()
+	st := own.State
+	info := st.Info()
+	n := own.N + 1
+	t := time.Now().UTC().Format(time.RFC3339Nano)
+	var line []byte
+	switch {
+	case st.Awaiting() == engine.AwaitNone:
+		err = errors.New("hub: the game is over")
+	case info.Seats[st.ToMove()] != seat:
+		err = fmt.Errorf("%w (%s's)", ErrNotTurn, info.Seats[st.ToMove()])
+	case move == "" && st.Awaiting() == engine.AwaitRoll:
+		f, _ := rand.Int(rand.Reader, big.NewInt(int64(len(info.Die.Faces))))
+		face := info.Die.Faces[f.Int64()]
+		if !info.Die.Numeric {
+			face = strconv.Quote(face)
+		}
+		line = fmt.Appendf(nil, `{"roll":%s,"by":%q,"t":%q,"source":"engine"}`, face, seat, t)
+	case move == "":
+		err = fmt.Errorf("hub: %s must move, not roll", seat)
+	case st.Awaiting() == engine.AwaitRoll:
+		err = fmt.Errorf("hub: %s must roll first", seat)
+	default:
+		m, perr := st.ParseMove(move)
+		if perr != nil {
+			err = perr
+			break
+		}
+		line = fmt.Appendf(nil, `{"move":%q,"by":%q,"t":%q,"source":"cli"}`, engine.MoveString(st, m), seat, t)
+	}
+	h.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if err := h.web.publish(id, n, nil, line, nil); err != nil {
+		return err
+	}
+	h.web.waitFor(id, n)
+	return nil
+}
