@@ -169,8 +169,8 @@ func (r *Referee) coEmpty(a, b int, since uint64) (bool, int) {
 	return co, first
 }
 
-// emptiedBefore replays the trace since since: was a emptied before b was
-// last filled?
+// emptiedBefore replays the trace since since: was a empty when b was last
+// filled?
 func (r *Referee) emptiedBefore(a, b int, since uint64) bool {
 	aEmpty, ok := false, false
 	for _, t := range r.trace {
@@ -179,7 +179,7 @@ func (r *Referee) emptiedBefore(a, b int, since uint64) bool {
 		}
 		switch int(t.cell) {
 		case a:
-			aEmpty = aEmpty || t.empty
+			aEmpty = t.empty
 		case b:
 			if !t.empty {
 				ok = aEmpty
@@ -225,17 +225,15 @@ func (r *Referee) candidates() []candidate {
 	// back where it came from (a takeback) or on along its way (the last
 	// mover going on) — then recognise asks.
 	if len(m) > 0 {
-		n0 := len(out)
 		out = r.takebacks(out)
-		if len(out) == n0 {
-			out = r.revisions(out)
-			// The next player's move under way may look like the last
-			// mover going on (GYGES: a displaced piece put down first):
-			// then a revision is only proposed.
-			if len(out) > n0 && r.st.Awaiting() == engine.AwaitMove && len(r.underWayMoves(m, nil)) > 0 {
-				for i := n0; i < len(out); i++ {
-					out[i].ask = true
-				}
+		n0 := len(out)
+		out = r.revisions(out)
+		// The next player's move under way may look like the last mover
+		// going on (GYGES: a displaced piece put down first): then a
+		// revision is only proposed.
+		if len(out) > n0 && r.st.Awaiting() == engine.AwaitMove && len(r.underWayMoves(m, nil)) > 0 {
+			for i := n0; i < len(out); i++ {
+				out[i].ask = true
 			}
 		}
 	}

@@ -732,6 +732,14 @@ var noisyRegressions = []struct {
 	what   string
 }{
 	{"gyges-advanced-presence", 367, "a replace read as a plain move: the lift's chatter moved the lift after the landing"},
+	// found by the first 10,000-per-configuration run
+	{"six-2p-presence", 4262, "a placement read as a revision of the last one: an earlier knock of that piece counted as its lift"},
+	{"six-2p-presence", 3060, "the same"},
+	{"six-advanced-4p-presence", 6269, "the same"},
+	{"gyges-advanced-identifying", 7419, "a replace whose displaced piece went first returned the board two plies back: only the takeback offered"},
+	{"gyges-advanced-identifying", 8913, "the same"},
+	{"gyges-advanced-identifying", 9478, "the same"},
+	{"gyges-advanced-presence", 2821, "the same, presence sensors"},
 }
 
 func TestNoisyRegressions(t *testing.T) {
