@@ -43,7 +43,9 @@
 // set that depends on s alone: the empty cells of the board with s emptied
 // (e stays occupied by the mover), s included, that are not behind the
 // opponent's nearest row on that board. Move generation allocates nothing
-// when the caller's buffer has room.
+// when the caller's buffer has room. RandomMove (engine.RandomMover) runs the
+// same searches and counts the moves of each start cell, draws an index
+// uniformly and writes only that move of the list Moves would write.
 //
 // The mover moves from their nearest row with a piece; only if no piece of
 // that row has a legal move do they use the next row outwards, and so on. A
