@@ -3,10 +3,12 @@ package hub
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
 	"math/rand/v2"
+	"net"
 	"net/http/httptest"
 	"os"
 	"slices"
@@ -34,12 +36,13 @@ func testLog(t testing.TB) *slog.Logger {
 
 // testHub is an embedded hub on loopback.
 type testHub struct {
-	t    testing.TB
-	dir  string
-	srv  *Server
-	hub  *Hub
-	http *httptest.Server
-	addr string // NATS host:port, kept across restarts
+	t        testing.TB
+	dir      string
+	srv      *Server
+	hub      *Hub
+	http     *httptest.Server
+	addr     string // NATS host:port, kept across restarts
+	httpAddr string // the pages' host:port, kept across restarts
 }
 
 func startHub(t testing.TB) *testHub {
@@ -62,7 +65,17 @@ func (th *testHub) start() {
 		t.Fatal(err)
 	}
 	th.hub = h
-	th.http = httptest.NewServer(h.Handler())
+	th.http = httptest.NewUnstartedServer(h.Handler())
+	if th.httpAddr != "" {
+		ln, err := net.Listen("tcp", th.httpAddr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		th.http.Listener.Close()
+		th.http.Listener = ln
+	}
+	th.http.Start()
+	th.httpAddr = th.http.Listener.Addr().String()
 	waitFor(t, "the hub to read its streams", 20*time.Second, h.Ready)
 }
 
@@ -229,6 +242,9 @@ func (v *vtable) mine(seat string) bool {
 	if v.join != "" {
 		return seat == v.rem.Seat()
 	}
+	if !v.rem.Ready() {
+		return false // the person waits until the table knows who plays where
+	}
 	v.rem.mu.Lock()
 	defer v.rem.mu.Unlock()
 	for k, p := range v.rem.claims {
@@ -259,7 +275,8 @@ func (v *vtable) state() engine.State {
 
 func (v *vtable) act(action string) {
 	if err := v.p.Act(json.RawMessage(action)); err != nil {
-		v.t.Fatalf("%s: %s: %v", v.name, action, err)
+		st := v.sess.State()
+		v.t.Fatalf("%s: %s: %v\nexpected %v\nsensed   %v\nmoves %v hint %q mode %s", v.name, action, err, st.Expected, st.Sensed, st.Moves, st.Hint, st.Mode)
 	}
 }
 
@@ -540,4 +557,112 @@ func movesOf(steps []Step) []string {
 func describe(st engine.State) string {
 	r := st.Result()
 	return fmt.Sprintf("ply %d %s", st.Plies(), r.Status)
+}
+
+// proxy is a TCP relay between a table and the hub that the test can cut,
+// as a network would.
+type proxy struct {
+	ln     net.Listener
+	target string
+	mu     sync.Mutex
+	cut    bool
+	conns  map[net.Conn]bool
+}
+
+func newProxy(t testing.TB, target string) *proxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{ln: ln, target: target, conns: map[net.Conn]bool{}}
+	go p.serve()
+	t.Cleanup(func() { ln.Close(); p.setCut(true) })
+	return p
+}
+
+func (p *proxy) addr() string { return p.ln.Addr().String() }
+
+func (p *proxy) serve() {
+	for {
+		c, err := p.ln.Accept()
+		if errors.Is(err, net.ErrClosed) {
+			return
+		}
+		if err != nil {
+			time.Sleep(10 * time.Millisecond) // a transient failure
+			continue
+		}
+		p.mu.Lock()
+		if p.cut {
+			p.mu.Unlock()
+			c.Close()
+			continue
+		}
+		u, err := net.Dial("tcp", p.target)
+		if err != nil {
+			p.mu.Unlock()
+			c.Close()
+			continue
+		}
+		p.conns[c], p.conns[u] = true, true
+		p.mu.Unlock()
+		go p.pipe(c, u)
+		go p.pipe(u, c)
+	}
+}
+
+func (p *proxy) pipe(a, b net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := a.Read(buf)
+		if n > 0 {
+			if _, werr := b.Write(buf[:n]); werr != nil {
+				break
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	a.Close()
+	b.Close()
+}
+
+// setCut cuts the link (every connection dropped, new ones refused) or
+// restores it.
+func (p *proxy) setCut(cut bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cut = cut
+	if cut {
+		for c := range p.conns {
+			c.Close()
+		}
+		clear(p.conns)
+	}
+}
+
+// viaProxy is a hub URL through a proxy.
+func viaProxy(u string, p *proxy) string {
+	at := strings.LastIndexByte(u, '@')
+	return u[:at+1] + p.addr()
+}
+
+// joined waits until the host knows the guest plays its seat.
+func joined(t testing.TB, host, guest *vtable) {
+	t.Helper()
+	waitFor(t, "the host to see the guest's seat", 10*time.Second, func() bool { return !host.mine(guest.rem.Seat()) })
+}
+
+// sameGame checks that two tables' journals hold the same moves and rolls.
+func sameGame(t testing.TB, host, guest *vtable) []Step {
+	t.Helper()
+	hs, gs := journalSteps(t, host.sess.JournalPath()), journalSteps(t, guest.sess.JournalPath())
+	if !slices.Equal(hs, gs) {
+		for _, v := range []*vtable{host, guest} {
+			t.Logf("%s: link %+v; remote %s", v.name, v.link.Stats(), v.rem.debug())
+		}
+		t.Fatalf("the remote game's journals differ:\nhost  %v\nguest %v", hs, gs)
+	}
+	return hs
 }

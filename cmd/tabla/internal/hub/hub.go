@@ -120,7 +120,7 @@ func Open(o Options) (*Hub, error) {
 	h := &Hub{opts: o, log: o.Logger, lib: lib, dir: dir, games: map[string]*Game{}, tables: map[string]*tableState{},
 		seats: map[string]Ref{}, subs: map[chan struct{}]string{}, evalQ: make(chan string, 1024), written: map[string]int{}}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
-	nc, err := Dial(o.URL, "tabla hub", o.CA, 500*time.Millisecond, h.log, func() { h.bump("") })
+	nc, err := Dial(o.URL, "tabla hub", o.CA, 500*time.Millisecond, h.log, func(*nats.Conn) { h.bump("") })
 	if err != nil {
 		lib.Close()
 		return nil, err

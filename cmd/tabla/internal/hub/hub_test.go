@@ -1,11 +1,14 @@
 package hub
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/tabla-board/tabla/engine"
 	"github.com/tabla-board/tabla/engine/record"
 )
 
@@ -13,7 +16,25 @@ import (
 func play(t testing.TB, max int, tables ...*vtable) {
 	t.Helper()
 	idle := 0
+	progress, lastLen := time.Now(), -1
+	dump := func() {
+		for _, v := range tables {
+			st := v.sess.State()
+			t.Logf("%s: ply %d mode %s in_sync %v to_move %v awaiting %s hint %q pending %v moves %v", v.name, st.Ply, st.Mode, st.InSync, deref(st.ToMove), st.Awaiting, st.Hint, st.Pending, st.Moves)
+			t.Logf("%s: link %+v; remote %s", v.name, v.link.Stats(), v.rem.debug())
+		}
+	}
 	for i := 0; i < max; i++ {
+		n := 0
+		for _, v := range tables {
+			n += len(v.sess.History())
+		}
+		if n != lastLen {
+			lastLen, progress = n, time.Now()
+		} else if time.Since(progress) > 20*time.Second {
+			dump()
+			t.Fatalf("20 s without a move or roll")
+		}
 		acted := false
 		over := true
 		for _, v := range tables {
@@ -33,11 +54,7 @@ func play(t testing.TB, max int, tables ...*vtable) {
 		}
 		idle++
 		if idle > 2000 {
-			for _, v := range tables {
-				st := v.sess.State()
-				t.Logf("%s: ply %d mode %s in_sync %v to_move %v awaiting %s hint %q moves %v", v.name, st.Ply, st.Mode, st.InSync, deref(st.ToMove), st.Awaiting, st.Hint, st.Moves)
-				t.Logf("%s: link %+v; remote %s", v.name, v.link.Stats(), v.rem.debug())
-			}
+			dump()
 			t.Fatalf("nothing happens for 10 s")
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -110,12 +127,9 @@ func remoteGame(t *testing.T, th *testHub, h record.Header, seed uint64) {
 	host := openVTable(t, th.tableURL(hn), hn, t.TempDir(), h, "", seed)
 	waitFor(t, "the host's game on the hub", 10*time.Second, func() bool { return th.hub.Game(hn, GameID(host.sess.JournalPath())) != nil })
 	guest := openVTable(t, th.tableURL(gn), gn, t.TempDir(), record.Header{}, hn, seed+100)
+	joined(t, host, guest)
 	play(t, 20000, host, guest)
-	hs := journalSteps(t, host.sess.JournalPath())
-	gs := journalSteps(t, guest.sess.JournalPath())
-	if !slices.Equal(hs, gs) {
-		t.Fatalf("the journals differ:\nhost  %v\nguest %v", hs, gs)
-	}
+	hs := sameGame(t, host, guest)
 	hubMoves(t, th, hn, host)
 	hubMoves(t, th, gn, guest)
 	if g := th.hub.Game(hn, GameID(host.sess.JournalPath())); !slices.Equal(g.Steps, hs) {
@@ -143,5 +157,32 @@ func TestRemoteGames(t *testing.T) {
 		{record.Header{Game: "daha"}, 2},
 	} {
 		t.Run(tc.h.Game, func(t *testing.T) { remoteGame(t, th, tc.h, tc.seed) })
+	}
+}
+
+// TestRemoteRefusesOtherMove: the person at the host moves a piece of the
+// seat played at the other board; the host takes the move back (the LEDs
+// guide the piece back) and goes on only with the other board's move.
+func TestRemoteRefusesOtherMove(t *testing.T) {
+	th := startHub(t)
+	host := openVTable(t, th.tableURL("h"), "h", t.TempDir(), record.Header{Game: "star", First: "red"}, "", 21)
+	waitFor(t, "the host's game", 10*time.Second, func() bool { return th.hub.Game("h", GameID(host.sess.JournalPath())) != nil })
+	guest := openVTable(t, th.tableURL("g"), "g", t.TempDir(), record.Header{}, "h", 22)
+	joined(t, host, guest)
+	for deref(host.sess.State().ToMove) != "white" {
+		steps(t, 1, host)
+	}
+	n := len(host.sess.History())
+	game := host.state()
+	host.carry(game, engine.MoveString(game, game.Moves(nil)[0])) // white's piece, at the wrong board
+	waitFor(t, "the wrong move taken back", 10*time.Second, func() bool { return len(host.sess.History()) == n })
+	play(t, 20000, host, guest)
+	sameGame(t, host, guest)
+	data, err := os.ReadFile(host.sess.JournalPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `{"undone":{"move":`) {
+		t.Fatal("the host's journal has no undone move")
 	}
 }

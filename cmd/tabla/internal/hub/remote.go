@@ -56,6 +56,7 @@ type Remote struct {
 	face    int // the face to roll next (-1: none)
 	sources map[string]*source
 	claims  map[string]Ref // host: seat key → the player
+	loaded  bool           // host: the claims were read once
 	sess    *companion.Session
 	ctx     context.Context
 	gid     string // this table's game now
@@ -304,6 +305,14 @@ func (r *Remote) Rand(n int) int {
 	return r.innerRand(n)
 }
 
+// Ready reports whether the remote play knows which seats are played
+// elsewhere (a host has read the claims on its game's seats).
+func (r *Remote) Ready() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.join != "" || r.loaded
+}
+
 // Seat is the seat a joiner plays ("" for a host).
 func (r *Remote) Seat() string { return r.seat }
 
@@ -329,7 +338,7 @@ func (r *Remote) Run(ctx context.Context, sess *companion.Session) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	defer r.stopAll()
-	for {
+	for n := 0; ; {
 		r.reconcile()
 		select {
 		case <-ctx.Done():
@@ -338,6 +347,9 @@ func (r *Remote) Run(ctx context.Context, sess *companion.Session) {
 		case <-link:
 		case <-r.poke:
 		case <-tick.C:
+			if n++; n%5 == 0 && r.join == "" {
+				go r.refreshClaims(ctx) // besides the watch, in case it stalls
+			}
 		}
 	}
 }
@@ -420,7 +432,11 @@ func (r *Remote) watchClaims(ctx context.Context) {
 			}
 			defer w.Stop()
 			for e := range w.Updates() {
-				if e == nil {
+				if e == nil { // the claims as they stand are all in
+					r.mu.Lock()
+					r.loaded = true
+					r.mu.Unlock()
+					r.wake()
 					continue
 				}
 				r.mu.Lock()
@@ -446,6 +462,43 @@ func (r *Remote) watchClaims(ctx context.Context) {
 			return
 		case <-time.After(r.t.opts.ReconnectWait):
 		}
+	}
+}
+
+// refreshClaims reads the claims on the current game's seats.
+func (r *Remote) refreshClaims(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	r.mu.Lock()
+	prefix := r.t.name + "." + r.gid + "."
+	r.mu.Unlock()
+	kv, err := r.t.js.KeyValue(ctx, BucketSeats)
+	if err != nil {
+		return
+	}
+	kl, err := kv.ListKeysFiltered(ctx, prefix+"*")
+	if err != nil {
+		return
+	}
+	changed := false
+	for k := range kl.Keys() {
+		e, err := kv.Get(ctx, k)
+		if err != nil {
+			continue
+		}
+		var p Ref
+		if json.Unmarshal(e.Value(), &p) != nil {
+			continue
+		}
+		r.mu.Lock()
+		if r.claims[k] != p {
+			r.claims[k], changed = p, true
+		}
+		r.mu.Unlock()
+	}
+	if changed {
+		r.log.Warn("hub: a seat claim came by the periodic read, not the watch")
+		r.wake()
 	}
 }
 
@@ -582,6 +635,10 @@ func (r *Remote) reconcile() {
 				r.mu.Lock()
 			}
 		}
+	}
+	if r.join == "" && !r.loaded {
+		r.mu.Unlock()
+		return // the claims are not read yet: which seats are played elsewhere is not known
 	}
 	srcs := r.sourcesLocked(seats)
 	type view struct {

@@ -67,6 +67,7 @@ type Table struct {
 	sess    *companion.Session
 	stats   TableStats
 	subs    map[chan struct{}]struct{}
+	abort   context.CancelFunc // cancels the sync under way (a disconnect)
 
 	poke   chan struct{}
 	stop   chan struct{}
@@ -135,7 +136,7 @@ func Connect(o TableOptions) (*Table, error) {
 	}
 	t := &Table{opts: o, name: o.Name, log: o.Logger.With("hub_table", o.Name), byPath: map[string]*tail{},
 		subs: map[chan struct{}]struct{}{}, poke: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
-	nc, err := Dial(o.URL, "tabla table "+o.Name, o.CA, o.ReconnectWait, t.log, t.wake)
+	nc, err := Dial(o.URL, "tabla table "+o.Name, o.CA, o.ReconnectWait, t.log, t.onConn)
 	if err != nil {
 		return nil, err
 	}
@@ -150,17 +151,17 @@ func Connect(o TableOptions) (*Table, error) {
 
 // Dial connects to a hub's NATS server, retrying for ever in the
 // background; change is called on every connect and disconnect.
-func Dial(u, name, ca string, wait time.Duration, log *slog.Logger, change func()) (*nats.Conn, error) {
+func Dial(u, name, ca string, wait time.Duration, log *slog.Logger, change func(*nats.Conn)) (*nats.Conn, error) {
 	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(wait),
 		nats.RetryOnFailedConnect(true), nats.ReconnectBufSize(-1), nats.ReconnectJitter(wait/4, wait/4),
 		nats.PingInterval(5 * time.Second), nats.MaxPingsOutstanding(2),
-		nats.ConnectHandler(func(*nats.Conn) { log.Info("hub connected"); change() }),
-		nats.ReconnectHandler(func(*nats.Conn) { log.Info("hub reconnected"); change() }),
-		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+		nats.ConnectHandler(func(nc *nats.Conn) { log.Info("hub connected"); change(nc) }),
+		nats.ReconnectHandler(func(nc *nats.Conn) { log.Info("hub reconnected"); change(nc) }),
+		nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
 			if err != nil {
 				log.Warn("hub disconnected", "err", err)
 			}
-			change()
+			change(nc)
 		}),
 	}
 	if ca != "" {
@@ -181,6 +182,20 @@ func (t *Table) Conn() *nats.Conn { return t.nc }
 
 // JetStream is the link's JetStream context.
 func (t *Table) JetStream() jetstream.JetStream { return t.js }
+
+// onConn follows the connection: on a disconnect, what is under way
+// waits for replies that will not come; give up on it now rather than at
+// its timeout.
+func (t *Table) onConn(nc *nats.Conn) {
+	if !nc.IsConnected() {
+		t.mu.Lock()
+		if t.abort != nil {
+			t.abort()
+		}
+		t.mu.Unlock()
+	}
+	t.wake()
+}
 
 func (t *Table) wake() {
 	select {
@@ -304,6 +319,11 @@ func (t *Table) Close(wait time.Duration) {
 			<-t.done
 		}
 		t.nc.Close()
+		t.mu.Lock()
+		for _, tl := range t.tails {
+			tl.close()
+		}
+		t.mu.Unlock()
 	})
 }
 
@@ -413,9 +433,17 @@ func (t *Table) loop() {
 // sync reads the journals and publishes what the hub has not got. It
 // returns how long to wait before trying again (0: until poked).
 func (t *Table) sync(ctx context.Context) time.Duration {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	t.mu.Lock()
 	tails := slices.Clone(t.tails)
+	t.abort = cancel
 	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		t.abort = nil
+		t.mu.Unlock()
+	}()
 	backlog := 0
 	var wait time.Duration
 	for _, tl := range tails {
@@ -461,6 +489,7 @@ func (t *Table) drop(tl *tail) {
 	}
 	delete(t.byPath, tl.path)
 	t.tails = slices.DeleteFunc(t.tails, func(x *tail) bool { return x == tl })
+	tl.close()
 }
 
 // publish sends the events of tl the hub has not got.

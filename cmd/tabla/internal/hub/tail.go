@@ -20,7 +20,8 @@ type tail struct {
 	gid    string
 	remote *Ref // the game this journal plays seats of, if any
 
-	fi      os.FileInfo
+	f       *os.File    // the file read (kept open)
+	fi      os.FileInfo // its size when last read
 	off     int64
 	partial []byte
 	events  [][]byte // event bodies by number
@@ -41,36 +42,39 @@ func newTail(path string, remote *Ref) *tail {
 }
 
 // read takes the lines written since the last read. It reports whether
-// new events were taken.
+// new events were taken. The file read stays open, so that a rewrite is
+// always noticed: its inode cannot be reused by a later rewrite while it
+// is open (two quick takebacks would otherwise look like no change).
 func (t *tail) read(table string) (bool, error) {
-	fi, err := os.Stat(t.path)
+	if t.f == nil {
+		f, err := os.Open(t.path)
+		if err != nil {
+			return false, err
+		}
+		t.f, t.off, t.partial, t.lines = f, 0, nil, 0
+	}
+	pfi, err := os.Stat(t.path)
 	if err != nil {
 		return false, err
 	}
-	if t.fi != nil && !os.SameFile(fi, t.fi) {
+	if ffi, err := t.f.Stat(); err != nil || !os.SameFile(pfi, ffi) {
 		// rewritten (a takeback): read it again, skipping what was taken
-		t.off, t.partial, t.skip, t.lines = 0, nil, len(t.events), 0
+		f, err := os.Open(t.path)
+		if err != nil {
+			return false, err
+		}
+		t.f.Close()
+		t.f, t.off, t.partial, t.skip, t.lines = f, 0, nil, len(t.events), 0
 	}
-	t.fi = fi
-	if fi.Size() == t.off {
+	if fi, err := t.f.Stat(); err == nil {
+		t.fi = fi
+	}
+	data, err := io.ReadAll(io.NewSectionReader(t.f, t.off, 1<<62))
+	if err != nil {
+		return false, err
+	}
+	if len(data) == 0 {
 		return false, nil
-	}
-	f, err := os.Open(t.path)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	if _, err := f.Seek(t.off, io.SeekStart); err != nil {
-		return false, err
-	}
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return false, err
-	}
-	// the file may have been replaced between Stat and Open: take the
-	// identity of what was read
-	if nfi, err := f.Stat(); err == nil {
-		t.fi = nfi
 	}
 	t.off += int64(len(data))
 	if len(t.partial) > 0 {
@@ -89,6 +93,14 @@ func (t *tail) read(table string) (bool, error) {
 		t.take(table, line)
 	}
 	return len(t.events) > before, nil
+}
+
+// close closes the file read.
+func (t *tail) close() {
+	if t.f != nil {
+		t.f.Close()
+		t.f = nil
+	}
 }
 
 // decisionPrefixes are the journal lines that are record events.

@@ -1,0 +1,259 @@
+package hub
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/tabla-board/tabla/engine/record"
+)
+
+// spectator follows a table's page as a browser's EventSource does,
+// reconnecting when the hub goes away.
+type spectator struct {
+	mu     sync.Mutex
+	last   TableView
+	events int
+	stop   context.CancelFunc
+}
+
+func watch(t testing.TB, th *testHub, table string) *spectator {
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &spectator{stop: cancel}
+	t.Cleanup(cancel)
+	url := "http://" + th.httpAddr + "/api/tables/" + table + "/events" // the same across restarts
+	go func() {
+		for ctx.Err() == nil {
+			req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+			resp, err := http.DefaultClient.Do(req)
+			if err == nil {
+				sc := bufio.NewScanner(resp.Body)
+				sc.Buffer(make([]byte, 1<<20), 8<<20)
+				for sc.Scan() {
+					data, ok := strings.CutPrefix(sc.Text(), "data: ")
+					if !ok {
+						continue
+					}
+					var v TableView
+					if json.Unmarshal([]byte(data), &v) == nil {
+						s.mu.Lock()
+						s.last = v
+						s.events++
+						s.mu.Unlock()
+					}
+				}
+				resp.Body.Close()
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}()
+	return s
+}
+
+// moves are the moves of the last state the spectator saw.
+func (s *spectator) moves() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.last.Game == nil {
+		return nil
+	}
+	return s.last.Game.Moves
+}
+
+// sawMoves waits until the spectator's page shows want.
+func (s *spectator) sawMoves(t testing.TB, want []string) {
+	t.Helper()
+	waitFor(t, "the spectator to see the game", 20*time.Second, func() bool { return slices.Equal(s.moves(), want) })
+}
+
+// once checks that the hub's stream holds a game's events exactly once,
+// numbered 0, 1, 2, … in order, and as many as the table's journal has.
+func once(t testing.TB, th *testHub, table string, v *vtable) {
+	t.Helper()
+	gid := GameID(v.sess.JournalPath())
+	tl := newTail(v.sess.JournalPath(), nil)
+	if _, err := tl.read(table); err != nil {
+		t.Fatal(err)
+	}
+	tl.close()
+	want := len(tl.events)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cons, err := th.hub.js.OrderedConsumer(ctx, StreamGames, jetstream.OrderedConsumerConfig{FilterSubjects: []string{RecSubject(table, gid)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := cons.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int(info.NumPending) != want {
+		t.Fatalf("%s/%s: the hub holds %d events, the journal %d", table, gid, info.NumPending, want)
+	}
+	for n := 0; n < want; n++ {
+		m, err := cons.Next(jetstream.FetchMaxWait(5 * time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ev Event
+		json.Unmarshal(m.Data(), &ev)
+		if ev.N != n {
+			t.Fatalf("%s/%s: message %d holds event %d", table, gid, n, ev.N)
+		}
+		if n == 0 { // the journal's tail here knows nothing of remote play
+			var jev Event
+			json.Unmarshal(tl.events[0], &jev)
+			if string(ev.Header) != string(jev.Header) || ev.Game != gid || ev.Table != table {
+				t.Fatalf("%s/%s: the hub's header differs from the journal's:\nhub     %s\njournal %s", table, gid, m.Data(), tl.events[0])
+			}
+			continue
+		}
+		if !slices.Equal(m.Data(), tl.events[n]) {
+			t.Fatalf("%s/%s: event %d differs from the journal's:\nhub     %s\njournal %s", table, gid, n, m.Data(), tl.events[n])
+		}
+	}
+}
+
+// steps runs the people of the tables for n actions at most (or until
+// nothing happens for a while).
+func steps(t testing.TB, n int, tables ...*vtable) {
+	t.Helper()
+	idle := 0
+	for i := 0; i < n && idle < 40; {
+		acted := false
+		for _, v := range tables {
+			if v.step() {
+				acted = true
+				i++
+			}
+		}
+		if acted {
+			idle = 0
+		} else {
+			idle++
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
+
+// TestHubRestart kills the hub mid-game and starts it again: a table on
+// its own plays on meanwhile, two tables in remote play wait for each
+// other; afterwards nothing is lost or doubled, the spectators' pages
+// catch up and the remote game ends with the same journals.
+func TestHubRestart(t *testing.T) {
+	th := startHub(t)
+	solo := openVTable(t, th.tableURL("solo"), "solo", t.TempDir(), record.Header{Game: "six"}, "", 1)
+	host := openVTable(t, th.tableURL("h"), "h", t.TempDir(), record.Header{Game: "gyges"}, "", 4)
+	waitFor(t, "the host's game", 10*time.Second, func() bool { return th.hub.Game("h", GameID(host.sess.JournalPath())) != nil })
+	guest := openVTable(t, th.tableURL("g"), "g", t.TempDir(), record.Header{}, "h", 5)
+	joined(t, host, guest)
+	spec := watch(t, th, "solo")
+	steps(t, 12, solo, host, guest)
+	midGame(t, solo, host, guest)
+	th.stop()
+	before := len(solo.sess.History())
+	steps(t, 12, solo, host, guest) // the table on its own plays on
+	if len(solo.sess.History()) == before {
+		t.Fatal("the table did not play on without the hub")
+	}
+	th.start()
+	play(t, 20000, solo, host, guest)
+	hubMoves(t, th, "solo", solo)
+	once(t, th, "solo", solo)
+	once(t, th, "h", host)
+	once(t, th, "g", guest)
+	sameGame(t, host, guest)
+	spec.sawMoves(t, journalMoves(t, solo.sess.JournalPath()))
+}
+
+// TestTableCutOff cuts tables off the hub for a while, as a network
+// would: a table on its own plays on and catches up once; a remote game's
+// guest moves while cut off and the host carries the move out when it is
+// back.
+func TestTableCutOff(t *testing.T) {
+	th := startHub(t)
+	ps, pg := newProxy(t, th.addr), newProxy(t, th.addr)
+	solo := openVTable(t, viaProxy(th.tableURL("solo"), ps), "solo", t.TempDir(), record.Header{Game: "gyges"}, "", 6)
+	host := openVTable(t, th.tableURL("h"), "h", t.TempDir(), record.Header{Game: "star", First: "red"}, "", 7)
+	waitFor(t, "the host's game", 10*time.Second, func() bool { return th.hub.Game("h", GameID(host.sess.JournalPath())) != nil })
+	guest := openVTable(t, viaProxy(th.tableURL("g"), pg), "g", t.TempDir(), record.Header{}, "h", 8)
+	joined(t, host, guest)
+	spec := watch(t, th, "solo")
+	steps(t, 6, solo)
+	steps(t, 8, host, guest)
+	midGame(t, solo, host, guest)
+	ps.setCut(true)
+	pg.setCut(true)
+	waitFor(t, "the tables to notice", 10*time.Second, func() bool { return !solo.link.Stats().Connected && !guest.link.Stats().Connected })
+	before := len(solo.sess.History())
+	steps(t, 6, solo)
+	steps(t, 6, host, guest)
+	if len(solo.sess.History()) == before {
+		t.Fatal("nothing was played while the table was cut off")
+	}
+	waitFor(t, "the table's backlog", 10*time.Second, func() bool { return solo.link.Stats().Backlog > 0 })
+	time.Sleep(300 * time.Millisecond)
+	ps.setCut(false)
+	pg.setCut(false)
+	play(t, 20000, solo, host, guest)
+	hubMoves(t, th, "solo", solo)
+	once(t, th, "solo", solo)
+	once(t, th, "g", guest)
+	sameGame(t, host, guest)
+	spec.sawMoves(t, journalMoves(t, solo.sess.JournalPath()))
+}
+
+// TestTableKilled kills tables mid-game — one while cut off from the hub,
+// its last moves not yet published — and starts them again on their
+// journals: they resume, publish what the hub missed once, and the remote
+// game goes on to its end.
+func TestTableKilled(t *testing.T) {
+	th := startHub(t)
+	ps := newProxy(t, th.addr)
+	solo := openVTable(t, viaProxy(th.tableURL("solo"), ps), "solo", t.TempDir(), record.Header{Game: "six"}, "", 3)
+	host := openVTable(t, th.tableURL("h"), "h", t.TempDir(), record.Header{Game: "gyges"}, "", 10)
+	waitFor(t, "the host's game", 10*time.Second, func() bool { return th.hub.Game("h", GameID(host.sess.JournalPath())) != nil })
+	guest := openVTable(t, th.tableURL("g"), "g", t.TempDir(), record.Header{}, "h", 11)
+	joined(t, host, guest)
+	steps(t, 8, solo, host, guest)
+	ps.setCut(true)
+	steps(t, 6, solo)
+	midGame(t, solo, host, guest)
+	if solo.link.Stats().Backlog == 0 {
+		waitFor(t, "moves the hub has not got", 10*time.Second, func() bool { return solo.link.Stats().Backlog > 0 })
+	}
+	solo.restart() // killed with moves the hub has not got
+	guest.restart()
+	steps(t, 8, solo, host, guest)
+	midGame(t, host, guest)
+	host.restart()
+	ps.setCut(false)
+	play(t, 20000, solo, host, guest)
+	hubMoves(t, th, "solo", solo)
+	once(t, th, "solo", solo)
+	once(t, th, "h", host)
+	once(t, th, "g", guest)
+	sameGame(t, host, guest)
+}
+
+// midGame checks the tables' games are still on (a fault is to strike
+// mid-game).
+func midGame(t testing.TB, tables ...*vtable) {
+	t.Helper()
+	for _, v := range tables {
+		if st := v.sess.State(); st.Status != "playing" || len(v.sess.History()) < 2 {
+			t.Fatalf("%s: the fault is meant mid-game, the game stands at ply %d, %s", v.name, st.Ply, st.Status)
+		}
+	}
+}
