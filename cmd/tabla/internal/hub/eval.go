@@ -7,8 +7,17 @@ import (
 	"github.com/tabla-board/tabla/engine/search"
 )
 
-// evalLevel is the search level of the evaluation bar.
-const evalLevel = 1
+// evalLevel and evalNodes are the search of the evaluation bar: level 2
+// capped at 2,000 alpha-beta nodes or MCTS iterations (level 1's unbounded
+// node budget would size a 1M-entry transposition table per search).
+const (
+	evalLevel = 2
+	evalNodes = 2000
+)
+
+// evalDuty bounds the evaluator's share of a core: after a search of d it
+// rests (1/evalDuty - 1)·d.
+const evalDuty = 0.25
 
 // wantEval asks for the position of a table's current game to be
 // evaluated, if someone watches it.
@@ -45,7 +54,9 @@ func (h *Hub) evaluator() {
 		if st == nil {
 			continue
 		}
+		began := time.Now()
 		vals := evaluate(st, h.opts.EvalTime)
+		rest := time.Duration(float64(time.Since(began)) * (1/evalDuty - 1))
 		if vals == nil {
 			continue
 		}
@@ -61,6 +72,11 @@ func (h *Hub) evaluator() {
 		}
 		h.mu.Unlock()
 		h.bump(table)
+		select {
+		case <-h.ctx.Done():
+			return
+		case <-time.After(rest):
+		}
 	}
 }
 
@@ -101,7 +117,7 @@ func evaluate(st engine.State, budget time.Duration) []float64 {
 		}
 		return sum
 	}
-	res := search.Search(st.Clone(), search.Options{Level: evalLevel, Time: budget, Seed: uint64(st.Plies()) + 1})
+	res := search.Search(st.Clone(), search.Options{Level: evalLevel, Nodes: evalNodes, Time: budget, Seed: uint64(st.Plies()) + 1})
 	if len(res.Values) != n {
 		return nil
 	}

@@ -87,61 +87,80 @@ func once(t testing.TB, th *testHub, table string, v *vtable) {
 		t.Fatal(err)
 	}
 	tl.close()
-	want := len(tl.events)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	cons, err := th.hub.js.OrderedConsumer(ctx, StreamGames, jetstream.OrderedConsumerConfig{FilterSubjects: []string{RecSubject(table, gid)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := cons.Info(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if int(info.NumPending) != want {
-		t.Fatalf("%s/%s: the hub holds %d events, the journal %d", table, gid, info.NumPending, want)
-	}
-	for n := 0; n < want; n++ {
-		m, err := cons.Next(jetstream.FetchMaxWait(5 * time.Second))
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		data, err := hubEvents(th, table, gid)
+		if err != nil && time.Now().Before(deadline) { // a cluster may be electing a leader
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		var ev Event
-		json.Unmarshal(m.Data(), &ev)
-		if ev.N != n {
-			t.Fatalf("%s/%s: message %d holds event %d", table, gid, n, ev.N)
+		if len(data) != len(tl.events) {
+			t.Fatalf("%s/%s: the hub holds %d events, the journal %d", table, gid, len(data), len(tl.events))
 		}
-		if n == 0 { // the journal's tail here knows nothing of remote play
-			var jev Event
-			json.Unmarshal(tl.events[0], &jev)
-			if string(ev.Header) != string(jev.Header) || ev.Game != gid || ev.Table != table {
-				t.Fatalf("%s/%s: the hub's header differs from the journal's:\nhub     %s\njournal %s", table, gid, m.Data(), tl.events[0])
+		for n, d := range data {
+			var ev Event
+			json.Unmarshal(d, &ev)
+			if ev.N != n {
+				t.Fatalf("%s/%s: message %d holds event %d", table, gid, n, ev.N)
 			}
-			continue
+			if n == 0 { // the journal's tail here knows nothing of remote play
+				var jev Event
+				json.Unmarshal(tl.events[0], &jev)
+				if string(ev.Header) != string(jev.Header) || ev.Game != gid || ev.Table != table {
+					t.Fatalf("%s/%s: the hub's header differs from the journal's:\nhub     %s\njournal %s", table, gid, d, tl.events[0])
+				}
+				continue
+			}
+			if !slices.Equal(d, tl.events[n]) {
+				t.Fatalf("%s/%s: event %d differs from the journal's:\nhub     %s\njournal %s", table, gid, n, d, tl.events[n])
+			}
 		}
-		if !slices.Equal(m.Data(), tl.events[n]) {
-			t.Fatalf("%s/%s: event %d differs from the journal's:\nhub     %s\njournal %s", table, gid, n, m.Data(), tl.events[n])
-		}
+		return
 	}
 }
 
-// steps runs the people of the tables for n actions at most (or until
-// nothing happens for a while).
+// hubEvents reads every message of a game's subject.
+func hubEvents(th *testHub, table, gid string) ([][]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cons, err := th.hub.js.OrderedConsumer(ctx, StreamGames, jetstream.OrderedConsumerConfig{FilterSubjects: []string{RecSubject(table, gid)}})
+	if err != nil {
+		return nil, err
+	}
+	info, err := cons.Info(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out [][]byte
+	for range info.NumPending {
+		m, err := cons.Next(jetstream.FetchMaxWait(5 * time.Second))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m.Data())
+	}
+	return out, nil
+}
+
+// steps runs the people of the tables for n actions at most, or until
+// nothing has happened for 2 s (they wait for each other).
 func steps(t testing.TB, n int, tables ...*vtable) {
 	t.Helper()
-	idle := 0
-	for i := 0; i < n && idle < 40; {
+	last := time.Now()
+	for i := 0; i < n && time.Since(last) < 2*time.Second; {
 		acted := false
 		for _, v := range tables {
-			if v.step() {
+			if i < n && v.step() {
 				acted = true
 				i++
 			}
 		}
 		if acted {
-			idle = 0
+			last = time.Now()
 		} else {
-			idle++
 			time.Sleep(5 * time.Millisecond)
 		}
 	}

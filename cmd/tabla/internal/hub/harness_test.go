@@ -76,7 +76,7 @@ func (th *testHub) start() {
 	}
 	th.http.Start()
 	th.httpAddr = th.http.Listener.Addr().String()
-	waitFor(t, "the hub to read its streams", 20*time.Second, h.Ready)
+	waitFor(t, "the hub to read its streams", 60*time.Second, h.Ready)
 }
 
 // stop stops the service and the server (a kill of the hub).

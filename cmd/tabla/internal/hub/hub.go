@@ -66,6 +66,7 @@ type Hub struct {
 	evalQ   chan string              // table names whose position wants evaluating
 	loaded  bool                     // the stream was read to its end once
 	written map[string]int           // library files written: table/game → events
+	lastSeq uint64                   // the stream sequence of the last event followed
 
 	web *webPlayers
 
@@ -226,7 +227,13 @@ func (h *Hub) followOnce() error {
 		}()
 	}
 	// every game's events, from the first
-	cons, err := h.js.OrderedConsumer(ctx, StreamGames, jetstream.OrderedConsumerConfig{})
+	cfg := jetstream.OrderedConsumerConfig{}
+	h.mu.Lock()
+	if h.lastSeq > 0 { // again after a failure: from where it stopped
+		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, h.lastSeq+1
+	}
+	h.mu.Unlock()
+	cons, err := h.js.OrderedConsumer(ctx, StreamGames, cfg)
 	if err != nil {
 		return err
 	}
@@ -237,20 +244,40 @@ func (h *Hub) followOnce() error {
 	if info.NumPending == 0 {
 		h.setLoaded()
 	}
+	var last stallGuard
 	cc, err := cons.Consume(func(m jetstream.Msg) {
 		h.onRecord(m)
-		if md, err := m.Metadata(); err == nil && md.NumPending == 0 {
-			h.setLoaded()
+		if md, err := m.Metadata(); err == nil {
+			last.delivered(md.Sequence.Stream)
+			h.mu.Lock()
+			h.lastSeq = md.Sequence.Stream
+			h.mu.Unlock()
+			if md.NumPending == 0 {
+				h.setLoaded()
+			}
 		}
-	}, jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+	}, append(consumeOpts, jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
 		if !errors.Is(err, jetstream.ErrNoHeartbeat) {
 			h.log.Debug("hub: consumer", "err", err)
 		}
-	}))
+	}))...)
 	if err != nil {
 		return err
 	}
 	defer cc.Stop()
+	go func() {
+		errc <- last.watch(ctx, cc, func(ctx context.Context) (uint64, error) {
+			st, err := h.js.Stream(ctx, StreamGames)
+			if err != nil {
+				return 0, err
+			}
+			info, err := st.Info(ctx)
+			if err != nil {
+				return 0, err
+			}
+			return info.State.LastSeq, nil
+		})
+	}()
 	select {
 	case <-ctx.Done():
 		return nil
@@ -529,3 +556,59 @@ func (h *Hub) Tables() []string {
 	slices.Sort(out)
 	return out
 }
+
+// consumeOpts make a consumer notice a lost server within seconds (a
+// heartbeat every 2 s; the default is 15), so that it resumes on another
+// node of a cluster or after a restart.
+var consumeOpts = []jetstream.PullConsumeOpt{jetstream.PullExpiry(6 * time.Second), jetstream.PullHeartbeat(2 * time.Second)}
+
+// stallGuard notices a consumer that stopped delivering while its stream
+// has more (its server died and it was not recreated): the caller starts
+// a new one.
+type stallGuard struct {
+	mu  sync.Mutex
+	seq uint64
+	at  time.Time
+}
+
+func (g *stallGuard) delivered(seq uint64) {
+	g.mu.Lock()
+	g.seq, g.at = seq, time.Now()
+	g.mu.Unlock()
+}
+
+// watch returns when ctx ends (nil), the consume context closes, or the
+// stream's last sequence (as last reports it) has stayed ahead of what was
+// delivered for stallAfter.
+func (g *stallGuard) watch(ctx context.Context, cc jetstream.ConsumeContext, last func(context.Context) (uint64, error)) error {
+	tick := time.NewTicker(stallAfter / 2)
+	defer tick.Stop()
+	var behind time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-cc.Closed():
+			return errors.New("the consumer stopped")
+		case <-tick.C:
+		}
+		lctx, cancel := context.WithTimeout(ctx, stallAfter)
+		seq, err := last(lctx)
+		cancel()
+		g.mu.Lock()
+		ahead := err == nil && seq > g.seq
+		g.mu.Unlock()
+		switch {
+		case !ahead:
+			behind = time.Time{}
+		case behind.IsZero():
+			behind = time.Now()
+		case time.Since(behind) >= stallAfter:
+			return fmt.Errorf("the consumer stalled at sequence %d, the stream has %d", g.seq, seq)
+		}
+	}
+}
+
+// stallAfter is how long a consumer may lag its stream without delivering
+// before it is replaced.
+const stallAfter = 3 * time.Second

@@ -31,9 +31,9 @@ func play(t testing.TB, max int, tables ...*vtable) {
 		}
 		if n != lastLen {
 			lastLen, progress = n, time.Now()
-		} else if time.Since(progress) > 20*time.Second {
+		} else if time.Since(progress) > stuckAfter {
 			dump()
-			t.Fatalf("20 s without a move or roll")
+			t.Fatalf("%v without a move or roll", stuckAfter)
 		}
 		acted := false
 		over := true
@@ -53,14 +53,17 @@ func play(t testing.TB, max int, tables ...*vtable) {
 			continue
 		}
 		idle++
-		if idle > 2000 {
+		if time.Duration(idle)*5*time.Millisecond > stuckAfter+10*time.Second {
 			dump()
-			t.Fatalf("nothing happens for 10 s")
+			t.Fatalf("nothing happens for %v", stuckAfter+10*time.Second)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	t.Fatalf("the game did not end within %d steps", max)
 }
+
+// stuckAfter is how long play waits for a move or roll before it fails.
+var stuckAfter = 20 * time.Second
 
 func deref(s *string) string {
 	if s == nil {

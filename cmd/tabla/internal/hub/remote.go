@@ -537,12 +537,16 @@ func (r *Remote) consume(ctx context.Context, s *source) {
 				r.mu.Unlock()
 				r.wake()
 			}
+			var last stallGuard
 			cc, err := cons.Consume(func(m jetstream.Msg) {
 				var ev Event
 				if json.Unmarshal(m.Data(), &ev) != nil {
 					return
 				}
 				md, _ := m.Metadata()
+				if md != nil {
+					last.delivered(md.Sequence.Stream)
+				}
 				r.mu.Lock()
 				switch {
 				case s.game == nil && ev.N == 0:
@@ -558,13 +562,24 @@ func (r *Remote) consume(ctx context.Context, s *source) {
 				}
 				r.mu.Unlock()
 				r.wake()
-			})
+			}, append(consumeOpts, jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+				r.log.Debug("hub: following a record", "record", s.ref.String(), "err", err)
+			}))...)
 			if err != nil {
 				return err
 			}
 			defer cc.Stop()
-			<-ctx.Done()
-			return nil
+			return last.watch(ctx, cc, func(ctx context.Context) (uint64, error) {
+				st, err := r.t.js.Stream(ctx, StreamGames)
+				if err != nil {
+					return 0, err
+				}
+				m, err := st.GetLastMsgForSubject(ctx, subj)
+				if err != nil {
+					return 0, err
+				}
+				return m.Sequence, nil
+			})
 		}()
 		if ctx.Err() != nil {
 			return
