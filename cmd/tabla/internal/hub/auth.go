@@ -167,6 +167,10 @@ func (c *Credentials) NATSConfig() string {
 	return b.String()
 }
 
+// bcryptCost is the cost of the passwords' hashes (tests lower it: under
+// the race detector one hash takes seconds).
+var bcryptCost = bcrypt.DefaultCost
+
 // hash is the bcrypt hash of a user's password, from the cache when the
 // password has not changed.
 func (c *Credentials) hash(user, pw string) string {
@@ -175,7 +179,7 @@ func (c *Credentials) hash(user, pw string) string {
 	if h, ok := strings.CutPrefix(c.Hashes[user], key+":"); ok {
 		return h
 	}
-	h, err := bcrypt.GenerateFromPassword([]byte(pw), bcrypt.DefaultCost)
+	h, err := bcrypt.GenerateFromPassword([]byte(pw), bcryptCost)
 	if err != nil {
 		return pw // too long for bcrypt: plain (the server takes both)
 	}

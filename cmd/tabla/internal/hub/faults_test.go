@@ -245,7 +245,8 @@ func TestTableKilled(t *testing.T) {
 	waitFor(t, "the host's game", 10*time.Second, func() bool { return th.hub.Game("h", GameID(host.sess.JournalPath())) != nil })
 	guest := openVTable(t, th.tableURL("g"), "g", t.TempDir(), record.Header{}, "h", 11)
 	joined(t, host, guest)
-	steps(t, 8, solo, host, guest)
+	steps(t, 6, solo)
+	steps(t, 8, host, guest)
 	ps.setCut(true)
 	steps(t, 6, solo)
 	midGame(t, solo, host, guest)
@@ -272,6 +273,8 @@ func midGame(t testing.TB, tables ...*vtable) {
 	t.Helper()
 	for _, v := range tables {
 		if st := v.sess.State(); st.Status != "playing" || len(v.sess.History()) < 2 {
+			t.Logf("%s: mode %s in_sync %v to_move %v awaiting %s hint %q pending %v moves %v; ready %v; link %+v; remote %s", v.name, st.Mode, st.InSync,
+				deref(st.ToMove), st.Awaiting, st.Hint, st.Pending, st.Moves, v.rem.Ready(), v.link.Stats(), v.rem.debug())
 			t.Fatalf("%s: the fault is meant mid-game, the game stands at ply %d, %s", v.name, st.Ply, st.Status)
 		}
 	}

@@ -43,10 +43,11 @@ type testHub struct {
 	http     *httptest.Server
 	addr     string // NATS host:port, kept across restarts
 	httpAddr string // the pages' host:port, kept across restarts
+	eval     time.Duration
 }
 
 func startHub(t testing.TB) *testHub {
-	th := &testHub{t: t, dir: t.TempDir(), addr: "127.0.0.1:0"}
+	th := &testHub{t: t, dir: t.TempDir(), addr: "127.0.0.1:0", eval: -1}
 	th.start()
 	t.Cleanup(th.stop)
 	return th
@@ -60,7 +61,7 @@ func (th *testHub) start() {
 	}
 	th.srv = srv
 	th.addr = strings.TrimPrefix(srv.ClientURL(), "nats://")
-	h, err := Open(Options{URL: srv.URL("admin", srv.Credentials().Admin), Dir: th.dir, Token: "secret", Logger: testLog(t)})
+	h, err := Open(Options{URL: srv.URL("admin", srv.Credentials().Admin), Dir: th.dir, Token: "secret", Logger: testLog(t), EvalTime: th.eval})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,6 +146,7 @@ type vtable struct {
 	seed   uint64
 	mu     sync.Mutex
 	closed bool
+	paired bool // hosts a game another table joins
 }
 
 // openVTable opens a table (resuming its journal directory's game if it
@@ -241,6 +243,9 @@ func (v *vtable) restart() {
 func (v *vtable) mine(seat string) bool {
 	if v.join != "" {
 		return seat == v.rem.Seat()
+	}
+	if !v.paired {
+		return true // a table on its own
 	}
 	if !v.rem.Ready() {
 		return false // the person waits until the table knows who plays where
@@ -651,6 +656,7 @@ func viaProxy(u string, p *proxy) string {
 // joined waits until the host knows the guest plays its seat.
 func joined(t testing.TB, host, guest *vtable) {
 	t.Helper()
+	host.paired = true
 	waitFor(t, "the host to see the guest's seat", 10*time.Second, func() bool { return !host.mine(guest.rem.Seat()) })
 }
 

@@ -334,6 +334,7 @@ func (r *Remote) Run(ctx context.Context, sess *companion.Session) {
 		r.follow(ctx, Ref{Table: r.host.Table, Game: r.host.Game})
 	} else {
 		go r.watchClaims(ctx)
+		go r.refreshClaims(ctx)
 	}
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
@@ -480,7 +481,17 @@ func (r *Remote) refreshClaims(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	changed := false
+	changed, loaded := false, false
+	defer func() {
+		r.mu.Lock()
+		if loaded && !r.loaded {
+			r.loaded, changed = true, true
+		}
+		r.mu.Unlock()
+		if changed {
+			r.wake()
+		}
+	}()
 	for k := range kl.Keys() {
 		e, err := kv.Get(ctx, k)
 		if err != nil {
@@ -496,10 +507,7 @@ func (r *Remote) refreshClaims(ctx context.Context) {
 		}
 		r.mu.Unlock()
 	}
-	if changed {
-		r.log.Warn("hub: a seat claim came by the periodic read, not the watch")
-		r.wake()
-	}
+	loaded = ctx.Err() == nil // the list ended before the timeout: complete
 }
 
 // follow starts following a record (once).
