@@ -84,7 +84,6 @@ func (n *clusterNode) kill() {
 // the tables reconnect to the others, the game ends with the same journals
 // and the hub holds every event once.
 func TestCluster(t *testing.T) {
-	requireFaults(t)
 	if testing.Short() {
 		t.Skip("builds nats-server and starts a three-node cluster")
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -172,7 +171,6 @@ func steps(t testing.TB, n int, tables ...*vtable) {
 // other; afterwards nothing is lost or doubled, the spectators' pages
 // catch up and the remote game ends with the same journals.
 func TestHubRestart(t *testing.T) {
-	requireFaults(t)
 	th := startHub(t)
 	solo := openVTable(t, th.tableURL("solo"), "solo", t.TempDir(), record.Header{Game: "six"}, "", 1)
 	host := openVTable(t, th.tableURL("h"), "h", t.TempDir(), record.Header{Game: "gyges"}, "", 4)
@@ -203,7 +201,6 @@ func TestHubRestart(t *testing.T) {
 // guest moves while cut off and the host carries the move out when it is
 // back.
 func TestTableCutOff(t *testing.T) {
-	requireFaults(t)
 	th := startHub(t)
 	ps, pg := newProxy(t, th.addr), newProxy(t, th.addr)
 	solo := openVTable(t, viaProxy(th.tableURL("solo"), ps), "solo", t.TempDir(), record.Header{Game: "gyges"}, "", 6)
@@ -241,7 +238,6 @@ func TestTableCutOff(t *testing.T) {
 // journals: they resume, publish what the hub missed once, and the remote
 // game goes on to its end.
 func TestTableKilled(t *testing.T) {
-	requireFaults(t)
 	th := startHub(t)
 	ps := newProxy(t, th.addr)
 	solo := openVTable(t, viaProxy(th.tableURL("solo"), ps), "solo", t.TempDir(), record.Header{Game: "six"}, "", 3)
@@ -281,16 +277,5 @@ func midGame(t testing.TB, tables ...*vtable) {
 				deref(st.ToMove), st.Awaiting, st.Hint, st.Pending, st.Moves, v.rem.Ready(), v.link.Stats(), v.rem.debug())
 			t.Fatalf("%s: the fault is meant mid-game, the game stands at ply %d, %s", v.name, st.Ply, st.Status)
 		}
-	}
-}
-
-// requireFaults gates the fault tests: they still fail now and then on a
-// loaded machine (a remote game found short of the ply its fault is meant
-// for), so until that is fixed they run on TABLA_HUB_FAULTS=1 (issue 15 is
-// open for it).
-func requireFaults(t *testing.T) {
-	t.Helper()
-	if os.Getenv("TABLA_HUB_FAULTS") != "1" {
-		t.Skip("hub fault tests run with TABLA_HUB_FAULTS=1 (flaky under load; issue 15 is open)")
 	}
 }

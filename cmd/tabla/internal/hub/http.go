@@ -36,7 +36,7 @@ var static embed.FS
 //	GET  /api/games                 the club library's games (library.Entry), newest first
 //	GET  /api/games/ID              one game's record (JSONL download)
 //	GET  /api/stats                 the figures of tabla stats over the library
-//	GET  /api/tables/TABLE/legal?seat=S   the moves a browser's seat may make
+//	GET  /api/tables/TABLE/legal?seat=S   what a browser's seat may do now (Turn)
 //	POST /api/tables/TABLE/play     {"seat":S}: play seat S of the table's game here
 //	POST /api/tables/TABLE/move     {"seat":S,"move":M}: that seat's move ("move":"" rolls)
 //
@@ -116,12 +116,12 @@ func (h *Hub) Handler() http.Handler {
 		writeJSON(w, st)
 	})
 	mux.HandleFunc("GET /api/tables/{table}/legal", func(w http.ResponseWriter, r *http.Request) {
-		moves, err := h.Legal(r.PathValue("table"), r.URL.Query().Get("seat"))
+		turn, err := h.Legal(r.PathValue("table"), r.URL.Query().Get("seat"))
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusConflict)
 			return
 		}
-		writeJSON(w, moves)
+		writeJSON(w, turn)
 	})
 	mux.HandleFunc("POST /api/tables/{table}/play", func(w http.ResponseWriter, r *http.Request) {
 		var req struct {

@@ -178,7 +178,16 @@ func TestRemoteRefusesOtherMove(t *testing.T) {
 	n := len(host.sess.History())
 	game := host.state()
 	host.carry(game, engine.MoveString(game, game.Moves(nil)[0])) // white's piece, at the wrong board
-	waitFor(t, "the wrong move taken back", 10*time.Second, func() bool { return len(host.sess.History()) == n })
+	// taken back once the other board has moved
+	deadline := time.Now().Add(20 * time.Second)
+	for len(host.sess.History()) != n {
+		if time.Now().After(deadline) {
+			t.Fatal("the wrong move was not taken back")
+		}
+		if !guest.step() {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
 	play(t, 20000, host, guest)
 	sameGame(t, host, guest)
 	data, err := os.ReadFile(host.sess.JournalPath())

@@ -693,13 +693,13 @@ func (r *Remote) reconcile() {
 	for i, a := range hist {
 		local[i] = Step{Roll: a.Roll, Text: a.Text, Seat: seats[a.Seat]}
 	}
-	// a step made here for a seat played elsewhere that its record has not
+	// a step made here for a seat played elsewhere that its record has
+	// otherwise (a step its record has not yet may be a forced pass the
+	// referee played, or a move made early: it is judged when the record
+	// has the step)
 	for i, s := range local {
 		v, remote := views[s.Seat]
-		if !remote {
-			continue
-		}
-		if i < len(v.steps) && v.steps[i] == s {
+		if !remote || i >= len(v.steps) || v.steps[i] == s {
 			continue
 		}
 		r.setDue(dueMove{})
@@ -710,11 +710,7 @@ func (r *Remote) reconcile() {
 		if asked {
 			return // the takeback asked for is under way (or failed: logged)
 		}
-		want := "nothing yet"
-		if i < len(v.steps) {
-			want = v.steps[i].String()
-		}
-		r.log.Info("hub: a step made here is not the other board's: taken back", "step", i, "made", s.String(), "want", want)
+		r.log.Info("hub: a step made here is not the other board's: taken back", "step", i, "made", s.String(), "want", v.steps[i].String())
 		if err := sess.Command("takeback", ""); err != nil {
 			r.warnOnce("takeback", "hub: cannot take back a step the other board did not make", "err", err)
 		}

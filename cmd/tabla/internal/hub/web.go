@@ -158,6 +158,9 @@ func (w *webPlayers) sync(id string) {
 				line = fmt.Appendf(nil, `{"takeback":%d,"ops":%d,"t":%q}`, plies, ops, time.Now().UTC().Format(time.RFC3339Nano))
 			case p == len(own.Steps) && p < len(host.Steps) && host.Steps[p].Seat != ref.Seat:
 				line = host.Lines[p]
+			case p == len(own.Steps) && forcedPass(own.State, ref.Seat):
+				// as a referee does: a pass nobody can show on a board is played at once
+				line = fmt.Appendf(nil, `{"move":"pass","by":%q,"t":%q,"source":"engine"}`, ref.Seat, time.Now().UTC().Format(time.RFC3339Nano))
 			}
 		}
 		n := 0
@@ -288,24 +291,40 @@ func (h *Hub) webOf(table, seat string) (string, *Game, error) {
 	return id, own, nil
 }
 
-// Legal lists the moves a browser's seat may make now (nil: not its turn
-// to move).
-func (h *Hub) Legal(table, seat string) ([]string, error) {
+// forcedPass reports whether seat is to move in st and must pass.
+func forcedPass(st engine.State, seat string) bool {
+	if st.Awaiting() != engine.AwaitMove || st.Info().Seats[st.ToMove()] != seat {
+		return false
+	}
+	ms := st.Moves(nil)
+	return len(ms) == 1 && engine.MoveString(st, ms[0]) == "pass"
+}
+
+// Turn is what a browser's seat may do now: GET /api/tables/T/legal.
+type Turn struct {
+	// Awaiting is "roll" or "move" when it is the seat's turn, "" when not.
+	Awaiting string   `json:"awaiting"`
+	Moves    []string `json:"moves"` // the legal moves (canonical notation, sorted)
+}
+
+// Legal says what a browser's seat may do now, as its record stands.
+func (h *Hub) Legal(table, seat string) (Turn, error) {
 	_, own, err := h.webOf(table, seat)
 	if err != nil {
-		return nil, err
+		return Turn{}, err
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	st := own.State
-	if st.Awaiting() != engine.AwaitMove || st.Info().Seats[st.ToMove()] != seat {
-		return []string{}, nil
+	out := Turn{Moves: []string{}}
+	if st.Awaiting() == engine.AwaitNone || st.Info().Seats[st.ToMove()] != seat {
+		return out, nil
 	}
-	out := []string{}
+	out.Awaiting = st.Awaiting().String()
 	for _, m := range st.Moves(nil) {
-		out = append(out, engine.MoveString(st, m))
+		out.Moves = append(out.Moves, engine.MoveString(st, m))
 	}
-	slices.Sort(out)
+	slices.Sort(out.Moves)
 	return out, nil
 }
 

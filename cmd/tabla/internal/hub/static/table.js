@@ -34,16 +34,17 @@ function evalbar(v, g) {
 
 async function legal(g) {
   const box = $("legal");
+  if (!mySeat || !g || g.status !== "playing") { box.innerHTML = ""; return; }
+  const r = await fetch("/api/tables/" + encodeURIComponent(table) + "/legal?seat=" + encodeURIComponent(mySeat));
   box.innerHTML = "";
-  if (!mySeat || !g || g.status !== "playing" || g.to_move !== mySeat) return;
-  if (g.awaiting === "roll") {
+  if (!r.ok) return;
+  const turn = await r.json();
+  if (turn.awaiting === "roll") {
     const b = document.createElement("button"); b.textContent = "Roll";
     b.onclick = () => post("/api/tables/" + encodeURIComponent(table) + "/move", { seat: mySeat, move: "" });
     box.appendChild(b); return;
   }
-  const r = await fetch("/api/tables/" + encodeURIComponent(table) + "/legal?seat=" + encodeURIComponent(mySeat));
-  if (!r.ok) return;
-  for (const m of await r.json()) {
+  for (const m of turn.moves) {
     const b = document.createElement("button"); b.textContent = m;
     b.onclick = () => post("/api/tables/" + encodeURIComponent(table) + "/move", { seat: mySeat, move: m });
     box.appendChild(b);
