@@ -146,8 +146,11 @@ type vtable struct {
 	seed   uint64
 	mu     sync.Mutex
 	closed bool
-	paired bool // hosts a game another table joins
+	paired bool   // hosts a game another table joins
+	caFile string // the hub's TLS authority
 }
+
+func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 42)) }
 
 // openVTable opens a table (resuming its journal directory's game if it
 // has one): h is the game it hosts, join the game it joins ("" none).
@@ -160,7 +163,7 @@ func openVTable(t testing.TB, url, name, dir string, h record.Header, join strin
 
 func (v *vtable) open() {
 	t := v.t
-	link, err := Connect(TableOptions{URL: v.url, Name: v.name, JournalDir: v.dir, Logger: testLog(t), ReconnectWait: 100 * time.Millisecond})
+	link, err := Connect(TableOptions{URL: v.url, Name: v.name, CA: v.caFile, JournalDir: v.dir, Logger: testLog(t), ReconnectWait: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
