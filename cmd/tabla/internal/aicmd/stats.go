@@ -1,6 +1,8 @@
 package aicmd
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -11,10 +13,12 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub"
 	"github.com/tabla-board/tabla/engine"
 	"github.com/tabla-board/tabla/engine/analysis"
 	"github.com/tabla-board/tabla/engine/record"
@@ -26,6 +30,9 @@ type StatsOptions struct {
 	Dir  string
 	JSON bool
 	SVG  string
+	// Hub, when set, is a club hub whose finished games are read instead
+	// of DIR (cmd/tabla/internal/hub); HubCA verifies its certificate.
+	Hub, HubCA string
 }
 
 // GameStats aggregates the records of one game.
@@ -71,12 +78,23 @@ func NewStatsCmd(streams *cmdutil.IO) *cobra.Command {
 			"draws and unfinished games, how often the first mover's side won, game\n" +
 			"lengths in plies and the most played first moves with their win rates.\n" +
 			"Unreadable records are reported on stderr and skipped.",
-		Args: cobra.ExactArgs(1),
+		Args: cobra.RangeArgs(0, 1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if opts.Hub != "" {
+				if len(args) == 1 {
+					return cmdutil.WithCode(cmdutil.ExitUsage, errors.New("stats: give DIR or --hub, not both"))
+				}
+				return statsHub(c.Context(), opts)
+			}
+			if len(args) != 1 {
+				return cmdutil.WithCode(cmdutil.ExitUsage, errors.New("stats: give DIR, or --hub URL for a club hub's games"))
+			}
 			opts.Dir = args[0]
 			return StatsRun(opts)
 		},
 	}
+	cmd.Flags().StringVar(&opts.Hub, "hub", "", "every finished game of a club hub (tabla hub): nats://spectator:PASSWORD@HOST:4222")
+	cmd.Flags().StringVar(&opts.HubCA, "hub-ca", "", "PEM file of the authority of the hub's TLS certificate")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the aggregate as JSON")
 	cmd.Flags().StringVar(&opts.SVG, "svg", "", "write a plot (results and length histograms) to this SVG file")
 	return cmd
@@ -291,4 +309,24 @@ func writeStatsSVG(w io.Writer, st *Stats) {
 	}
 	b.WriteString("</svg>\n")
 	io.WriteString(w, b.String())
+}
+
+// statsHub reads a club hub's finished games into a temporary folder and
+// aggregates them.
+func statsHub(ctx context.Context, opts *StatsOptions) error {
+	tmp, err := os.MkdirTemp("", "tabla-stats-hub-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	dir, stop, err := hub.Mirror(ctx, opts.Hub, opts.HubCA, tmp, nil)
+	if err != nil {
+		return fmt.Errorf("stats: %v", err)
+	}
+	stop()
+	o := *opts
+	o.Dir = dir
+	return StatsRun(&o)
 }

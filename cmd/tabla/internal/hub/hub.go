@@ -41,6 +41,10 @@ type Options struct {
 	EvalTime time.Duration
 	// Logger logs the hub's work (default: discard).
 	Logger *slog.Logger
+	// ReadOnly follows the streams without setting them up or publishing
+	// (the spectator's credentials suffice): a mirror of the club library
+	// (Mirror) for `tabla library --hub` and `tabla stats --hub`.
+	ReadOnly bool
 }
 
 // Hub is the club hub's service: it follows every table's games as they
@@ -194,11 +198,13 @@ func (h *Hub) follow() {
 func (h *Hub) followOnce() error {
 	ctx, cancel := context.WithCancel(h.ctx)
 	defer cancel()
-	sctx, scancel := context.WithTimeout(ctx, 20*time.Second)
-	err := Setup(sctx, h.js, h.opts.Replicas)
-	scancel()
-	if err != nil {
-		return err
+	if !h.opts.ReadOnly {
+		sctx, scancel := context.WithTimeout(ctx, 20*time.Second)
+		err := Setup(sctx, h.js, h.opts.Replicas)
+		scancel()
+		if err != nil {
+			return err
+		}
 	}
 	// live statuses
 	sub, err := h.nc.Subscribe(livePrefix+">", func(m *nats.Msg) { h.onLive(m) })
@@ -612,3 +618,38 @@ func (g *stallGuard) watch(ctx context.Context, cc jetstream.ConsumeContext, las
 // stallAfter is how long a consumer may lag its stream without delivering
 // before it is replaced.
 const stallAfter = 3 * time.Second
+
+// Mirror follows a hub's games read-only (the spectator's credentials
+// suffice) and keeps its finished games as records under dir/library,
+// until ctx ends; it returns once it has read every stored game, with the
+// library's folder.
+func Mirror(ctx context.Context, url, ca, dir string, log *slog.Logger) (string, func(), error) {
+	h, err := Open(Options{URL: url, CA: ca, Dir: dir, ReadOnly: true, EvalTime: -1, Logger: log})
+	if err != nil {
+		return "", nil, err
+	}
+	for !h.Ready() {
+		select {
+		case <-ctx.Done():
+			h.Close()
+			return "", nil, fmt.Errorf("hub: reading the games: %w", ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	h.storeAll()
+	return h.dir, h.Close, nil
+}
+
+// storeAll writes every finished game into the library (store is called
+// as events come; this waits for the last writes).
+func (h *Hub) storeAll() {
+	h.mu.Lock()
+	keys := make([]string, 0, len(h.games))
+	for k := range h.games {
+		keys = append(keys, k)
+	}
+	h.mu.Unlock()
+	for _, k := range keys {
+		h.store(k)
+	}
+}

@@ -198,3 +198,29 @@ func TestRemoteRefusesOtherMove(t *testing.T) {
 		t.Fatal("the host's journal has no undone move")
 	}
 }
+
+// TestMirror: the club library read-only (the spectator's credentials),
+// as `tabla library --hub` and `tabla stats --hub` read it.
+func TestMirror(t *testing.T) {
+	th := startHub(t)
+	v := openVTable(t, th.tableURL("alpha"), "alpha", t.TempDir(), record.Header{Game: "star", First: "red"}, "", 2)
+	play(t, 5000, v)
+	hubMoves(t, th, "alpha", v)
+	c, _ := LoadCredentials(th.dir)
+	dir, stop, err := Mirror(t.Context(), UserURL("nats://"+th.addr, "spectator", c.Spectator), "", t.TempDir(), testLog(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	data, err := os.ReadFile(filepath.Join(dir, "alpha", GameID(v.sess.JournalPath())+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := record.Replay(strings.NewReader(string(data)), "mirror")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(g.Applied), len(journalSteps(t, v.sess.JournalPath())); got != want || g.State.Result().Status != engine.Won {
+		t.Fatalf("the mirrored record has %d steps (want %d), %v", got, want, g.State.Result())
+	}
+}

@@ -444,8 +444,10 @@ func (t *Table) sync(ctx context.Context) time.Duration {
 		t.abort = nil
 		t.mu.Unlock()
 	}()
+	// read every journal first, so that the backlog counts down from
+	// what there is to publish (Close and the tests wait on it)
 	backlog := 0
-	var wait time.Duration
+	live := tails[:0:0]
 	for _, tl := range tails {
 		if _, err := tl.read(t.name); err != nil {
 			if errors.Is(err, os.ErrNotExist) {
@@ -454,6 +456,15 @@ func (t *Table) sync(ctx context.Context) time.Duration {
 			}
 			t.log.Warn("hub: reading the journal", "journal", tl.path, "err", err)
 		}
+		live = append(live, tl)
+		backlog += len(tl.events) - (tl.hubN + 1)
+	}
+	t.mu.Lock()
+	t.stats.Backlog = backlog
+	t.mu.Unlock()
+	backlog = 0
+	var wait time.Duration
+	for _, tl := range live {
 		if wait > 0 || !t.nc.IsConnected() {
 			backlog += len(tl.events) - (tl.hubN + 1)
 			wait = max(wait, t.opts.ReconnectWait)
@@ -523,6 +534,7 @@ func (t *Table) publish(ctx context.Context, tl *tail) error {
 		tl.hubN, tl.seq = n, ack.Sequence
 		t.mu.Lock()
 		t.stats.Published++
+		t.stats.Backlog = max(0, t.stats.Backlog-1)
 		t.mu.Unlock()
 	}
 	return nil

@@ -46,8 +46,11 @@ func newWebPlayers(h *Hub) *webPlayers {
 }
 
 // later queues a player's record to be brought in line (never blocks: the
-// hub's consumer calls it).
+// hub's consumer calls it). A read-only hub plays no seat.
 func (w *webPlayers) later(id string) {
+	if w.h.opts.ReadOnly {
+		return
+	}
 	w.qmu.Lock()
 	w.dirty[id] = true
 	w.qmu.Unlock()
@@ -235,6 +238,9 @@ var (
 
 // Play claims a seat of a table's current game for a browser.
 func (h *Hub) Play(table, seat string) (Ref, error) {
+	if h.opts.ReadOnly {
+		return Ref{}, errors.New("hub: a read-only mirror plays no seat")
+	}
 	h.mu.Lock()
 	ts := h.tables[table]
 	var g *Game

@@ -9,12 +9,15 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/library"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/sameorigin"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/webui"
@@ -29,6 +32,10 @@ type Options struct {
 	Level      int
 	Workers    int
 	LogFormat  string
+	// Hub is a club hub (cmd/tabla/internal/hub) whose finished games are
+	// the library: they are mirrored into Dir (default: the user's cache
+	// folder) and kept up to date; HubCA verifies its TLS certificate.
+	Hub, HubCA string
 	// Ready, when set, is called with the address once the library serves.
 	Ready func(addr string, lib *library.Library)
 }
@@ -46,9 +53,14 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 			"are cached beside each record (RECORD.analysis.json); the index is cached in\n" +
 			"DIR/.tabla-library.json. Files that are not game records are listed with\n" +
 			"the line and byte where they go wrong.",
-		Args: cobra.ExactArgs(1),
+		Args: cobra.RangeArgs(0, 1),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Dir = args[0]
+			if len(args) == 1 {
+				o.Dir = args[0]
+			}
+			if o.Dir == "" && o.Hub == "" {
+				return cmdutil.WithCode(cmdutil.ExitUsage, errors.New("library: give DIR, or --hub URL for a club hub's library"))
+			}
 			return Run(c.Context(), o)
 		},
 	}
@@ -58,6 +70,8 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 	f.IntVar(&o.Level, "level", 0, "analysis level 1–5 (0: 3)")
 	f.IntVar(&o.Workers, "workers", 0, "positions an analysis searches in parallel (0: all cores)")
 	f.StringVar(&o.LogFormat, "log-format", "text", "log format: text or json")
+	f.StringVar(&o.Hub, "hub", "", "the library of a club hub (tabla hub): nats://spectator:PASSWORD@HOST:4222, mirrored into DIR (default: the cache folder)")
+	f.StringVar(&o.HubCA, "hub-ca", "", "PEM file of the authority of the hub's TLS certificate")
 	return cmd
 }
 
@@ -73,6 +87,13 @@ func Run(ctx context.Context, o *Options) error {
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("library: --workers %d: want 0 (all cores) to 256", o.Workers))
 	}
 	log := cmdutil.Logger(o.IO.Err, o.LogFormat)
+	if o.Hub != "" {
+		stop, err := mirrorHub(ctx, o, log)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	lib, err := library.Open(o.Dir, library.Options{Level: o.Level, Workers: o.Workers, Logger: log})
 	if err != nil {
 		return cmdutil.WithCode(cmdutil.ExitUsage, err)
@@ -115,4 +136,27 @@ func serve(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logge
 	}
 	log.Info("library stopped")
 	return err
+}
+
+// mirrorHub mirrors a club hub's finished games into o.Dir (the user's
+// cache folder by default) and points o.Dir at them; they are kept up to
+// date until stop.
+func mirrorHub(ctx context.Context, o *Options, log *slog.Logger) (stop func(), err error) {
+	if o.Dir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return nil, fmt.Errorf("library: no cache folder for the hub's games (%v): give DIR", err)
+		}
+		o.Dir = filepath.Join(cache, "tabla", "hub")
+	}
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(o.IO.Err, "tabla library: reading the hub's games into %s…\n", o.Dir)
+	dir, stop, err := hub.Mirror(ctx, o.Hub, o.HubCA, o.Dir, log)
+	if err != nil {
+		return nil, err
+	}
+	o.Dir = dir
+	return stop, nil
 }

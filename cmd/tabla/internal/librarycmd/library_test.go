@@ -22,7 +22,8 @@ func TestUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"library"}, "accepts 1 arg(s)"},
+		{[]string{"library"}, "give DIR, or --hub URL"},
+		{[]string{"library", "a", "b"}, "accepts between 0 and 1 arg(s)"},
 		{[]string{"library", file}, "is not a directory"},
 		{[]string{"library", filepath.Join(dir, "nope")}, "no such file or directory"},
 		{[]string{"library", "--level", "9", dir}, "--level 9: want 1–5"},

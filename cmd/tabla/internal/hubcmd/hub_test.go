@@ -1,0 +1,262 @@
+package hubcmd_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/cli"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub"
+	"github.com/tabla-board/tabla/engine"
+	"github.com/tabla-board/tabla/engine/record"
+)
+
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func run(t *testing.T, ctx context.Context, args ...string) (cmdutil.ExitCode, string, string) {
+	var out, errb syncBuf
+	code := cli.Run(ctx, &cmdutil.IO{In: strings.NewReader(""), Out: &out, Err: &errb}, args)
+	return code, out.String(), errb.String()
+}
+
+func freePort(t *testing.T) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// TestHubCommands: tabla hub table add and config, the hub itself, a
+// table publishing a finished game to it, tabla stats --hub over it.
+func TestHubCommands(t *testing.T) {
+	dir := t.TempDir()
+	port := freePort(t)
+	hostPort := fmt.Sprintf("127.0.0.1:%d", port)
+	code, out, errs := run(t, t.Context(), "hub", "table", "add", "--data", dir, "--host", hostPort, "alpha")
+	line := regexp.MustCompile(`alpha:\thub = (nats://alpha:[A-Za-z0-9_-]+@` + regexp.QuoteMeta(hostPort) + `)\n`).FindStringSubmatch(out)
+	if code != 0 || line == nil {
+		t.Fatalf("tabla hub table add: %d %q %q", code, out, errs)
+	}
+	if code, _, _ := run(t, t.Context(), "hub", "table", "add", "--data", dir, "Bad Name"); code != cmdutil.ExitUsage {
+		t.Fatalf("a bad table name: exit %d", code)
+	}
+	code, out, _ = run(t, t.Context(), "hub", "config", "--data", dir)
+	if code != 0 || !strings.Contains(out, "jetstream: enabled") || !strings.Contains(out, `user: "alpha"`) || !strings.Contains(out, "$2a$") {
+		t.Fatalf("tabla hub config: %d %s", code, out)
+	}
+	if code, _, errs := run(t, t.Context(), "hub", "--data", dir, "--nats", "nats://x:y@127.0.0.1:1", "--nats-listen", ":1"); code != cmdutil.ExitUsage {
+		t.Fatalf("--nats with --nats-listen: exit %d %s", code, errs)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var hout, herr syncBuf
+	done := make(chan cmdutil.ExitCode, 1)
+	go func() {
+		done <- cli.Run(ctx, &cmdutil.IO{In: strings.NewReader(""), Out: &hout, Err: &herr},
+			[]string{"hub", "--data", dir, "--listen", "127.0.0.1:0", "--nats-listen", hostPort, "--eval-time", "-1ns"})
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(hout.String(), "tabla hub: pages on") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the hub did not start: %s", herr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	// a table publishes a finished game
+	jdir := t.TempDir()
+	path := writeGame(t, jdir)
+	link, err := hub.Connect(hub.TableOptions{URL: line[1], JournalDir: jdir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	link.Journalled(path, 0)
+	link.Start(nil)
+	for link.Stats().Backlog > 0 || link.Stats().Published == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the table did not publish: %+v", link.Stats())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	link.Close(time.Second)
+
+	creds, err := hub.LoadCredentials(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spectator := hub.UserURL("nats://"+hostPort, "spectator", creds.Spectator)
+	code, out, errs = run(t, t.Context(), "stats", "--hub", spectator, "--json")
+	var st struct {
+		Files int `json:"files"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &st) != nil || st.Files != 1 {
+		t.Fatalf("tabla stats --hub: %d %s %s", code, out, errs)
+	}
+
+	// tabla library --hub: the club's games on the library page
+	lctx, lcancel := context.WithCancel(t.Context())
+	libAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	var lout syncBuf
+	ldone := make(chan cmdutil.ExitCode, 1)
+	go func() {
+		ldone <- cli.Run(lctx, &cmdutil.IO{In: strings.NewReader(""), Out: &lout, Err: &lout},
+			[]string{"library", "--hub", spectator, "--listen", libAddr, t.TempDir()})
+	}()
+	waitState(t, "http://"+libAddr+"/api/games", `"game":"gyges"`)
+	lcancel()
+	if code := <-ldone; code != 0 {
+		t.Fatalf("tabla library --hub exited %d: %s", code, lout.String())
+	}
+	if code, _, errs := run(t, t.Context(), "stats", "--hub", spectator, t.TempDir()); code != cmdutil.ExitUsage {
+		t.Fatalf("stats with DIR and --hub: exit %d %s", code, errs)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("tabla hub exited %d: %s", code, herr.String())
+	}
+}
+
+// writeGame writes a journal of a whole random GYGES game.
+func writeGame(t *testing.T, dir string) string {
+	h := record.Header{Game: "gyges"}
+	st, err := record.NewState(&h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "game-20260101T000000.000000000Z-gyges.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := record.NewWriter(f)
+	w.WriteHeader(&h)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for st.Awaiting() != engine.AwaitNone {
+		ms := st.Moves(nil)
+		m := ms[rng.IntN(len(ms))]
+		for _, x := range ms { // take a win when there is one
+			c := st.Clone()
+			c.Play(x)
+			if c.Result().Status == engine.Won {
+				m = x
+			}
+		}
+		w.Write(record.Line{Move: engine.MoveString(st, m), By: st.Info().Seats[st.ToMove()]})
+		st.Play(m)
+	}
+	return path
+}
+
+// TestRunWithHub: two `tabla run --board sim` tables on a `tabla hub`, the
+// second with --remote: a move made on the first board is lit on the
+// second for its person to carry out, and the hub shows it.
+func TestRunWithHub(t *testing.T) {
+	dir := t.TempDir()
+	hostPort := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	code, out, _ := run(t, t.Context(), "hub", "table", "add", "--data", dir, "--host", hostPort, "alpha", "beta")
+	urls := regexp.MustCompile(`hub = (\S+)`).FindAllStringSubmatch(out, -1)
+	if code != 0 || len(urls) != 2 {
+		t.Fatalf("table add: %s", out)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	start := func(args ...string) *syncBuf {
+		var o syncBuf
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cli.Run(ctx, &cmdutil.IO{In: strings.NewReader(""), Out: &o, Err: &o}, args)
+		}()
+		return &o
+	}
+	httpHub := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	hlog := start("hub", "--data", dir, "--listen", httpHub, "--nats-listen", hostPort, "--eval-time", "-1ns")
+	waitLog(t, hlog, "tabla hub: pages on")
+	a, b := fmt.Sprintf("127.0.0.1:%d", freePort(t)), fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	alog := start("run", "--game", "gyges", "--board", "sim", "--sensors", "identifying", "--journal", t.TempDir(), "--listen", a, "--token", "T", "--hub", urls[0][1])
+	waitLog(t, alog, "status API")
+	blog := start("run", "--game", "gyges", "--board", "sim", "--sensors", "identifying", "--journal", t.TempDir(), "--listen", b, "--token", "T", "--hub", urls[1][1], "--remote", "alpha")
+	waitLog(t, blog, "seat claimed")
+	postJSON(t, "http://"+a+"/api/action", `{"place":"b1","piece":"3"}`)
+	waitState(t, "http://"+a+"/api/state", `"moves":["3@b1"]`)
+	waitState(t, "http://"+b+"/api/state", `"hint":"3@b1"`)
+	waitState(t, "http://"+httpHub+"/api/tables/alpha", `"moves":["3@b1"]`)
+}
+
+func waitLog(t *testing.T, b *syncBuf, s string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(b.String(), s) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q in:\n%s", s, b.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func postJSON(t *testing.T, url, body string) string {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer T")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return string(data)
+}
+
+func waitState(t *testing.T, url, want string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	last := ""
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(url)
+		if err == nil {
+			data, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			last = string(data)
+			if strings.Contains(last, want) {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("%s never showed %s: %.600s", url, want, last)
+}
