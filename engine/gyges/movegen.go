@@ -19,6 +19,9 @@ type chain struct {
 	// route.
 	known uint64
 	open  [numCells]uint64
+	// done are pieces from which no chain can end anywhere not in ends:
+	// every path of theirs ends in ends, on a piece in done or elsewhere.
+	done uint64
 }
 
 // search follows every segment of length l from c, given the boundaries
@@ -40,20 +43,24 @@ func (x *chain) search(c int, l uint8, used, bounce uint64) {
 		x.known |= 1 << c
 	}
 	ps := (*[64]path)(x.t.paths[g.off:])
-	var ends uint64
-	for ; open != 0; open &= open - 1 {
-		p := &ps[bits.TrailingZeros64(open)&63]
+	var ends, reach uint64
+	for q := open; q != 0; q &= q - 1 {
+		p := &ps[bits.TrailingZeros64(q)&63]
+		reach |= p.end
 		// No branch on the boundaries: whether a path crosses one crossed
 		// before is hard to predict.
-		z := p.edges & used
-		end := p.end & uint64(int64(z-1)>>63)
+		end := p.end & uint64(int64(p.edges&used-1)>>63)
 		ends |= end
-		if end&bounce != 0 {
+		if end&bounce&^x.done != 0 {
 			e := bits.TrailingZeros64(end)
 			x.search(e, x.h[e], used|p.edges, bounce&^end)
 		}
 	}
-	x.ends |= ends
+	ends |= x.ends
+	x.ends = ends
+	// c is done when its paths end in ends, on pieces done or elsewhere.
+	z := reach&^ends | reach&x.occ&^x.done
+	x.done |= uint64(1) << c & uint64(int64(z-1)>>63)
 }
 
 // outcomes runs the chain search from cell s for player p and returns the

@@ -136,8 +136,11 @@ func newTableCmd(streams *cmdutil.IO) *cobra.Command {
 	}
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "Print every table's config line",
-		Args:  cobra.NoArgs,
+		Short: "Print every table's config line, the spectators' URL and the browser token",
+		Long: "Print every table's line for tabla run's config file, then the read-only\n" +
+			"spectators' URL (for tabla library --hub and tabla stats --hub) and the\n" +
+			"token that lets a person play a seat on the hub's page.",
+		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			creds, err := hub.LoadCredentials(dir)
 			if err != nil {
@@ -152,6 +155,12 @@ func newTableCmd(streams *cmdutil.IO) *cobra.Command {
 				line, _ := hub.TableLine(creds, name, hostOf(), tls)
 				fmt.Fprintf(streams.Out, "%s:\t%s\n", name, line)
 			}
+			scheme := "nats"
+			if tls {
+				scheme = "tls"
+			}
+			fmt.Fprintf(streams.Out, "spectators (tabla library --hub, tabla stats --hub):\t%s\n", hub.UserURL(scheme+"://"+hostOf(), "spectator", creds.Spectator))
+			fmt.Fprintf(streams.Out, "browser play (Authorization: Bearer):\t%s\n", creds.Browser)
 			return nil
 		},
 	}

@@ -70,6 +70,15 @@ func TestHubCommands(t *testing.T) {
 	if code, _, _ := run(t, t.Context(), "hub", "table", "add", "--data", dir, "Bad Name"); code != cmdutil.ExitUsage {
 		t.Fatalf("a bad table name: exit %d", code)
 	}
+	creds, err := hub.LoadCredentials(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spectator := hub.UserURL("nats://"+hostPort, "spectator", creds.Spectator)
+	code, out, _ = run(t, t.Context(), "hub", "table", "list", "--data", dir, "--host", hostPort)
+	if code != 0 || !strings.Contains(out, "alpha:\t"+line[0][len("alpha:\t"):]) || !strings.Contains(out, "\t"+spectator+"\n") || !strings.Contains(out, "\t"+creds.Browser+"\n") {
+		t.Fatalf("tabla hub table list: %d %q", code, out)
+	}
 	code, out, _ = run(t, t.Context(), "hub", "config", "--data", dir)
 	if code != 0 || !strings.Contains(out, "jetstream: enabled") || !strings.Contains(out, `user: "alpha"`) || !strings.Contains(out, "$2a$") {
 		t.Fatalf("tabla hub config: %d %s", code, out)
@@ -110,11 +119,6 @@ func TestHubCommands(t *testing.T) {
 	}
 	link.Close(time.Second)
 
-	creds, err := hub.LoadCredentials(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spectator := hub.UserURL("nats://"+hostPort, "spectator", creds.Spectator)
 	code, out, errs = run(t, t.Context(), "stats", "--hub", spectator, "--json")
 	var st struct {
 		Files int `json:"files"`
