@@ -30,7 +30,9 @@
 // boundaries used, pieces landed on): s is taken off the occupancy (it counts
 // as empty once left); the walks of a node are its group's less those through
 // an occupied cell (one AND-NOT per occupied cell nearby, no test per walk,
-// once per piece: chains come back to a piece by other routes);
+// once per piece for all the searches of a position: chains come back to a
+// piece by other routes, and chains from other start cells reach it; only
+// the pieces with a walk through s find theirs again in the search from s);
 // a walk is then usable when it uses no boundary used before (a mask, not a
 // branch: which walks pass is hard to predict). Every usable walk's end is
 // recorded; ending on a piece not landed on before bounces with that piece's
@@ -43,9 +45,19 @@
 // set that depends on s alone: the empty cells of the board with s emptied
 // (e stays occupied by the mover), s included, that are not behind the
 // opponent's nearest row on that board. Move generation allocates nothing
-// when the caller's buffer has room. RandomMove (engine.RandomMover) runs the
-// same searches and counts the moves of each start cell, draws an index
-// uniformly and writes only that move of the list Moves would write.
+// when the caller's buffer has room.
+//
+// RandomMove (engine.RandomMover) writes only the move it draws, and runs
+// fewer searches than Moves: when the row to move from holds several pieces
+// it draws by rejection. Each start cell s gets as many slots as it could
+// have moves at most (every empty cell and the goal, then every other piece
+// times the cells a displaced piece may go to from s); a slot is drawn
+// uniformly, s searched if it was not yet, and the draw kept when the slot
+// is one of s's moves (the i-th of the list Moves would write from s), made
+// again otherwise. Every legal move has one slot, so a kept draw is uniform
+// over the legal moves. Once every piece of the row is searched it draws
+// among their moves directly; a row with no legal move is left for the
+// rows after it, searched in full.
 //
 // The mover moves from their nearest row with a piece; only if no piece of
 // that row has a legal move do they use the next row outwards, and so on. A

@@ -7,21 +7,28 @@ import (
 	"github.com/tabla-board/tabla/engine"
 )
 
-// chain is the state of one bounce-chain search from one start cell.
+// chain is the state of the bounce-chain searches from the start cells of
+// one position.
 type chain struct {
-	t    *tables
-	h    *[numCells + 2]uint8
-	p    int    // the mover
+	t   *tables
+	h   *[numCells + 2]uint8
+	p   int    // the mover
+	all uint64 // occupied cells
+	// The search from one start cell.
 	occ  uint64 // occupied cells, the start cell left out (it counts as empty)
 	ends uint64 // cells where a segment can end: empty cells, the goal, pieces
 	// open[c] are the paths of the piece on c that no piece blocks, for
 	// the cells in known: a chain often comes back to a piece by another
-	// route.
+	// route, and a search from another start cell too. Only the pieces
+	// with a path through the start cell see it empty; they are known for
+	// that search alone.
 	known uint64
 	open  [numCells]uint64
-	// done are pieces from which no chain can end anywhere not in ends:
-	// every path of theirs ends in ends, on a piece in done or elsewhere.
-	done uint64
+}
+
+// init starts the searches of player p on g's board.
+func (x *chain) init(g *Game, p int) {
+	x.t, x.h, x.p, x.all = g.t, &g.h, p, g.occ&boardMask
 }
 
 // search follows every segment of length l from c, given the boundaries
@@ -37,41 +44,48 @@ func (x *chain) search(c int, l uint8, used, bounce uint64) {
 	} else {
 		open = g.allowed[x.p]
 		for o := g.inter & x.occ; o != 0; o &= o - 1 {
-			open &^= x.t.thr[int(g.thr)+bits.TrailingZeros64(o)]
+			open &^= g.tp[bits.TrailingZeros64(o)&63]
 		}
 		x.open[c] = open
 		x.known |= 1 << c
 	}
-	ps := (*[64]path)(x.t.paths[g.off:])
-	var ends, reach uint64
-	for q := open; q != 0; q &= q - 1 {
-		p := &ps[bits.TrailingZeros64(q)&63]
-		reach |= p.end
+	ps := g.ps
+	var ends uint64
+	for ; open != 0; open &= open - 1 {
+		p := &ps[bits.TrailingZeros64(open)&63]
 		// No branch on the boundaries: whether a path crosses one crossed
 		// before is hard to predict.
-		end := p.end & uint64(int64(p.edges&used-1)>>63)
+		z := p.edges & used
+		end := p.end & uint64(int64(z-1)>>63)
 		ends |= end
-		if end&bounce&^x.done != 0 {
+		if end&bounce != 0 {
 			e := bits.TrailingZeros64(end)
 			x.search(e, x.h[e], used|p.edges, bounce&^end)
 		}
 	}
-	ends |= x.ends
-	x.ends = ends
-	// c is done when its paths end in ends, on pieces done or elsewhere.
-	z := reach&^ends | reach&x.occ&^x.done
-	x.done |= uint64(1) << c & uint64(int64(z-1)>>63)
+	x.ends |= ends
 }
 
-// outcomes runs the chain search from cell s for player p and returns the
-// cells where a move from s can end (an empty cell or the target goal) and the
-// pieces a segment can land on. A piece ended on twice in a chain was landed
-// on the first time, so every piece a segment ends on is a landing.
-func (g *Game) outcomes(p int, s Cell) (ends, lands uint64) {
-	occ := g.occ &^ (1 << s) & boardMask
-	x := chain{t: g.t, h: &g.h, p: p, occ: occ}
-	x.search(int(s), g.h[s], 0, occ)
+// outcomes runs the chain search from cell s and returns the cells where a
+// move from s can end (an empty cell or the target goal) and the pieces a
+// segment can land on. A piece ended on twice in a chain was landed on the
+// first time, so every piece a segment ends on is a landing.
+func (x *chain) outcomes(s Cell) (ends, lands uint64) {
+	// The pieces with a path through s see it empty in this search only.
+	via := x.t.via[s]
+	x.known &^= via
+	occ := x.all &^ (1 << s)
+	x.occ, x.ends = occ, 0
+	x.search(int(s), x.h[s], 0, occ)
+	x.known &^= via
 	return x.ends &^ occ &^ (1 << s), x.ends & occ
+}
+
+// outcomes runs the chain search from cell s for player p.
+func (g *Game) outcomes(p int, s Cell) (ends, lands uint64) {
+	var x chain
+	x.init(g, p)
+	return x.outcomes(s)
 }
 
 // dispCells is where the displaced piece of a replace from s may go: empty
@@ -125,8 +139,8 @@ func orInto(out, src []engine.Move, b engine.Move) {
 // appendFrom appends the moves starting at s. When the displacement cells
 // of s are those of shared plus s itself, as they are unless s alone holds
 // the opponent's nearest row, the list is shared's with s inserted.
-func (g *Game) appendFrom(buf []engine.Move, p int, s Cell, shared *disps) []engine.Move {
-	ends, lands := g.outcomes(p, s)
+func (g *Game) appendFrom(buf []engine.Move, x *chain, p int, s Cell, shared *disps) []engine.Move {
+	ends, lands := x.outcomes(s)
 	ne, nr := bits.OnesCount64(ends), 0
 	var dc uint64
 	if g.advanced && lands != 0 {
@@ -210,9 +224,11 @@ func (g *Game) Moves(buf []engine.Move) []engine.Move {
 			shared.set(free & atOrAbove[bits.TrailingZeros64(occ)/cols])
 		}
 	}
+	var x chain
+	x.init(g, p)
 	for ; r >= 0 && r < rows; r += dr {
 		for s := occ & rowMask[r]; s != 0; s &= s - 1 {
-			buf = g.appendFrom(buf, p, Cell(bits.TrailingZeros64(s)), &shared)
+			buf = g.appendFrom(buf, &x, p, Cell(bits.TrailingZeros64(s)), &shared)
 		}
 		if len(buf) > 0 {
 			return buf
@@ -233,10 +249,12 @@ func (g *Game) movableRow() int {
 	if p == NorthSeat {
 		r, dr = rows-1, -1
 	}
+	var x chain
+	x.init(g, p)
 	for ; r >= 0 && r < rows; r += dr {
 		for s := occ & rowMask[r]; s != 0; s &= s - 1 {
 			c := Cell(bits.TrailingZeros64(s))
-			ends, lands := g.outcomes(p, c)
+			ends, lands := x.outcomes(c)
 			if ends != 0 || (g.advanced && lands != 0 && g.dispCells(p, c) != 0) {
 				return r
 			}

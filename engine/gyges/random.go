@@ -59,19 +59,14 @@ func (g *Game) count(mc *moveCounts) {
 	if p == NorthSeat {
 		r, dr = rows-1, -1
 	}
+	var x chain
+	x.init(g, p)
 	for ; r >= 0 && r < rows; r += dr {
 		n := 0
 		for s := occ & rowMask[r]; s != 0 && n < cols; s &= s - 1 {
-			c := Cell(bits.TrailingZeros64(s))
-			ends, lands := g.outcomes(p, c)
-			k := bits.OnesCount64(ends)
-			var dc uint64
-			if g.advanced && lands != 0 {
-				dc = g.dispCells(p, c)
-				k += bits.OnesCount64(lands) * bits.OnesCount64(dc)
-			}
-			mc.from[n], mc.ends[n], mc.lands[n], mc.disp[n], mc.count[n] = c, ends, lands, dc, k
-			mc.total += k
+			mc.from[n] = Cell(bits.TrailingZeros64(s))
+			mc.search(g, &x, n)
+			mc.total += mc.count[n]
 			n++
 		}
 		if mc.total > 0 {
@@ -79,6 +74,21 @@ func (g *Game) count(mc *moveCounts) {
 			return
 		}
 	}
+}
+
+// search runs the chain search from mc.from[k] and sets the outcomes and
+// the number of moves of that start cell.
+func (mc *moveCounts) search(g *Game, x *chain, k int) {
+	k %= cols
+	c := mc.from[k]
+	ends, lands := x.outcomes(c)
+	n := bits.OnesCount64(ends)
+	var dc uint64
+	if g.advanced && lands != 0 {
+		dc = g.dispCells(x.p, c)
+		n += bits.OnesCount64(lands) * bits.OnesCount64(dc)
+	}
+	mc.ends[k], mc.lands[k], mc.disp[k], mc.count[k] = ends, lands, dc, n
 }
 
 // nth returns the cell of the i-th set bit (from 0) of set.
@@ -99,6 +109,12 @@ func (mc *moveCounts) at(i int) engine.Move {
 	for ; k < mc.n-1 && i >= mc.count[k]; k++ {
 		i -= mc.count[k]
 	}
+	return mc.from1(k, i)
+}
+
+// from1 returns the i-th move (0 ≤ i < mc.count[k]) from mc.from[k], in the
+// order of Moves.
+func (mc *moveCounts) from1(k, i int) engine.Move {
 	k %= cols
 	s, ends := mc.from[k], mc.ends[k]
 	ne := bits.OnesCount64(ends)
@@ -112,16 +128,91 @@ func (mc *moveCounts) at(i int) engine.Move {
 }
 
 // RandomMove returns a uniformly random legal move, or engine.NoMove when
-// the game is over. It runs the chain searches of the row to move from, as
-// Moves does, but writes only the move drawn. It allocates nothing.
+// the game is over. It allocates nothing, and writes only the move drawn.
+//
+// When the row to move from holds several pieces, it draws by rejection
+// rather than running the chain search of every piece: each start cell s
+// gets as many slots as it could have moves at most (every empty cell and
+// the goal, then a replace for every other piece and every cell the
+// displaced piece may go to); a slot is drawn uniformly, s is searched if
+// it was not yet, and the draw is kept when the slot is one of s's moves,
+// its i-th in the order of Moves, and made again otherwise. Every legal
+// move has one slot, so a kept draw is uniform over them; on average the
+// draws run fewer searches than the row has pieces. Once every piece of
+// the row was searched it draws among their moves directly; a row without
+// a legal move is left for the rows after it, as Moves does.
 func (g *Game) RandomMove(rng *rand.Rand) engine.Move {
 	if g.status != engine.Playing {
 		return engine.NoMove
+	}
+	if g.inH[0]|g.inH[1] == 0 {
+		if m := g.randomFromRow(rng); m != engine.NoMove {
+			return m
+		}
 	}
 	var mc moveCounts
 	g.count(&mc)
 	if mc.total == 0 {
 		return Pass
+	}
+	return mc.at(rng.IntN(mc.total))
+}
+
+// randomFromRow draws a move from the mover's nearest row by rejection (see
+// RandomMove), or returns engine.NoMove when no piece of that row has a
+// legal move.
+func (g *Game) randomFromRow(rng *rand.Rand) engine.Move {
+	p := int(g.toMove)
+	occ := g.occ & boardMask
+	var row uint64
+	if p == SouthSeat {
+		row = rowMask[bits.TrailingZeros64(occ)/cols%rows]
+	} else {
+		row = rowMask[(bits.Len64(occ)-1)/cols%rows]
+	}
+	row &= occ
+	var mc moveCounts
+	var x chain
+	x.init(g, p)
+	// The most moves a start cell can have: every empty cell (the start
+	// cell is never an end) and the goal, then a replace for every other
+	// piece and every cell its displaced piece may go to.
+	ends := bits.OnesCount64(^occ&boardMask) + 1
+	pieces := bits.OnesCount64(occ) - 1
+	var bound [cols]int
+	slots, n := 0, 0
+	for s := row; s != 0 && n < cols; s &= s - 1 {
+		c := Cell(bits.TrailingZeros64(s))
+		mc.from[n] = c
+		bound[n] = ends
+		if g.advanced {
+			bound[n] += pieces * bits.OnesCount64(g.dispCells(p, c))
+		}
+		slots += bound[n]
+		n++
+	}
+	mc.n = n
+	var searched uint
+	for searched != 1<<n-1 {
+		i := rng.IntN(slots)
+		k := 0
+		for ; k < n-1 && i >= bound[k]; k++ {
+			i -= bound[k]
+		}
+		if searched&(1<<k) == 0 {
+			mc.search(g, &x, k)
+			searched |= 1 << k
+		}
+		if i < mc.count[k%cols] {
+			return mc.from1(k, i)
+		}
+	}
+	// Every piece of the row searched: draw among their moves.
+	for k := 0; k < n; k++ {
+		mc.total += mc.count[k]
+	}
+	if mc.total == 0 {
+		return engine.NoMove
 	}
 	return mc.at(rng.IntN(mc.total))
 }

@@ -1,6 +1,8 @@
 package gyges
 
 import (
+	"math"
+	"math/bits"
 	"math/rand/v2"
 	"testing"
 
@@ -76,4 +78,71 @@ func TestRandomMove(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { _ = g.RandomMove(rng) }); n != 0 {
 		t.Errorf("RandomMove allocates %v times", n)
 	}
+}
+
+// TestRandomMoveUniform checks that RandomMove draws the legal moves with
+// equal frequencies (a chi-square test, seeded) on positions whose nearest
+// row holds several pieces, where it draws by rejection, and that the
+// draws of each start cell come in proportion to its moves.
+func TestRandomMoveUniform(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	perMove := enginetest.Scale(100)
+	var chi2, df float64
+	positions := 0
+	check := func(g *Game) {
+		moves := g.Moves(nil)
+		index := map[engine.Move]int{}
+		for i, m := range moves {
+			index[m] = i
+		}
+		freq := make([]int, len(moves))
+		n := perMove * len(moves)
+		for range n {
+			m := g.RandomMove(rng)
+			i, ok := index[m]
+			if !ok {
+				t.Fatalf("%v: RandomMove gave illegal %s", g.Position().Pieces, engine.MoveString(g, m))
+			}
+			freq[i]++
+		}
+		var c float64
+		want := float64(perMove)
+		for _, f := range freq {
+			c += (float64(f) - want) * (float64(f) - want) / want
+		}
+		d := float64(len(moves) - 1)
+		// Six standard deviations above the mean of the distribution.
+		if c > d+6*math.Sqrt(2*d) {
+			t.Errorf("%v, %s to move: chi-square %.0f for %.0f degrees of freedom", g.Position().Pieces, seatNames[g.toMove], c, d)
+		}
+		chi2 += c
+		df += d
+		positions++
+	}
+	for _, variant := range []string{"basic", "advanced"} {
+		check(mustGame(t, variant, rowsPosition("321123", "321123", "south")))
+		check(mustGame(t, variant, rowsPosition("123321", "231213", "north")))
+		k := 0
+		randomGames(t, variant, 6, 80, 23, func(g *Game) {
+			if g.Setup() || g.status != engine.Playing || len(g.Moves(nil)) < 2 {
+				return
+			}
+			occ := g.occ & boardMask
+			row := rowMask[bits.TrailingZeros64(occ)/cols]
+			if g.toMove == NorthSeat {
+				row = rowMask[(bits.Len64(occ)-1)/cols]
+			}
+			if bits.OnesCount64(occ&row) < 2 {
+				return
+			}
+			if k++; k%9 == 0 {
+				check(g)
+			}
+		})
+	}
+	// All the positions together: within five standard deviations.
+	if chi2 > df+5*math.Sqrt(2*df) {
+		t.Errorf("%d positions: chi-square %.0f for %.0f degrees of freedom", positions, chi2, df)
+	}
+	t.Logf("%d positions: chi-square %.0f for %.0f degrees of freedom", positions, chi2, df)
 }

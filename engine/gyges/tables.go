@@ -39,6 +39,10 @@ type group struct {
 	// thr+d indexes tables.thr for a cell d of inter: the paths that enter
 	// d before their last step (and so are blocked when d is occupied).
 	thr int32
+	// ps are the group's paths (tables.paths from off), tp[d] is
+	// tables.thr[thr+d]: one load fewer on the way to a path.
+	ps *[64]path
+	tp *[64]uint64
 }
 
 // tables are the precomputed step paths of one board. They never change
@@ -49,6 +53,9 @@ type tables struct {
 	paths []path // followed by 64 unused paths, so that every group has 64
 
 	thr []uint64
+	// via[d] are the cells from which some path enters d before its last
+	// step.
+	via [numCells]uint64
 	// goalAdj[p] are the cells from which a step enters player p's target goal.
 	goalAdj [2]uint64
 	names   [numCells + 2]string
@@ -214,6 +221,9 @@ func buildTables(b *boards.Board) (*tables, error) {
 					}
 				}
 				g.inter |= w.inter
+				for d := w.inter; d != 0; d &= d - 1 {
+					t.via[bits.TrailingZeros64(d)] |= 1 << c
+				}
 				g.edges |= w.edges
 				if w.inter != 0 {
 					lo = min(lo, bits.TrailingZeros64(w.inter))
@@ -234,5 +244,13 @@ func buildTables(b *boards.Board) (*tables, error) {
 	}
 	// Room for a group's 64 paths after the last one's start.
 	t.paths = append(t.paths, make([]path, 64)...)
+	// Room for 64 cells before and after every group's cells.
+	t.thr = append(make([]uint64, 64), append(t.thr, make([]uint64, 64)...)...)
+	for i := range t.grp {
+		g := &t.grp[i]
+		g.thr += 64
+		g.ps = (*[64]path)(t.paths[g.off:])
+		g.tp = (*[64]uint64)(t.thr[g.thr:])
+	}
 	return t, nil
 }
