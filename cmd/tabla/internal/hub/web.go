@@ -311,6 +311,10 @@ type Turn struct {
 	// Awaiting is "roll" or "move" when it is the seat's turn, "" when not.
 	Awaiting string   `json:"awaiting"`
 	Moves    []string `json:"moves"` // the legal moves (canonical notation, sorted)
+	// Plies and Moves are the position they are for: the seat's record
+	// follows the table's game and may be a step behind what a page shows.
+	Plies int    `json:"plies"`
+	Last  string `json:"last"` // the last move ("" none)
 }
 
 // Legal says what a browser's seat may do now, as its record stands.
@@ -322,7 +326,10 @@ func (h *Hub) Legal(table, seat string) (Turn, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	st := own.State
-	out := Turn{Moves: []string{}}
+	out := Turn{Moves: []string{}, Plies: st.Plies()}
+	if ms := own.Moves(); len(ms) > 0 {
+		out.Last = ms[len(ms)-1]
+	}
 	if st.Awaiting() == engine.AwaitNone || st.Info().Seats[st.ToMove()] != seat {
 		return out, nil
 	}

@@ -11,11 +11,21 @@ $("livelink").href = "/t/" + encodeURIComponent(table) + "/";
 $("token").value = localStorage.getItem("hubtoken") || "";
 $("token").onchange = () => localStorage.setItem("hubtoken", $("token").value);
 
+// failure is the answer to the latest action when it was refused, shown
+// until the next action (state updates do not wipe it; an earlier
+// action's late answer does not either).
+let failure = "", postSeq = 0;
+
 async function post(path, body) {
+  const seq = ++postSeq;
   const r = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json", "Authorization": "Bearer " + $("token").value }, body: JSON.stringify(body) });
-  if (!r.ok) { $("message").textContent = await r.text(); return null; }
-  $("message").textContent = "";
-  return r.json();
+  const text = r.ok ? "" : (await r.text()).trim();
+  if (seq === postSeq) { failure = text; showMessage(); }
+  return r.ok ? r.json() : null;
+}
+
+function showMessage() {
+  $("message").textContent = failure || (state && state.live && state.live.message) || (state && state.game && state.game.error) || "";
 }
 
 function evalbar(v, g) {
@@ -32,21 +42,37 @@ function evalbar(v, g) {
   }
 }
 
+// legal shows the seat's moves (or its roll) for the game the page
+// shows: only the latest request draws, and only once the seat's record
+// has caught up with that position (it follows the table's game); one tap
+// clears the buttons, so a move is never sent twice.
+let legalSeq = 0;
 async function legal(g) {
-  const box = $("legal");
-  if (!mySeat || !g || g.status !== "playing") { box.innerHTML = ""; return; }
-  const r = await fetch("/api/tables/" + encodeURIComponent(table) + "/legal?seat=" + encodeURIComponent(mySeat));
+  const box = $("legal"), seq = ++legalSeq;
   box.innerHTML = "";
-  if (!r.ok) return;
-  const turn = await r.json();
+  if (!mySeat || !g || g.status !== "playing") return;
+  const last = g.moves.length ? g.moves[g.moves.length - 1] : "";
+  for (let tries = 0; tries < 50; tries++) {
+    const r = await fetch("/api/tables/" + encodeURIComponent(table) + "/legal?seat=" + encodeURIComponent(mySeat));
+    if (seq !== legalSeq || !r.ok) return;
+    const turn = await r.json();
+    if (seq !== legalSeq) return;
+    if (turn.plies === g.plies && turn.last === last) { buttons(box, turn); return; }
+    await new Promise(ok => setTimeout(ok, 100));
+    if (seq !== legalSeq) return;
+  }
+}
+
+function buttons(box, turn) {
+  const send = move => { box.innerHTML = ""; post("/api/tables/" + encodeURIComponent(table) + "/move", { seat: mySeat, move }); };
   if (turn.awaiting === "roll") {
     const b = document.createElement("button"); b.textContent = "Roll";
-    b.onclick = () => post("/api/tables/" + encodeURIComponent(table) + "/move", { seat: mySeat, move: "" });
+    b.onclick = () => send("");
     box.appendChild(b); return;
   }
   for (const m of turn.moves) {
     const b = document.createElement("button"); b.textContent = m;
-    b.onclick = () => post("/api/tables/" + encodeURIComponent(table) + "/move", { seat: mySeat, move: m });
+    b.onclick = () => send(m);
     box.appendChild(b);
   }
 }
@@ -68,7 +94,7 @@ function seats(s) {
       span.textContent = seat + ": at " + by.table;
     } else {
       const b = document.createElement("button"); b.textContent = "play " + seat;
-      b.onclick = async () => { if (await post("/api/tables/" + encodeURIComponent(table) + "/play", { seat })) { mySeat = seat; localStorage.setItem("seat:" + table, seat); } };
+      b.onclick = async () => { if (await post("/api/tables/" + encodeURIComponent(table) + "/play", { seat })) { mySeat = seat; localStorage.setItem("seat:" + table, seat); render(state); } };
       span.appendChild(b);
     }
     box.appendChild(span);
@@ -93,7 +119,7 @@ async function render(s) {
   if (g.ended) text = "abandoned for a new game";
   const sync = s.live ? (s.live.in_sync ? '<span class="sync">board in sync</span>' : '<span class="sync bad">board out of sync</span>') : "";
   $("turn").innerHTML = sync + Tabla.escapeHTML(g.game + " · ply " + g.plies + " · " + text);
-  $("message").textContent = (s.live && s.live.message) || g.error || "";
+  showMessage();
   const moves = $("moves");
   moves.innerHTML = "";
   for (const m of g.moves) { const li = document.createElement("li"); li.textContent = m; moves.appendChild(li); }

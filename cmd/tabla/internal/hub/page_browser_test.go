@@ -1,0 +1,169 @@
+package hub
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/webui/browsertest"
+	"github.com/tabla-board/tabla/engine/record"
+)
+
+// TestHubPages drives the hub's pages in headless Chromium at phone size:
+// the live tables, each with a small board; one table with its board, move
+// list and evaluation bar following the game as it is played; the table's
+// own live page, read-only; and a person playing a seat of a board's game
+// from the page with the hub's token, the board carrying the moves out.
+func TestHubPages(t *testing.T) {
+	th := &testHub{t: t, dir: t.TempDir(), addr: "127.0.0.1:0", eval: 20 * time.Millisecond}
+	th.start()
+	t.Cleanup(th.stop)
+	solo := openVTable(t, th.tableURL("alpha"), "alpha", t.TempDir(), record.Header{Game: "gyges"}, "", 21)
+	host := openVTable(t, th.tableURL("h"), "h", t.TempDir(), record.Header{Game: "star", First: "red"}, "", 22)
+	host.paired = true
+	steps(t, 6, solo)
+	base := "http://" + th.httpAddr
+
+	ctx := browsertest.Start(t)
+	browsertest.Phone(t, ctx)
+	nav := func(url, sel string) {
+		t.Helper()
+		if err := chromedp.Do(ctx, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS(sel))); err != nil {
+			t.Fatalf("%s: %v", url, err)
+		}
+	}
+	noOverflow := func(page string) {
+		t.Helper()
+		if px := browsertest.Eval[int](t, ctx, browsertest.Overflow); px > 0 {
+			t.Errorf("%s is %d px wider than a 390-px phone", page, px)
+		}
+	}
+
+	// the live tables: a card each, with its board drawn
+	nav(base+"/", "#tables")
+	cards := `Object.fromEntries([...document.querySelectorAll("a.tcard")].map(a => [a.querySelector(".name").textContent, a.querySelectorAll("svg .pieces [data-cell]").length]))`
+	var seen map[string]int
+	browsertest.Wait(t, "a card with a drawn board for each table", func() bool {
+		seen = browsertest.Eval[map[string]int](t, ctx, cards)
+		return len(seen) == 2 && seen["alpha"] > 0 && seen["h"] > 0
+	}, func() string { return fmt.Sprint(seen) })
+	noOverflow("the live tables")
+	browsertest.Screenshot(t, ctx, "hub-tables-phone")
+
+	// one table: its board, moves and evaluation bar, live
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`a.tcard[href="table.html?t=alpha"]`)), chromedp.WaitVisible(chromedp.CSS(`#board [data-cell]`))); err != nil {
+		t.Fatal(err)
+	}
+	follows := func(what string) {
+		t.Helper()
+		var pieces map[string]string
+		var moves []string
+		var bar float64
+		browsertest.Wait(t, what, func() bool {
+			pieces = browsertest.Eval[map[string]string](t, ctx, browsertest.DrawnPieces)
+			moves = browsertest.Eval[[]string](t, ctx, `[...document.querySelectorAll("#moves li")].map(l => l.textContent)`)
+			bar = browsertest.Eval[float64](t, ctx, `document.getElementById("evalbar").hidden ? 0 : [...document.getElementById("evalbar").children].reduce((s, d) => s + parseFloat(d.style.width), 0)`)
+			return maps.Equal(pieces, solo.sess.StatusJSON().Pieces) && slices.Equal(moves, journalMoves(t, solo.sess.JournalPath())) && bar > 99.9 && bar < 100.1
+		}, func() string {
+			return fmt.Sprintf("page: pieces %v moves %v eval bar %.1f%%; table: pieces %v moves %v", pieces, moves, bar,
+				solo.sess.StatusJSON().Pieces, journalMoves(t, solo.sess.JournalPath()))
+		})
+	}
+	follows("the table page to show alpha's game")
+	steps(t, 4, solo)
+	follows("the table page to follow the game")
+	noOverflow("a table")
+	browsertest.Screenshot(t, ctx, "hub-table-phone")
+
+	// the table's own live page, read-only, LEDs and all
+	nav(base+"/t/alpha/", `#board [data-cell]`)
+	var pieces map[string]string
+	browsertest.Wait(t, "alpha's own page on the hub", func() bool {
+		pieces = browsertest.Eval[map[string]string](t, ctx, browsertest.DrawnPieces)
+		return maps.Equal(pieces, solo.sess.StatusJSON().Pieces)
+	}, func() string { return fmt.Sprint(pieces) })
+	noOverflow("a table's live page")
+
+	// a person plays white of h's game from the page
+	nav(base+"/table.html?t=h", `#seats button`)
+	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(`#token`), "secret")); err != nil {
+		t.Fatal(err)
+	}
+	clickText := func(sel, text string) bool {
+		return browsertest.Eval[bool](t, ctx, fmt.Sprintf(`(() => { const b = [...document.querySelectorAll(%q)].find(b => b.textContent === %q); if (b) b.click(); return !!b; })()`, sel, text))
+	}
+	browsertest.Wait(t, "a button to play white", func() bool { return clickText("#seats button", "play white") },
+		func() string { return browsertest.Eval[string](t, ctx, `document.getElementById("seats").textContent`) })
+	waitFor(t, "the board to see white played from a browser", 10*time.Second, func() bool { return !host.mine("white") })
+	// a move out of turn is refused, and the page keeps saying why while
+	// the game goes on
+	for host.sess.State().ToMove == nil || *host.sess.State().ToMove != "red" {
+		host.step()
+	}
+	browsertest.Eval[any](t, ctx, `post("/api/tables/h/move", {seat: "white", move: "a1-a2"})`)
+	refused := func() string {
+		return browsertest.Eval[string](t, ctx, `document.getElementById("message").textContent`)
+	}
+	if msg := refused(); !strings.Contains(msg, "not") {
+		t.Errorf("a move out of turn: the page says %q", msg)
+	}
+	var played []string
+	deadline := time.Now().Add(60 * time.Second)
+	for len(played) < 3 {
+		if time.Now().After(deadline) {
+			st := host.sess.State()
+			t.Fatalf("the browser played %v; the board: moves %v hint %q to move %v", played, st.Moves, st.Hint, deref(st.ToMove))
+		}
+		if host.step() {
+			continue
+		}
+		// white's turn on a page that has the whole game: tap a move
+		n := len(journalMoves(t, host.sess.JournalPath()))
+		tap := browsertest.Eval[[]string](t, ctx, fmt.Sprintf(`(() => {
+			const b = document.querySelector("#legal button"), msg = document.getElementById("message").textContent;
+			if (!b || !document.getElementById("turn").textContent.includes("white to move") || document.querySelectorAll("#moves li").length !== %d) return ["", msg];
+			b.click(); return [b.textContent, msg]; })()`, n))
+		m := tap[0]
+		if m == "" {
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
+		if len(played) == 0 && !strings.Contains(tap[1], "not") {
+			t.Errorf("the refusal was wiped before the next action: the page said %q", tap[1])
+		}
+		played = append(played, m)
+		// the board lights the browser's move; its person carries it out
+		until := time.Now().Add(20 * time.Second)
+		for ms := []string(nil); len(ms) <= n || ms[n] != m; ms = journalMoves(t, host.sess.JournalPath()) {
+			if time.Now().After(until) {
+				st := host.sess.State()
+				t.Fatalf("the board did not carry out %s: it journalled %v; hint %q, to move %v, mode %s; the page says %q; remote: %s", m, ms, st.Hint, deref(st.ToMove), st.Mode,
+					browsertest.Eval[string](t, ctx, `document.getElementById("message").textContent`), host.rem.debug())
+			}
+			if !host.step() {
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+		if msg := browsertest.Eval[string](t, ctx, `document.getElementById("message").textContent`); msg != "" {
+			t.Fatalf("after %s the page says %q", m, msg)
+		}
+	}
+	t.Logf("the browser played %v; the board journalled %v", played, journalMoves(t, host.sess.JournalPath()))
+	var moves []string
+	browsertest.Wait(t, "the page to list the game as the board journalled it", func() bool {
+		moves = browsertest.Eval[[]string](t, ctx, `[...document.querySelectorAll("#moves li")].map(l => l.textContent)`)
+		return slices.Equal(moves, journalMoves(t, host.sess.JournalPath()))
+	}, func() string {
+		return fmt.Sprintf("page %v, board %v", moves, journalMoves(t, host.sess.JournalPath()))
+	})
+	if !strings.Contains(browsertest.Eval[string](t, ctx, `document.getElementById("seats").textContent`), "white (browser)") {
+		t.Error("the page does not show white as played from the browser")
+	}
+	noOverflow("a table played from the page")
+	browsertest.Screenshot(t, ctx, "hub-play-phone")
+}
