@@ -32,6 +32,11 @@ func SearchHint(level func(seat int) int) func(engine.State) (string, error) {
 	}
 }
 
+// ErrNoHintYet is a Hint's answer when the move to show is not known yet
+// (a seat played at another board that has not moved): nothing is lit and
+// nothing is logged as a failure; the hint comes when the move does.
+var ErrNoHintYet = errors.New("the move is not known yet")
+
 // PanicError is a panic that Guard recovered.
 type PanicError struct {
 	Value any
@@ -83,6 +88,10 @@ func (s *Session) hintLocked(st engine.State) {
 		}
 		if cur := s.ref.Game(); cur.Hash() != hash || cur.Plies() != plies {
 			s.log.Info("hint: the game moved on while it was searched", "move", m, "err", err)
+			return
+		}
+		if errors.Is(err, ErrNoHintYet) {
+			s.log.Info("no hint yet", "err", err)
 			return
 		}
 		if err == nil {

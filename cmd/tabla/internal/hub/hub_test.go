@@ -10,6 +10,7 @@ import (
 
 	"github.com/tabla-board/tabla/engine"
 	"github.com/tabla-board/tabla/engine/record"
+	"github.com/tabla-board/tabla/engine/referee"
 )
 
 // play runs the tables' people until every game is over (or max steps).
@@ -223,4 +224,45 @@ func TestMirror(t *testing.T) {
 	if got, want := len(g.Applied), len(journalSteps(t, v.sess.JournalPath())); got != want || g.State.Result().Status != engine.Won {
 		t.Fatalf("the mirrored record has %d steps (want %d), %v", got, want, g.State.Result())
 	}
+}
+
+// TestNoHintForOtherBoard: the hint button while the other board's seat is
+// to move and has not moved lights nothing (an engine's move would be
+// carried out as the other board's), and says no "no hint"; the other
+// board's move is lit once it is made.
+func TestNoHintForOtherBoard(t *testing.T) {
+	th := startHub(t)
+	host := openVTable(t, th.tableURL("h"), "h", t.TempDir(), record.Header{Game: "gyges"}, "", 31)
+	waitFor(t, "the host's game", 10*time.Second, func() bool { return th.hub.Game("h", GameID(host.sess.JournalPath())) != nil })
+	guest := openVTable(t, th.tableURL("g"), "g", t.TempDir(), record.Header{}, "h", 32)
+	joined(t, host, guest)
+	other := guest.rem.Seat()
+	toMove := func() string {
+		if st := host.sess.State(); st.ToMove != nil && st.Status == "playing" {
+			return *st.ToMove
+		}
+		return ""
+	}
+	waitFor(t, "the other board's seat to move at the host", 20*time.Second, func() bool {
+		if toMove() != other {
+			host.step()
+		}
+		return toMove() == other
+	})
+	if err := host.sess.Command("hint", ""); err != nil {
+		t.Fatal(err)
+	}
+	host.sess.WaitHints()
+	if st := host.sess.State(); st.Hint != "" || strings.Contains(st.Message, referee.NoHintMessage) {
+		t.Fatalf("the host lit %q (message %q) for %s, who has not moved at the other board", st.Hint, st.Message, other)
+	}
+	n := len(host.sess.History())
+	waitFor(t, "the other board's move lit and carried out at the host", 20*time.Second, func() bool {
+		guest.step()
+		host.step()
+		return len(host.sess.History()) > n
+	})
+	waitFor(t, "the journals to agree", 10*time.Second, func() bool {
+		return slices.Equal(journalSteps(t, host.sess.JournalPath()), journalSteps(t, guest.sess.JournalPath()))
+	})
 }

@@ -281,13 +281,23 @@ func (r *Remote) writeLink(journal string) {
 }
 
 // Hint is the session's hint: a remote seat's move to carry out, else the
-// session's own hint.
+// session's own hint. A seat played elsewhere whose move is not known yet
+// gets no hint (companion.ErrNoHintYet), never an engine's move: a person
+// would carry that out as the other board's.
 func (r *Remote) Hint(st engine.State) (string, error) {
+	if st.ToMove() < 0 {
+		return r.innerHint(st)
+	}
+	seat := st.Info().Seats[st.ToMove()]
 	r.mu.Lock()
 	d := r.due
+	_, elsewhere := r.sourcesLocked([]string{seat})[seat]
 	r.mu.Unlock()
-	if d.move != "" && d.ply == st.Plies() && st.ToMove() >= 0 && st.Info().Seats[st.ToMove()] == d.seat {
+	if d.move != "" && d.ply == st.Plies() && seat == d.seat {
 		return d.move, nil
+	}
+	if elsewhere {
+		return "", fmt.Errorf("%w: %s plays at another board", companion.ErrNoHintYet, seat)
 	}
 	return r.innerHint(st)
 }
@@ -771,12 +781,16 @@ func (r *Remote) reconcile() {
 			}
 			return
 		}
+		// ask again after 2 s without the hint (a search under way may have
+		// refused the ask); the time is that of the ask, not of this look
 		r.mu.Lock()
 		again := r.askedAt == key+"/asked" && time.Since(r.askedT) < 2*time.Second
-		r.askedAt, r.askedT = key+"/asked", time.Now()
+		if !again {
+			r.askedAt, r.askedT = key+"/asked", time.Now()
+		}
 		r.mu.Unlock()
 		if again {
-			return // asked for this position, and it has not changed since
+			return // asked for this position a moment ago
 		}
 		if err := sess.Command("hint", ""); err != nil {
 			r.log.Warn("hub: lighting the other board's move", "err", err)
