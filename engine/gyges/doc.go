@@ -44,8 +44,20 @@
 // every landing cell e gives the replace moves s-e/d for every d in one bit
 // set that depends on s alone: the empty cells of the board with s emptied
 // (e stays occupied by the mover), s included, that are not behind the
-// opponent's nearest row on that board. Move generation allocates nothing
+// opponent's nearest row on that board. The replaces of the first landing
+// are written from that bit set, those of the other landings copied from
+// them with the landing field changed. Move generation allocates nothing
 // when the caller's buffer has room.
+//
+// On amd64 the chain search runs in assembly (search_amd64.s, chainSearch):
+// the same search, with an explicit stack of (paths left, paths, boundaries
+// used, pieces left) instead of recursion, the outcomes in a register, and
+// each known piece's paths address kept next to its unblocked paths. The Go
+// search (chain.search) is the one of every other architecture and of the
+// purego build tag; TestRunSearch checks the two against each other on every
+// piece of 6 300 positions, both movers. The hot loop's place in the code matters (15-25%
+// on the development machine), so the function is 64-byte aligned and the
+// loop at a fixed offset.
 //
 // RandomMove (engine.RandomMover) writes only the move it draws, and runs
 // fewer searches than Moves: when the row to move from holds several pieces

@@ -24,6 +24,7 @@ type chain struct {
 	// that search alone.
 	known uint64
 	open  [numCells]uint64
+	arch  chainArch // more per piece, for the search in assembly (amd64)
 }
 
 // init starts the searches of player p on g's board.
@@ -75,10 +76,10 @@ func (x *chain) outcomes(s Cell) (ends, lands uint64) {
 	via := x.t.via[s]
 	x.known &^= via
 	occ := x.all &^ (1 << s)
-	x.occ, x.ends = occ, 0
-	x.search(int(s), x.h[s], 0, occ)
+	x.occ = occ
+	all := x.runSearch(int(s), occ)
 	x.known &^= via
-	return x.ends &^ occ &^ (1 << s), x.ends & occ
+	return all &^ occ &^ (1 << s), all & occ
 }
 
 // outcomes runs the chain search from cell s for player p.
@@ -103,49 +104,33 @@ func (g *Game) dispCells(p int, s Cell) uint64 {
 	return free & atOrAbove[bits.TrailingZeros64(after)/cols]
 }
 
-// disps holds the displacement fields (the cell shifted to dispShift) of
-// the replace moves from one start cell, in cell order.
-type disps struct {
-	cells uint64
-	n     int
-	m     [numCells]engine.Move
-}
-
-// set makes d list the given cells.
-func (d *disps) set(cells uint64) {
-	d.cells = cells
-	n := 0
-	for ; cells != 0; cells &= cells - 1 {
-		d.m[n] = engine.Move(bits.TrailingZeros64(cells)) << dispShift
-		n++
-	}
-	d.n = n
-}
-
-// orInto sets out[i] = b | src[i] for every i of src; out is at least as
+// xorInto sets out[i] = src[i] ^ b for every i of src; out is at least as
 // long as src.
-func orInto(out, src []engine.Move, b engine.Move) {
+func xorInto(out, src []engine.Move, b engine.Move) {
 	out = out[:len(src)]
 	i := 0
 	for ; i+4 <= len(src); i += 4 {
 		s, o := src[i:i+4:i+4], out[i:i+4:i+4]
-		o[0], o[1], o[2], o[3] = b|s[0], b|s[1], b|s[2], b|s[3]
+		o[0], o[1], o[2], o[3] = b^s[0], b^s[1], b^s[2], b^s[3]
 	}
 	for ; i < len(src); i++ {
-		out[i] = b | src[i]
+		out[i] = b ^ src[i]
 	}
 }
 
-// appendFrom appends the moves starting at s. When the displacement cells
-// of s are those of shared plus s itself, as they are unless s alone holds
-// the opponent's nearest row, the list is shared's with s inserted.
-func (g *Game) appendFrom(buf []engine.Move, x *chain, p int, s Cell, shared *disps) []engine.Move {
+// appendFrom appends the moves starting at s: the steps to every end cell,
+// then for every landing cell the replaces to every displacement cell. Every
+// landing takes the same displacement cells, so the replaces of the first
+// landing are written from the cells, those of the others from the first's,
+// with the landing field changed.
+func (g *Game) appendFrom(buf []engine.Move, x *chain, p int, s Cell) []engine.Move {
 	ends, lands := x.outcomes(s)
-	ne, nr := bits.OnesCount64(ends), 0
+	ne, nr, nd := bits.OnesCount64(ends), 0, 0
 	var dc uint64
 	if g.advanced && lands != 0 {
 		dc = g.dispCells(p, s)
-		nr = bits.OnesCount64(lands) * bits.OnesCount64(dc)
+		nd = bits.OnesCount64(dc)
+		nr = bits.OnesCount64(lands) * nd
 	}
 	n := len(buf)
 	buf = slices.Grow(buf, ne+nr)[:n+ne+nr]
@@ -158,27 +143,17 @@ func (g *Game) appendFrom(buf []engine.Move, x *chain, p int, s Cell, shared *di
 	if nr == 0 {
 		return buf
 	}
-	// Every landing cell takes the same displacement cells.
-	var own [numCells]engine.Move
-	var ds []engine.Move
-	if dc == shared.cells|1<<s {
-		k := bits.OnesCount64(shared.cells & (1<<s - 1))
-		nd := shared.n + 1
-		copy(own[:k], shared.m[:k])
-		own[k] = engine.Move(s) << dispShift
-		copy(own[k+1:nd], shared.m[k:shared.n])
-		ds = own[:nd]
-	} else {
-		var d disps
-		d.set(dc)
-		own = d.m
-		ds = own[:d.n]
-	}
 	n += ne
-	base = engine.Move(KindReplace)<<kindShift | engine.Move(s)<<fromShift
-	for ; lands != 0; lands &= lands - 1 {
-		orInto(buf[n:], ds, base|engine.Move(bits.TrailingZeros64(lands))<<toShift)
-		n += len(ds)
+	first := engine.Move(bits.TrailingZeros64(lands))
+	base = engine.Move(KindReplace)<<kindShift | engine.Move(s)<<fromShift | first<<toShift
+	ds := buf[n : n+nd]
+	for i := range ds {
+		ds[i] = base | engine.Move(bits.TrailingZeros64(dc))<<dispShift
+		dc &= dc - 1
+	}
+	for lands &= lands - 1; lands != 0; lands &= lands - 1 {
+		n += nd
+		xorInto(buf[n:], ds, (first^engine.Move(bits.TrailingZeros64(lands)))<<toShift)
 	}
 	return buf
 }
@@ -214,21 +189,11 @@ func (g *Game) Moves(buf []engine.Move) []engine.Move {
 	if p == NorthSeat {
 		r, dr = rows-1, -1
 	}
-	// The displacement cells of a replace, but for the start cell.
-	var shared disps
-	if g.advanced {
-		free := ^occ & boardMask
-		if p == SouthSeat {
-			shared.set(free & atOrBelow[(bits.Len64(occ)-1)/cols])
-		} else {
-			shared.set(free & atOrAbove[bits.TrailingZeros64(occ)/cols])
-		}
-	}
 	var x chain
 	x.init(g, p)
 	for ; r >= 0 && r < rows; r += dr {
 		for s := occ & rowMask[r]; s != 0; s &= s - 1 {
-			buf = g.appendFrom(buf, &x, p, Cell(bits.TrailingZeros64(s)), &shared)
+			buf = g.appendFrom(buf, &x, p, Cell(bits.TrailingZeros64(s)))
 		}
 		if len(buf) > 0 {
 			return buf
