@@ -61,6 +61,8 @@ type clusterNode struct {
 func (n *clusterNode) start(t testing.TB, bin string) {
 	n.cmd = exec.Command(bin, "-c", n.conf)
 	n.cmd.Stdout, n.cmd.Stderr = nil, nil
+	// the node dies with the test binary, even when that is killed
+	n.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if os.Getenv("TABLA_HUB_LOG") != "" {
 		n.cmd.Stderr = os.Stderr
 	}
