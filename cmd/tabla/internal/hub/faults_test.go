@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/tabla-board/tabla/engine/record"
@@ -122,25 +125,40 @@ func once(t testing.TB, th *testHub, table string, v *vtable) {
 	}
 }
 
-// hubEvents reads every message of a game's subject.
+// hubEvents reads every message of a game's subject, within 10 s. An
+// ephemeral consumer, not an ordered one: an ordered consumer's Next
+// retries its reset without end after a cluster node died (nats.go
+// v1.55.0), which hung TestCluster now and then.
 func hubEvents(th *testHub, table, gid string) ([][]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cons, err := th.hub.js.OrderedConsumer(ctx, StreamGames, jetstream.OrderedConsumerConfig{FilterSubjects: []string{RecSubject(table, gid)}})
+	cons, err := th.hub.js.CreateConsumer(ctx, StreamGames, jetstream.ConsumerConfig{
+		FilterSubject: RecSubject(table, gid), AckPolicy: jetstream.AckNonePolicy,
+		DeliverPolicy: jetstream.DeliverAllPolicy, InactiveThreshold: 30 * time.Second, MemoryStorage: true})
 	if err != nil {
 		return nil, err
 	}
-	info, err := cons.Info(ctx)
-	if err != nil {
-		return nil, err
-	}
+	defer func() {
+		dctx, dcancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer dcancel()
+		th.hub.js.DeleteConsumer(dctx, StreamGames, cons.CachedInfo().Name)
+	}()
+	pending := int(cons.CachedInfo().NumPending)
 	var out [][]byte
-	for range info.NumPending {
-		m, err := cons.Next(jetstream.FetchMaxWait(5 * time.Second))
+	for len(out) < pending {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("read %d of %d events: %w", len(out), pending, ctx.Err())
+		}
+		batch, err := cons.Fetch(pending-len(out), jetstream.FetchMaxWait(2*time.Second))
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, m.Data())
+		for m := range batch.Messages() {
+			out = append(out, m.Data())
+		}
+		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) {
+			return nil, err
+		}
 	}
 	return out, nil
 }
