@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/watchers"
 )
 
 // EngineSeats are the seats the engine plays, with their level (1–5; 0 the
@@ -46,13 +48,13 @@ type Engines struct {
 	seats []string
 	mu    sync.Mutex
 	m     EngineSeats
-	subs  map[chan struct{}]struct{}
+	watch watchers.Set
 }
 
 // NewEngines returns the engine seats of a game with seats, starting with
 // ai (nil: none).
 func NewEngines(ai EngineSeats, seats []string) *Engines {
-	e := &Engines{seats: slices.Clone(seats), m: EngineSeats{}, subs: map[chan struct{}]struct{}{}}
+	e := &Engines{seats: slices.Clone(seats), m: EngineSeats{}}
 	for k, v := range ai {
 		e.m[k] = v
 	}
@@ -74,13 +76,8 @@ func (e *Engines) Set(seat string, on bool, level int) error {
 	} else {
 		delete(e.m, seat)
 	}
-	for ch := range e.subs {
-		select {
-		case ch <- struct{}{}:
-		default:
-		}
-	}
 	e.mu.Unlock()
+	e.watch.Wake()
 	return nil
 }
 
@@ -118,16 +115,7 @@ func (e *Engines) Level(seat int) int {
 
 // changes returns a channel poked on every Set until ctx ends.
 func (e *Engines) changes(ctx context.Context) <-chan struct{} {
-	ch := make(chan struct{}, 1)
-	e.mu.Lock()
-	e.subs[ch] = struct{}{}
-	e.mu.Unlock()
-	context.AfterFunc(ctx, func() {
-		e.mu.Lock()
-		delete(e.subs, ch)
-		e.mu.Unlock()
-	})
-	return ch
+	return e.watch.Watch(ctx)
 }
 
 // AutoPlay acts for the engine's seats until ctx ends: when such a seat is to

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tabla-board/tabla/boards"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/watchers"
 	"github.com/tabla-board/tabla/engine"
 	"github.com/tabla-board/tabla/engine/record"
 	"github.com/tabla-board/tabla/engine/referee"
@@ -74,7 +75,7 @@ type Session struct {
 	frame   []hardware.LED // the referee's lights translated (reused)
 	ledErr  error
 	version uint64
-	subs    map[chan struct{}]struct{}
+	watch   watchers.Set
 	boardAt time.Duration // latest board time seen
 	hostAt  time.Time     // host time when boardAt was seen
 	closed  bool
@@ -124,8 +125,7 @@ func Open(opts Options) (*Session, error) {
 	if b.Game != h.Game {
 		return nil, fmt.Errorf("companion: board %s is for %s, not %s", b.Name, b.Game, h.Game)
 	}
-	s := &Session{opts: opts, board: b, hw: opts.HW, log: opts.Logger, clock: opts.Clock, header: h,
-		subs: map[chan struct{}]struct{}{}}
+	s := &Session{opts: opts, board: b, hw: opts.HW, log: opts.Logger, clock: opts.Clock, header: h}
 	s.meta = Meta{Board: b.Name, Identifying: opts.HW.Info().Identifying, SettleMs: int(opts.Settle / time.Millisecond),
 		Source: opts.Source}
 	if s.meta.SettleMs == 0 {
@@ -281,17 +281,7 @@ func (s *Session) Frames() int {
 // Subscribe returns a channel that receives a value whenever the state may
 // have changed (coalesced); it is closed when ctx ends.
 func (s *Session) Subscribe(ctx context.Context) <-chan struct{} {
-	ch := make(chan struct{}, 1)
-	s.mu.Lock()
-	s.subs[ch] = struct{}{}
-	s.mu.Unlock()
-	context.AfterFunc(ctx, func() {
-		s.mu.Lock()
-		delete(s.subs, ch)
-		s.mu.Unlock()
-		close(ch)
-	})
-	return ch
+	return s.watch.Watch(ctx)
 }
 
 // Handle feeds one board event: journal it, referee it, act on it.
@@ -369,12 +359,7 @@ func (s *Session) afterLocked() {
 
 // notifyLocked tells subscribers the state may have changed.
 func (s *Session) notifyLocked() {
-	for ch := range s.subs {
-		select {
-		case ch <- struct{}{}:
-		default:
-		}
-	}
+	s.watch.Wake()
 }
 
 func (s *Session) decide(a referee.Action) {

@@ -48,7 +48,7 @@ func (h *Hub) Handler() http.Handler {
 	mux := http.NewServeMux()
 	sub, _ := fs.Sub(static, "static")
 	files := http.FileServerFS(sub)
-	mux.Handle("GET /", noCache(files))
+	mux.Handle("GET /", webui.NoCache(files))
 	mux.Handle("GET /ui/", http.StripPrefix("/ui", webui.Handler(emptyBackend{}, webui.Options{Mode: webui.ModeTable})))
 	lv := &liveViews{h: h, m: map[string]http.Handler{}}
 	mux.Handle("GET /t/", lv)
@@ -155,7 +155,7 @@ func (h *Hub) Handler() http.Handler {
 		}
 		writeRaw(w, h.TableJSON(r.PathValue("table")))
 	})
-	return securityHeaders(mux)
+	return webui.SecurityHeaders(mux)
 }
 
 // authorize checks a browser-play request's token and reads its JSON
@@ -332,20 +332,4 @@ func writeRaw(w http.ResponseWriter, data []byte) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Write(data)
 	w.Write([]byte("\n"))
-}
-
-func noCache(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-cache")
-		h.ServeHTTP(w, r)
-	})
-}
-
-// securityHeaders keep the pages self-contained.
-func securityHeaders(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:")
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		h.ServeHTTP(w, r)
-	})
 }

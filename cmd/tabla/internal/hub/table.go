@@ -18,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/watchers"
 )
 
 // TableOptions set up a table's link to a hub.
@@ -66,7 +67,7 @@ type Table struct {
 	started bool
 	sess    *companion.Session
 	stats   TableStats
-	subs    map[chan struct{}]struct{}
+	watch   watchers.Set
 	abort   context.CancelFunc // cancels the sync under way (a disconnect)
 
 	poke   chan struct{}
@@ -135,7 +136,7 @@ func Connect(o TableOptions) (*Table, error) {
 		o.ReconnectWait = time.Second
 	}
 	t := &Table{opts: o, name: o.Name, log: o.Logger.With("hub_table", o.Name), byPath: map[string]*tail{},
-		subs: map[chan struct{}]struct{}{}, poke: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+		poke: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	nc, err := Dial(o.URL, "tabla table "+o.Name, o.CA, o.ReconnectWait, t.log, t.onConn)
 	if err != nil {
 		return nil, err
@@ -258,28 +259,11 @@ func (t *Table) Stats() TableStats {
 // Subscribe returns a channel poked whenever the link's state changes
 // (published events, connection); it is closed when ctx ends.
 func (t *Table) Subscribe(ctx context.Context) <-chan struct{} {
-	ch := make(chan struct{}, 1)
-	t.mu.Lock()
-	t.subs[ch] = struct{}{}
-	t.mu.Unlock()
-	context.AfterFunc(ctx, func() {
-		t.mu.Lock()
-		delete(t.subs, ch)
-		t.mu.Unlock()
-		close(ch)
-	})
-	return ch
+	return t.watch.Watch(ctx)
 }
 
 func (t *Table) notify() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for ch := range t.subs {
-		select {
-		case ch <- struct{}{}:
-		default:
-		}
-	}
+	t.watch.Wake()
 }
 
 // Start starts publishing: the journals the session reports, and those of

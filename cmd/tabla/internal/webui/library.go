@@ -136,7 +136,7 @@ func Library(lib *library.Library, o LibraryOptions) http.Handler {
 		w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", path.Base(id)+".svg"))
 		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(b.Bytes()))
 	})
-	return securityHeaders(mux)
+	return SecurityHeaders(mux)
 }
 
 func game(w http.ResponseWriter, r *http.Request, lib *library.Library) (*library.Game, bool) {

@@ -209,7 +209,7 @@ func Handler(be Backend, o Options) http.Handler {
 			writeJSON(w, PairStatus{})
 		})
 	}
-	return securityHeaders(mux)
+	return SecurityHeaders(mux)
 }
 
 // ErrNotPaired is the message of a control request from a browser that is

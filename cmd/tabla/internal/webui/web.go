@@ -73,16 +73,18 @@ func ServeEvents(w http.ResponseWriter, r *http.Request, state func() any, subsc
 	}
 }
 
-func noCache(h http.Handler) http.Handler {
+// NoCache makes browsers revalidate what h serves (the pages change with
+// the binary).
+func NoCache(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-cache")
 		h.ServeHTTP(w, r)
 	})
 }
 
-// securityHeaders keeps the pages self-contained: no external resources,
-// no framing by other sites.
-func securityHeaders(h http.Handler) http.Handler {
+// SecurityHeaders keeps the pages self-contained: no external resources,
+// no framing by other sites. Every server of pages uses it (the hub's too).
+func SecurityHeaders(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
@@ -94,7 +96,7 @@ func securityHeaders(h http.Handler) http.Handler {
 // assets serves the embedded pages and scripts.
 func assets() http.Handler {
 	sub, _ := fs.Sub(static, "static")
-	return noCache(http.FileServer(http.FS(sub)))
+	return NoCache(http.FileServer(http.FS(sub)))
 }
 
 // httpError answers with a status and a message.
