@@ -186,11 +186,7 @@ func (h *Hub) authorize(w http.ResponseWriter, r *http.Request, v any) bool {
 // board returns the board of a table's current game.
 func (h *Hub) board(table string) (*boards.Board, []string, []string, error) {
 	h.mu.Lock()
-	ts := h.tables[table]
-	var g *Game
-	if ts != nil {
-		g = h.games[table+"/"+ts.game]
-	}
+	g := h.currentLocked(table)
 	if g == nil {
 		h.mu.Unlock()
 		return nil, nil, nil, fmt.Errorf("hub: %s has no game", table)

@@ -302,6 +302,14 @@ func (h *Hub) setLoaded() {
 	}
 }
 
+// currentLocked returns a table's current game (nil: none yet).
+func (h *Hub) currentLocked(table string) *Game {
+	if ts := h.tables[table]; ts != nil {
+		return h.games[table+"/"+ts.game]
+	}
+	return nil
+}
+
 // table returns the state of a table, creating it (locked).
 func (h *Hub) tableLocked(name string) *tableState {
 	ts := h.tables[name]

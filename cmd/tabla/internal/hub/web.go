@@ -242,11 +242,7 @@ func (h *Hub) Play(table, seat string) (Ref, error) {
 		return Ref{}, errors.New("hub: a read-only mirror plays no seat")
 	}
 	h.mu.Lock()
-	ts := h.tables[table]
-	var g *Game
-	if ts != nil {
-		g = h.games[table+"/"+ts.game]
-	}
+	g := h.currentLocked(table)
 	if g == nil {
 		h.mu.Unlock()
 		return Ref{}, ErrNoGame
@@ -284,12 +280,12 @@ func (h *Hub) Play(table, seat string) (Ref, error) {
 func (h *Hub) webOf(table, seat string) (string, *Game, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	ts := h.tables[table]
-	if ts == nil || h.games[table+"/"+ts.game] == nil {
+	g := h.currentLocked(table)
+	if g == nil {
 		return "", nil, ErrNoGame
 	}
-	id := webID(table, ts.game, seat)
-	r, ok := h.seats[seatKey(table, ts.game, seat)]
+	id := webID(table, g.ID, seat)
+	r, ok := h.seats[seatKey(table, g.ID, seat)]
 	own := h.games[WebTable+"/"+id]
 	if !ok || r.Table != WebTable || r.Game != id || own == nil {
 		return "", nil, fmt.Errorf("hub: %s is not played in a browser here: claim it first", seat)
