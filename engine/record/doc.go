@@ -8,5 +8,7 @@
 //
 // Replay sets the game up from the header and applies every move and roll
 // through the engine, checking whose turn it is; other event kinds (sensor
-// changes, corrections…) are kept but not interpreted.
+// changes, corrections…) are counted but not interpreted or kept, so that
+// replaying a journal of millions of board events takes the memory of its
+// moves only. Lines are at most MaxLine bytes (ErrLong beyond).
 package record

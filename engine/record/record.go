@@ -29,15 +29,24 @@ var (
 	ErrHeader = errors.New("bad header")
 	// ErrEvent: an event cannot be applied (illegal move, wrong turn, …).
 	ErrEvent = errors.New("bad event")
+	// ErrLong: a line is longer than MaxLine; the reader stops there
+	// without reading the rest of the line into memory.
+	ErrLong = errors.New("line too long")
 )
+
+// MaxLine is the longest line a Reader reads, newline included. Real
+// lines are short (a snapshot of 256 sensors is under 600 bytes); the cap
+// keeps a reader's memory bounded whatever the file holds.
+const MaxLine = 1 << 20
 
 // Error says where a record is wrong. Its text is "FILE:N: line N: what".
 type Error struct {
-	File string
-	Line int // 1-based
-	Kind error
-	Msg  string
-	Err  error // the engine's error, if any
+	File   string
+	Line   int   // 1-based
+	Offset int64 // byte offset of the line's start in the record
+	Kind   error
+	Msg    string
+	Err    error // the engine's error, if any
 }
 
 func (e *Error) Error() string {
@@ -78,15 +87,22 @@ type Event struct {
 	By     string
 	T      time.Time
 	Source string
-	Raw    json.RawMessage // the line as read (valid JSON)
+	// Raw is the line as read (valid JSON). It is only valid until the
+	// next call to Next: copy it to keep it.
+	Raw json.RawMessage
 }
 
 // Reader reads a record line by line, in the manner of bufio.Scanner: Next
 // advances, Event returns the current event, Err is nil at a clean end.
+// Its memory is bounded by MaxLine whatever the record's size, and lines of
+// kinds other than move and roll (sensor changes, ticks…) are checked and
+// handed out without allocating.
 type Reader struct {
 	file   string
 	sc     *bufio.Scanner
 	line   int
+	off    int64 // byte offset of the current line's start
+	next   int64 // byte offset of the next line's start
 	header *Header
 	ev     Event
 	err    error
@@ -97,7 +113,7 @@ type Reader struct {
 // NewReader reads a record from r; file names it in errors ("-" for stdin).
 func NewReader(r io.Reader, file string) *Reader {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 16<<20)
+	sc.Buffer(make([]byte, 0, 64*1024), MaxLine)
 	sc.Split(scanLines)
 	return &Reader{file: file, sc: sc}
 }
@@ -115,7 +131,7 @@ func scanLines(data []byte, atEOF bool) (int, []byte, error) {
 }
 
 func (r *Reader) fail(kind error, cause error, format string, args ...any) error {
-	r.err = &Error{File: r.file, Line: r.line, Kind: kind, Msg: fmt.Sprintf(format, args...), Err: cause}
+	r.err = &Error{File: r.file, Line: r.line, Offset: r.off, Kind: kind, Msg: fmt.Sprintf(format, args...), Err: cause}
 	return r.err
 }
 
@@ -124,12 +140,19 @@ func (r *Reader) readLine() ([]byte, bool, bool) {
 	if !r.sc.Scan() {
 		if err := r.sc.Err(); err != nil {
 			r.line++
-			r.fail(ErrSyntax, err, "%v", err)
+			r.off = r.next
+			if errors.Is(err, bufio.ErrTooLong) {
+				r.fail(ErrLong, nil, "longer than %d bytes, the limit of a record line (not a game record, or damaged)", MaxLine)
+			} else {
+				r.fail(ErrSyntax, err, "%v", err)
+			}
 		}
 		return nil, false, false
 	}
 	r.line++
 	b := r.sc.Bytes()
+	r.off = r.next
+	r.next += int64(len(b))
 	if n := len(b); n > 0 && b[n-1] == '\n' {
 		b = b[:n-1]
 		if n := len(b); n > 0 && b[n-1] == '\r' {
@@ -331,6 +354,10 @@ func (r *Reader) Next() bool {
 	if !ok {
 		return false
 	}
+	if kind, ok := otherKind(line); ok {
+		r.ev = Event{Line: r.line, Kind: kind, Raw: json.RawMessage(line)}
+		return true
+	}
 	keys, f, ok := r.object(line, nl)
 	if !ok {
 		return false
@@ -421,6 +448,36 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// otherKind is the fast way through the lines of other kinds, most of a
+// journal: a line that is one valid JSON object, holds no escapes and no
+// "move" or "roll" anywhere returns its first key without allocating for
+// the kinds tabla writes. Any other line takes the full check (object).
+func otherKind(line []byte) (string, bool) {
+	if len(line) < 2 || line[0] != '{' || bytes.IndexByte(line, '\\') >= 0 ||
+		bytes.Contains(line, []byte(`"move"`)) || bytes.Contains(line, []byte(`"roll"`)) || !json.Valid(line) {
+		return "", false
+	}
+	rest := bytes.TrimLeft(line[1:], " \t\r\n")
+	if len(rest) == 0 || rest[0] != '"' {
+		return "", len(rest) > 0 && rest[0] == '}' // {} has no kind
+	}
+	end := bytes.IndexByte(rest[1:], '"')
+	if end < 0 {
+		return "", false
+	}
+	key := rest[1 : 1+end]
+	for _, k := range knownKinds {
+		if string(key) == k {
+			return k, true
+		}
+	}
+	return string(key), true
+}
+
+// knownKinds are the other kinds the companion writes (see its journal).
+var knownKinds = []string{"tick", "sensor", "snapshot", "die", "press", "conn", "fault", "command",
+	"takeback", "undone", "resume", "end"}
+
 // Event returns the event Next read.
 func (r *Reader) Event() *Event { return &r.ev }
 
@@ -429,3 +486,7 @@ func (r *Reader) Err() error { return r.err }
 
 // Line returns the number of lines read so far.
 func (r *Reader) Line() int { return r.line }
+
+// Offset returns the byte offset of the start of the line read last (of
+// the line an error names, after an error).
+func (r *Reader) Offset() int64 { return r.off }

@@ -3,6 +3,7 @@ package record_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -39,8 +40,8 @@ func TestReplayThroughAwkwardReaders(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(g.Applied) != 4 || len(g.Other) != 1 || g.Other[0].Kind != "sensor" || g.Lines != 6 {
-				t.Errorf("applied %d other %d lines %d", len(g.Applied), len(g.Other), g.Lines)
+			if len(g.Applied) != 4 || g.Other != 1 || g.Lines != 6 {
+				t.Errorf("applied %d other %d lines %d", len(g.Applied), g.Other, g.Lines)
 			}
 			if got := record.Summary(g.State); *got.ToMove != "blue" || got.Ply != 2 {
 				t.Errorf("summary %+v", got)
@@ -197,4 +198,110 @@ func FuzzReplay(f *testing.F) {
 		}
 		_ = record.Summary(g.State)
 	})
+}
+
+// endless is an endless line of x after a header: a file that is not a
+// record, or a damaged one.
+type endless struct{ head string }
+
+func (e *endless) Read(p []byte) (int, error) {
+	n := copy(p, e.head)
+	e.head = e.head[n:]
+	for i := n; i < len(p); i++ {
+		p[i] = 'x'
+	}
+	return len(p), nil
+}
+
+func TestLongLine(t *testing.T) {
+	rd := record.NewReader(&endless{head: "{\"tabla\":1,\"game\":\"ray\"}\n{\"roll\":\"W\"}\n"}, "huge.jsonl")
+	for rd.Next() {
+	}
+	err := rd.Err()
+	var re *record.Error
+	if !errors.As(err, &re) || !errors.Is(err, record.ErrLong) {
+		t.Fatalf("got %v, want a *record.Error wrapping ErrLong", err)
+	}
+	if re.Line != 3 || re.Offset != 38 {
+		t.Errorf("got line %d byte %d, want line 3 byte 38", re.Line, re.Offset)
+	}
+	for _, want := range []string{"huge.jsonl:3:", strconv.Itoa(record.MaxLine)} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("got %q, want it to name %q", err, want)
+		}
+	}
+}
+
+func TestOffset(t *testing.T) {
+	text := "{\"tabla\":1,\"game\":\"ray\"}\r\n{\"roll\":\"W\"}\n\n{\"move\":\"pass\"}\n"
+	_, err := record.Replay(strings.NewReader(text), "gap.jsonl")
+	var re *record.Error
+	if !errors.As(err, &re) || re.Line != 3 || re.Offset != 39 {
+		t.Fatalf("got %v (%+v), want line 3 at byte 39", err, re)
+	}
+	text = "{\"tabla\":1,\"game\":\"ray\"}\n{\"roll\":\"W\"}\n{\"roll\":\"N\"}\n"
+	_, err = record.Replay(strings.NewReader(text), "illegal.jsonl")
+	if !errors.As(err, &re) || !errors.Is(err, record.ErrEvent) || re.Line != 3 || re.Offset != 38 {
+		t.Fatalf("got %v (%+v), want an illegal roll on line 3 at byte 38", err, re)
+	}
+}
+
+// Board events, most of a journal, are read without allocating.
+func TestOtherKindsDoNotAllocate(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString("{\"tabla\":1,\"game\":\"ray\"}\n")
+	for i := range 2000 {
+		fmt.Fprintf(&b, "{\"tick\":%d}\n{\"sensor\":\"a29\",\"code\":255,\"at\":%d}\n", i, i)
+	}
+	rd := record.NewReader(bytes.NewReader(b.Bytes()), "ticks.jsonl")
+	if _, err := rd.Header(); err != nil {
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(1000, func() {
+		if !rd.Next() {
+			t.Fatal(rd.Err())
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("got %v allocations a line, want 0", allocs)
+	}
+	if k := rd.Event().Kind; k != "tick" && k != "sensor" {
+		t.Errorf("kind %q", k)
+	}
+}
+
+// BenchmarkReplayJournal replays a journal of board events around a few
+// moves: the memory a reader takes must not grow with its lines.
+func BenchmarkReplayJournal(b *testing.B) {
+	var buf bytes.Buffer
+	buf.WriteString("{\"tabla\":1,\"game\":\"ray\"}\n{\"roll\":\"W\",\"by\":\"red\"}\n{\"move\":\"pass\"}\n")
+	for i := range 200_000 {
+		fmt.Fprintf(&buf, "{\"sensor\":\"a29\",\"code\":255,\"at\":%d}\n{\"tick\":%d}\n", i*200, i*200+100)
+	}
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		g, err := record.Replay(bytes.NewReader(data), "journal.jsonl")
+		if err != nil || g.Other != 400_000 {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReplayRecord replays a record of only tick lines after a move.
+func BenchmarkReplayRecord(b *testing.B) {
+	var buf bytes.Buffer
+	buf.WriteString("{\"tabla\":1,\"game\":\"ray\"}\n{\"roll\":\"W\",\"by\":\"red\"}\n{\"move\":\"pass\"}\n")
+	for range 400_000 {
+		buf.WriteString("{\"tick\":1}\n")
+	}
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := record.Replay(bytes.NewReader(data), "ticks.jsonl"); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -27,14 +27,23 @@ type Game struct {
 	Header  *Header
 	State   engine.State
 	Applied []Applied
-	// Other holds the events of other kinds (sensor changes, corrections…).
-	Other []Event
+	// Other counts the events of other kinds (sensor changes, ticks,
+	// corrections…). They are not kept: a journal is mostly such lines, and
+	// a game's memory is bounded by its moves. ReplayFunc shows them.
+	Other int
 	Lines int
 }
 
 // Replay reads a whole record and applies it. On error it returns the game as
 // far as it got (nil if the header failed) together with an *Error.
 func Replay(r io.Reader, file string) (*Game, error) {
+	return ReplayFunc(r, file, nil)
+}
+
+// ReplayFunc is Replay that calls other, if not nil, with every event of
+// another kind as it is read (its Raw is valid only during the call). An
+// error from other stops the replay and is returned as it is.
+func ReplayFunc(r io.Reader, file string, other func(*Event) error) (*Game, error) {
 	rd := NewReader(r, file)
 	h, err := rd.Header()
 	if err != nil {
@@ -48,19 +57,24 @@ func Replay(r io.Reader, file string) (*Game, error) {
 	for rd.Next() {
 		ev := rd.Event()
 		if err := g.Apply(ev); err != nil {
-			return g, &Error{File: file, Line: ev.Line, Kind: ErrEvent, Msg: err.Error(), Err: err}
+			return g, &Error{File: file, Line: ev.Line, Offset: rd.Offset(), Kind: ErrEvent, Msg: err.Error(), Err: err}
+		}
+		if other != nil && ev.Kind != "move" && ev.Kind != "roll" {
+			if err := other(ev); err != nil {
+				return g, err
+			}
 		}
 	}
 	g.Lines = rd.Line()
 	return g, rd.Err()
 }
 
-// Apply applies one event to the game (other kinds are only kept).
+// Apply applies one event to the game (other kinds are only counted).
 func (g *Game) Apply(ev *Event) error {
 	st := g.State
 	info := st.Info()
 	if ev.Kind != "move" && ev.Kind != "roll" {
-		g.Other = append(g.Other, *ev)
+		g.Other++
 		return nil
 	}
 	if st.Awaiting() == engine.AwaitNone {
@@ -147,32 +161,43 @@ func Summary(st engine.State) Status {
 // Repair makes a record file whose last write was cut short readable again:
 // a torn last line (no newline, not valid JSON) is cut off, a whole last line
 // missing only its newline gets one. It returns the torn bytes it removed.
+// It reads only the file's last line (at most MaxLine bytes).
 func Repair(path string) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(f)
+	fi, err := f.Stat()
 	if err != nil {
+		return nil, err
+	}
+	size := fi.Size()
+	n := min(size, MaxLine)
+	data := make([]byte, n)
+	if _, err := f.ReadAt(data, size-n); err != nil && err != io.EOF {
 		return nil, err
 	}
 	if len(data) == 0 || data[len(data)-1] == '\n' {
 		return nil, nil
 	}
-	start := bytes.LastIndexByte(data, '\n') + 1
-	tail := data[start:]
+	i := bytes.LastIndexByte(data, '\n')
+	if i < 0 && n < size {
+		return nil, fmt.Errorf("record: %s: the last line is longer than %d bytes", path, MaxLine)
+	}
+	tail := data[i+1:]
+	start := size - int64(len(tail))
 	if json.Valid(tail) {
-		_, err := f.Write([]byte{'\n'})
+		_, err := f.WriteAt([]byte{'\n'}, size)
 		if err == nil {
 			err = f.Sync()
 		}
 		return nil, err
 	}
-	if err := f.Truncate(int64(start)); err != nil {
+	if err := f.Truncate(start); err != nil {
 		return nil, err
 	}
-	return append([]byte(nil), tail...), f.Sync()
+	return bytes.Clone(tail), f.Sync()
 }
 
 // IsTorn reports whether err is a torn last line.

@@ -362,39 +362,53 @@ func FindUnfinished(dir string, game string, log *slog.Logger) (*Unfinished, err
 // readJournal reads one journal: an *Unreadable error if it cannot be read
 // as a game of game, ErrNoGame if its game is over or was abandoned. The
 // file is only changed (its torn last line repaired) when it is returned
-// for resuming, so an unreadable file keeps every byte.
+// for resuming, so an unreadable file keeps every byte. It reads the file
+// line by line: its memory is that of the game's moves, whatever the
+// number of board events.
 func readJournal(path, game string) (*Unfinished, error) {
-	bad := func(line int, off int, format string, args ...any) error {
-		return &Unreadable{Path: path, Line: line, Offset: int64(off), What: fmt.Sprintf(format, args...)}
+	bad := func(line int, off int64, format string, args ...any) error {
+		return &Unreadable{Path: path, Line: line, Offset: off, What: fmt.Sprintf(format, args...)}
 	}
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, bad(0, 0, "cannot be read: %v", err)
 	}
-	if len(data) == 0 {
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, bad(0, 0, "cannot be read: %v", err)
+	}
+	if fi.IsDir() {
+		return nil, bad(0, 0, "cannot be read: a directory")
+	}
+	if fi.Size() == 0 {
 		return nil, bad(1, 0, "empty file: the header line is missing (stopped before it was written)")
 	}
-	// What record.Repair would make of the file, in memory.
-	view, torn := data, []byte(nil)
-	if data[len(data)-1] != '\n' {
-		start := bytes.LastIndexByte(data, '\n') + 1
-		tail := data[start:]
-		switch {
-		case json.Valid(tail):
-			view = append(data[:len(data):len(data)], '\n')
-		case start == 0:
-			return nil, bad(1, 0, "torn header: %d bytes, no newline, not valid JSON (stopped while it was written)", len(data))
-		default:
-			view, torn = data[:start], tail
+	ended := false
+	g, err := record.ReplayFunc(f, path, func(ev *record.Event) error {
+		if ev.Kind == "end" {
+			ended = true
 		}
-	}
-	g, err := record.Replay(bytes.NewReader(view), path)
+		return nil
+	})
+	var torn []byte
 	if err != nil {
 		var re *record.Error
-		if errors.As(err, &re) {
-			return nil, bad(re.Line, lineOffset(view, re.Line), "%s", re.Msg)
+		if !errors.As(err, &re) {
+			return nil, bad(0, 0, "cannot be read: %v", err)
 		}
-		return nil, bad(0, 0, "%v", err)
+		switch {
+		case errors.Is(err, record.ErrTorn) && re.Line == 1:
+			return nil, bad(1, 0, "torn header: %d bytes, no newline, not valid JSON (stopped while it was written)", fi.Size())
+		case errors.Is(err, record.ErrTorn):
+			// the tail of a write cut short: record.Repair cuts it below
+			torn = make([]byte, fi.Size()-re.Offset)
+			if _, err := f.ReadAt(torn, re.Offset); err != nil {
+				return nil, bad(0, 0, "cannot be read: %v", err)
+			}
+		default:
+			return nil, bad(re.Line, re.Offset, "%s", re.Msg)
+		}
 	}
 	if g.Header.Game != game {
 		return nil, bad(1, 0, "header: a %s game in a file named for %s", g.Header.Game, game)
@@ -406,12 +420,7 @@ func readJournal(path, game string) (*Unfinished, error) {
 	if m.SettleMs < 0 || m.Takeback < 0 {
 		return nil, bad(1, 0, "header: companion meta: settle_ms %d, takeback %d: want 0 or more", m.SettleMs, m.Takeback)
 	}
-	for _, o := range g.Other {
-		if o.Kind == "end" {
-			return nil, ErrNoGame
-		}
-	}
-	if g.State.Awaiting() == engine.AwaitNone {
+	if ended || g.State.Awaiting() == engine.AwaitNone {
 		return nil, ErrNoGame
 	}
 	cut, err := record.Repair(path)
@@ -422,19 +431,6 @@ func readJournal(path, game string) (*Unfinished, error) {
 		return nil, fmt.Errorf("companion: repair %s: cut %q, want %q (the file changed while it was read)", path, cut, torn)
 	}
 	return &Unfinished{Path: path, Game: g, Meta: m, Cut: cut}, nil
-}
-
-// lineOffset is the byte offset of the start of line n (1-based) in data.
-func lineOffset(data []byte, n int) int {
-	off := 0
-	for i := 1; i < n; i++ {
-		j := bytes.IndexByte(data[off:], '\n')
-		if j < 0 {
-			return len(data)
-		}
-		off += j + 1
-	}
-	return off
 }
 
 // moveAside moves path into dir's UnreadableDir and returns where it went.

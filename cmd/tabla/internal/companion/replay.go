@@ -1,7 +1,7 @@
 package companion
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -74,15 +74,128 @@ func ReplayFile(path string) (*ReplayResult, error) {
 	return Replay(f, path)
 }
 
-type replayLine struct {
-	ev  record.Event
-	obj map[string]json.RawMessage
+// boardLine holds the fields of a journal's other lines that replay reads.
+type boardLine struct {
+	Sensor   string          `json:"sensor"`
+	Code     int             `json:"code"`
+	Snapshot string          `json:"snapshot"`
+	Die      string          `json:"die"`
+	Press    string          `json:"press"`
+	Conn     string          `json:"conn"`
+	Fault    string          `json:"fault"`
+	Command  string          `json:"command"`
+	Arg      string          `json:"arg"`
+	At       int64           `json:"at"`
+	Tick     int64           `json:"tick"`
+	Takeback json.RawMessage `json:"takeback"`
+	Undone   json.RawMessage `json:"undone"`
+}
+
+// parseTick reads {"tick":N}, the commonest line of a journal, without
+// the JSON decoder.
+func parseTick(raw []byte) (int64, bool) {
+	s, ok := bytes.CutPrefix(raw, []byte(`{"tick":`))
+	if !ok {
+		return 0, false
+	}
+	s, ok = bytes.CutSuffix(s, []byte("}"))
+	if !ok {
+		return 0, false
+	}
+	return digits(s)
+}
+
+// parseSensor reads {"sensor":"CELL","code":N,"at":N}, the journal's
+// other common line, as Journal.Event writes it, without the JSON decoder.
+// The cell name it returns aliases raw.
+func parseSensor(raw []byte) (cell []byte, code int, at int64, ok bool) {
+	s, ok := bytes.CutPrefix(raw, []byte(`{"sensor":"`))
+	if !ok {
+		return nil, 0, 0, false
+	}
+	i := bytes.IndexByte(s, '"')
+	if i < 0 {
+		return nil, 0, 0, false
+	}
+	cell, s = s[:i], s[i+1:]
+	if s, ok = bytes.CutPrefix(s, []byte(`,"code":`)); !ok {
+		return nil, 0, 0, false
+	}
+	i = bytes.IndexByte(s, ',')
+	if i < 0 {
+		return nil, 0, 0, false
+	}
+	c, ok := digits(s[:i])
+	if !ok || c > 255 {
+		return nil, 0, 0, false
+	}
+	if s, ok = bytes.CutPrefix(s[i:], []byte(`,"at":`)); !ok {
+		return nil, 0, 0, false
+	}
+	s, ok = bytes.CutSuffix(s, []byte("}"))
+	if !ok {
+		return nil, 0, 0, false
+	}
+	at, ok = digits(s)
+	return cell, int(c), at, ok
+}
+
+// digits reads a non-negative decimal integer of at most 18 digits.
+func digits(s []byte) (int64, bool) {
+	if len(s) == 0 || len(s) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+// seekable returns r if it can be read twice, else a temporary file holding
+// what r holds (standard input); done removes it.
+func seekable(r io.Reader) (io.ReadSeeker, func(), error) {
+	if rs, ok := r.(io.ReadSeeker); ok {
+		if _, err := rs.Seek(0, io.SeekCurrent); err == nil {
+			return rs, func() {}, nil
+		}
+	}
+	tmp, err := os.CreateTemp("", "tabla-replay-*.jsonl")
+	if err != nil {
+		return nil, nil, err
+	}
+	done := func() { tmp.Close(); os.Remove(tmp.Name()) }
+	if _, err := io.Copy(tmp, r); err != nil {
+		done()
+		return nil, nil, err
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		done()
+		return nil, nil, err
+	}
+	return tmp, done, nil
 }
 
 // Replay re-runs the referee over the board events of a journal read from
-// r, and collects both lists of decisions.
+// r, and collects both lists of decisions. It reads the journal twice, line
+// by line (a first pass for the journal's decisions and tabla's rolls, a
+// second one through the referee), so its memory does not grow with the
+// board events; r that cannot seek (standard input) is copied to a
+// temporary file first.
 func Replay(r io.Reader, name string) (*ReplayResult, error) {
-	rd := record.NewReader(bufio.NewReader(r), name)
+	in, done, err := seekable(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	defer done()
+	start, err := in.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	rd := record.NewReader(in, name)
 	h, err := rd.Header()
 	if err != nil {
 		return nil, err
@@ -90,16 +203,6 @@ func Replay(r io.Reader, name string) (*ReplayResult, error) {
 	meta, err := metaOf(h)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	var lines []replayLine
-	for rd.Next() {
-		ev := *rd.Event()
-		var obj map[string]json.RawMessage
-		json.Unmarshal(ev.Raw, &obj)
-		lines = append(lines, replayLine{ev: ev, obj: obj})
-	}
-	if err := rd.Err(); err != nil && !record.IsTorn(err) {
-		return nil, err
 	}
 	b, err := boards.Open(meta.Board)
 	if err != nil {
@@ -115,18 +218,25 @@ func Replay(r io.Reader, name string) (*ReplayResult, error) {
 	// tabla's own rolls come back in journal order
 	var tablaRolls []string
 	type want struct {
-		line       int // index into lines
+		line       int // index of the event
 		kind       string
 		seat, what string
 		plies      int
 	}
 	var wants []want
-	for li, l := range lines {
-		ev, obj := l.ev, l.obj
-		if raw, ok := obj["undone"]; ok {
+	for li := 0; rd.Next(); li++ {
+		ev := *rd.Event()
+		switch ev.Kind {
+		case "move", "roll", "takeback", "end", "undone":
+		default:
+			continue
+		}
+		var l boardLine
+		json.Unmarshal(ev.Raw, &l)
+		if ev.Kind == "undone" {
 			var u record.Event
 			inner := map[string]json.RawMessage{}
-			json.Unmarshal(raw, &inner)
+			json.Unmarshal(l.Undone, &inner)
 			u.Kind = "move"
 			if _, isRoll := inner["roll"]; isRoll {
 				u.Kind = "roll"
@@ -145,13 +255,23 @@ func Replay(r io.Reader, name string) (*ReplayResult, error) {
 				tablaRolls = append(tablaRolls, ev.Roll)
 			}
 		case "takeback":
-			res.Want = append(res.Want, "takeback "+string(obj["takeback"]))
-			n, _ := strconv.Atoi(string(obj["takeback"]))
+			res.Want = append(res.Want, "takeback "+string(l.Takeback))
+			n, _ := strconv.Atoi(string(l.Takeback))
 			wants = append(wants, want{line: li, kind: "takeback", plies: n})
 		case "end":
 			res.Want = append(res.Want, "new")
 			wants = append(wants, want{line: li, kind: "new"})
 		}
+	}
+	if err := rd.Err(); err != nil && !record.IsTorn(err) {
+		return nil, err
+	}
+	if _, err := in.Seek(start, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	rd = record.NewReader(in, name)
+	if _, err := rd.Header(); err != nil {
+		return nil, err
 	}
 	// journalled rebuilds the game the daemon resumed from: the journal's
 	// decisions before line li, in order.
@@ -230,50 +350,65 @@ func Replay(r io.Reader, name string) (*ReplayResult, error) {
 			}
 		}
 	}
-	for li, l := range lines {
-		obj := l.obj
-		at := func() time.Duration {
-			var n int64
-			json.Unmarshal(obj["at"], &n)
-			return time.Duration(n) * time.Millisecond
-		}
-		str := func(k string) string {
-			var s string
-			json.Unmarshal(obj[k], &s)
-			return s
-		}
-		var ev hardware.Event
-		switch l.ev.Kind {
+	for li := 0; rd.Next(); li++ {
+		rev := rd.Event()
+		var l boardLine
+		var cellName []byte
+		switch rev.Kind {
 		case "sensor":
-			name := str("sensor")
-			s, ok := sensorOf[name]
-			if strings.HasPrefix(name, "#") {
-				s, _ = strconv.Atoi(name[1:])
+			var code int
+			var ok bool
+			if cellName, code, l.At, ok = parseSensor(rev.Raw); ok {
+				l.Code = code
+			} else {
+				json.Unmarshal(rev.Raw, &l)
+				cellName = []byte(l.Sensor)
+			}
+		case "snapshot", "die", "press", "conn", "fault", "command":
+			json.Unmarshal(rev.Raw, &l)
+		case "tick":
+			n, ok := parseTick(rev.Raw)
+			if !ok {
+				json.Unmarshal(rev.Raw, &l)
+				n = l.Tick
+			}
+			ref.Tick(time.Duration(n) * time.Millisecond)
+			collect()
+			continue
+		case "resume":
+		default:
+			continue
+		}
+		at := time.Duration(l.At) * time.Millisecond
+		var ev hardware.Event
+		switch rev.Kind {
+		case "sensor":
+			s, ok := sensorOf[string(cellName)]
+			if bytes.HasPrefix(cellName, []byte("#")) {
+				s, _ = strconv.Atoi(string(cellName[1:]))
 				ok = true
 			}
 			if !ok {
-				return nil, fmt.Errorf("%s:%d: no sensor under %q", name, l.ev.Line, name)
+				return nil, fmt.Errorf("%s:%d: no sensor under %q", name, rev.Line, cellName)
 			}
-			var code int
-			json.Unmarshal(obj["code"], &code)
-			ev = hardware.Event{Kind: hardware.Change, Sensor: s, Code: byte(code)}
+			ev = hardware.Event{Kind: hardware.Change, Sensor: s, Code: byte(l.Code)}
 		case "snapshot":
-			codes, err := hex.DecodeString(str("snapshot"))
+			codes, err := hex.DecodeString(l.Snapshot)
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: snapshot: %v", name, l.ev.Line, err)
+				return nil, fmt.Errorf("%s:%d: snapshot: %v", name, rev.Line, err)
 			}
 			ev = hardware.Event{Kind: hardware.Snapshot, Codes: codes}
 		case "die":
-			ev = hardware.Event{Kind: hardware.Roll, Face: str("die")}
+			ev = hardware.Event{Kind: hardware.Roll, Face: l.Die}
 		case "press":
-			bt, err := hardware.ParseButton(str("press"))
+			bt, err := hardware.ParseButton(l.Press)
 			if err != nil {
-				return nil, fmt.Errorf("%s:%d: %v", name, l.ev.Line, err)
+				return nil, fmt.Errorf("%s:%d: %v", name, rev.Line, err)
 			}
 			ev = hardware.Event{Kind: hardware.Press, Button: bt}
 		case "conn":
 			c := hardware.Connected
-			switch str("conn") {
+			switch l.Conn {
 			case "disconnected":
 				c = hardware.Disconnected
 			case "reconnecting":
@@ -281,15 +416,9 @@ func Replay(r io.Reader, name string) (*ReplayResult, error) {
 			}
 			ev = hardware.Event{Kind: hardware.Status, Conn: c}
 		case "fault":
-			ev = hardware.Event{Kind: hardware.Fault, Err: fmt.Errorf("%s", str("fault"))}
-		case "tick":
-			var n int64
-			json.Unmarshal(obj["tick"], &n)
-			ref.Tick(time.Duration(n) * time.Millisecond)
-			collect()
-			continue
+			ev = hardware.Event{Kind: hardware.Fault, Err: fmt.Errorf("%s", l.Fault)}
 		case "command":
-			runCommand(ref, str("command"), str("arg"), at())
+			runCommand(ref, l.Command, l.Arg, at)
 			collect()
 			continue
 		case "resume":
@@ -320,13 +449,14 @@ func Replay(r io.Reader, name string) (*ReplayResult, error) {
 			next.Resume(st, ops)
 			ref = next
 			continue
-		default:
-			continue
 		}
-		ev.At = at()
+		ev.At = at
 		res.Events++
 		ref.Handle(refInput(ev))
 		collect()
+	}
+	if err := rd.Err(); err != nil && !record.IsTorn(err) {
+		return nil, err
 	}
 	return res, nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"time"
@@ -104,17 +105,37 @@ func (l *Library) Close() {
 	l.jobs.wg.Wait()
 }
 
-func stampOf(path string) (Stamp, []byte, error) {
-	fi, err := os.Stat(path)
+// stampOf reads a record file through its hash, and returns the file
+// rewound to its start for reading it again; the caller closes it.
+func stampOf(path string) (Stamp, *os.File, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return Stamp{}, nil, err
 	}
-	data, err := os.ReadFile(path)
+	fi, err := f.Stat()
 	if err != nil {
+		f.Close()
 		return Stamp{}, nil, err
 	}
-	sum := sha256.Sum256(data)
-	return Stamp{Size: int64(len(data)), ModTime: fi.ModTime(), SHA256: hex.EncodeToString(sum[:])}, data, nil
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err == nil {
+		_, err = f.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		f.Close()
+		return Stamp{}, nil, err
+	}
+	return Stamp{Size: n, ModTime: fi.ModTime(), SHA256: hex.EncodeToString(h.Sum(nil))}, f, nil
+}
+
+// stamp is stampOf for the stamp alone.
+func stamp(path string) (Stamp, error) {
+	st, f, err := stampOf(path)
+	if err == nil {
+		f.Close()
+	}
+	return st, err
 }
 
 func (l *Library) level() int {
@@ -139,7 +160,7 @@ func (l *Library) Analysis(id string) (*Analysis, Progress, error) {
 	if err != nil {
 		return nil, Progress{}, err
 	}
-	st, _, err := stampOf(path)
+	st, err := stamp(path)
 	if err != nil {
 		return nil, Progress{}, fmt.Errorf("library: %s: %w", id, ErrNotFound)
 	}
@@ -200,7 +221,7 @@ func (l *Library) Analyze(id string) (Progress, error) {
 	if e.Error != nil {
 		return p, e.Error
 	}
-	st, _, err := stampOf(path)
+	st, err := stamp(path)
 	if err != nil {
 		return p, err
 	}
@@ -251,11 +272,12 @@ func (l *Library) analyse(id string, progress func(done, total int)) (a *Analysi
 	if err != nil {
 		return nil, err
 	}
-	st, data, err := stampOf(path)
+	st, f, err := stampOf(path)
 	if err != nil {
 		return nil, err
 	}
-	g, _, err := replay(data, id)
+	g, _, err := replay(f, id)
+	f.Close()
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +298,7 @@ func (l *Library) analyse(id string, progress func(done, total int)) (a *Analysi
 	if err != nil {
 		return nil, err
 	}
-	if now, _, err := stampOf(path); err != nil || now != st {
+	if now, err := stamp(path); err != nil || now != st {
 		return nil, fmt.Errorf("library: %s: %w", id, ErrChanged)
 	}
 	out, err := json.Marshal(a)

@@ -2,6 +2,7 @@ package library
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/tabla-board/tabla/boards"
@@ -41,8 +42,6 @@ type Game struct {
 	Sides  []string       `json:"sides"`
 	Die    []string       `json:"die"`
 	Steps  []Step         `json:"steps"`
-	// Record is the file's bytes, as read.
-	Record []byte `json:"-"`
 }
 
 // Game reads and steps one game.
@@ -54,15 +53,33 @@ func (l *Library) Game(id string) (*Game, error) {
 	if e.Error != nil {
 		return nil, e.Error
 	}
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("library: %s: %w", id, err)
 	}
-	return stepGame(e, data)
+	defer f.Close()
+	return stepGame(e, f)
 }
 
-func stepGame(e *Entry, data []byte) (*Game, error) {
-	g, _, err := replay(data, e.ID)
+// Record opens a game's record file for reading, with its entry; the
+// caller closes it.
+func (l *Library) Record(id string) (*os.File, *Entry, error) {
+	e, path, err := l.Entry(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if e.Error != nil {
+		return nil, nil, e.Error
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("library: %s: %w", id, err)
+	}
+	return f, e, nil
+}
+
+func stepGame(e *Entry, r io.Reader) (*Game, error) {
+	g, _, err := replay(r, e.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +96,7 @@ func stepGame(e *Entry, data []byte) (*Game, error) {
 		return nil, err
 	}
 	info := st.Info()
-	out := &Game{Entry: *e, Header: g.Header, Board: def, Seats: info.Seats, Sides: info.Sides, Record: data}
+	out := &Game{Entry: *e, Header: g.Header, Board: def, Seats: info.Seats, Sides: info.Sides}
 	if info.Die != nil {
 		out.Die = info.Die.Faces
 	}

@@ -1,10 +1,10 @@
 package library
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -335,15 +335,16 @@ func readEntry(f found) *Entry {
 	if f.size > MaxRecordBytes {
 		return bad(0, 0, "%d bytes: too large to be a game record (at most %d MB)", f.size, MaxRecordBytes>>20)
 	}
-	data, err := os.ReadFile(f.path)
+	in, err := os.Open(f.path)
 	if err != nil {
 		return bad(0, 0, "cannot be read: %v", err)
 	}
-	g, first, err := replay(data, f.id)
+	defer in.Close()
+	g, first, err := replay(in, f.id)
 	if err != nil {
 		var re *record.Error
 		if errors.As(err, &re) {
-			return bad(re.Line, lineOffset(data, re.Line), "%s", re.Msg)
+			return bad(re.Line, re.Offset, "%s", re.Msg)
 		}
 		return bad(0, 0, "%v", err)
 	}
@@ -380,9 +381,10 @@ func readEntry(f found) *Entry {
 	return e
 }
 
-// replay replays a record and returns the time of its first timed event.
-func replay(data []byte, name string) (*record.Game, time.Time, error) {
-	rd := record.NewReader(bytes.NewReader(data), name)
+// replay replays a record line by line and returns the time of its first
+// timed event.
+func replay(r io.Reader, name string) (*record.Game, time.Time, error) {
+	rd := record.NewReader(r, name)
 	h, err := rd.Header()
 	if err != nil {
 		return nil, time.Time{}, err
@@ -399,7 +401,7 @@ func replay(data []byte, name string) (*record.Game, time.Time, error) {
 			first = ev.T
 		}
 		if err := g.Apply(ev); err != nil {
-			return g, first, &record.Error{File: name, Line: ev.Line, Kind: record.ErrEvent, Msg: err.Error(), Err: err}
+			return g, first, &record.Error{File: name, Line: ev.Line, Offset: rd.Offset(), Kind: record.ErrEvent, Msg: err.Error(), Err: err}
 		}
 	}
 	g.Lines = rd.Line()
@@ -454,19 +456,6 @@ func journalTime(id string) (time.Time, bool) {
 	}
 	t, err := time.Parse("20060102T150405.000000000Z", stamp)
 	return t, err == nil
-}
-
-// lineOffset is the byte offset of the start of line n (1-based) in data.
-func lineOffset(data []byte, n int) int64 {
-	off := 0
-	for i := 1; i < n; i++ {
-		j := bytes.IndexByte(data[off:], '\n')
-		if j < 0 {
-			return int64(len(data))
-		}
-		off += j + 1
-	}
-	return int64(off)
 }
 
 // Level is the analysis level.

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/tabla-board/tabla/cmd/tabla/internal/aicmd"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/library"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/library/librarytest"
+	"github.com/tabla-board/tabla/engine/enginetest"
 	_ "github.com/tabla-board/tabla/engine/games"
 	"github.com/tabla-board/tabla/engine/record"
 )
@@ -276,4 +278,63 @@ func TestStatsAsTablaStats(t *testing.T) {
 func mustJSON(v any) string {
 	b, _ := json.MarshalIndent(v, "", " ")
 	return string(b)
+}
+
+// allocated returns the bytes f allocates.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// A record of a few moves and millions of tick lines is listed, stepped
+// and analysed in memory that does not grow with its size: the file is
+// read line by line, never whole.
+func TestLargeRecordBoundedMemory(t *testing.T) {
+	dir := t.TempDir()
+	var b bytes.Buffer
+	b.WriteString(`{"tabla":1,"game":"star","first":"red"}` + "\n" + `{"move":"b1-f3"}` + "\n")
+	for b.Len() < 8<<20 {
+		b.WriteString("{\"tick\":1}\n")
+	}
+	b.WriteString(`{"move":"l13-h11"}` + "\n")
+	if err := os.WriteFile(filepath.Join(dir, "ticks.jsonl"), b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lib, err := library.Open(dir, library.Options{Level: 1, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	limit := uint64(4 << 20)
+	if enginetest.Race {
+		limit = 32 << 20 // the race detector's sync.Pool drops a share of what is put back
+	}
+	if n := allocated(func() {
+		if _, err := lib.Games(); err != nil {
+			t.Fatal(err)
+		}
+	}); n > limit {
+		t.Errorf("listing an 8 MB record allocated %d bytes, want at most %d", n, limit)
+	}
+	if n := allocated(func() {
+		g, err := lib.Game("ticks.jsonl")
+		if err != nil || len(g.Steps) != 3 {
+			t.Fatalf("game: %v", err)
+		}
+	}); n > limit {
+		t.Errorf("stepping an 8 MB record allocated %d bytes, want at most %d", n, limit)
+	}
+	if n := allocated(func() {
+		f, _, err := lib.Record("ticks.jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}); n > limit {
+		t.Errorf("opening an 8 MB record for download allocated %d bytes, want at most %d", n, limit)
+	}
 }

@@ -63,3 +63,14 @@ func TestReplay(t *testing.T) {
 		})
 	}
 }
+
+// A journal on standard input, which replay reads twice, is spooled to a
+// temporary file and reproduced as from a file.
+func TestReplayStdin(t *testing.T) {
+	var out, errb bytes.Buffer
+	in := strings.NewReader(string(journal(t, "star-noise.jsonl")))
+	err := Run(&Options{IO: &cmdutil.IO{In: in, Out: &out, Err: &errb}, File: "-"})
+	if err != nil || !strings.Contains(out.String(), "<stdin>: ") || !strings.Contains(out.String(), "decisions reproduced") {
+		t.Fatalf("got %v:\n%s%s", err, out.String(), errb.String())
+	}
+}

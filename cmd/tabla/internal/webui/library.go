@@ -108,13 +108,15 @@ func Library(lib *library.Library, o LibraryOptions) http.Handler {
 		writeJSON(w, AnalysisView{Progress: p})
 	})
 	mux.HandleFunc("GET /download/record", func(w http.ResponseWriter, r *http.Request) {
-		g, ok := game(w, r, lib)
-		if !ok {
+		f, e, err := lib.Record(r.URL.Query().Get("id"))
+		if err != nil {
+			libraryError(w, err)
 			return
 		}
+		defer f.Close()
 		w.Header().Set("Content-Type", "application/x-ndjson")
-		w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", path.Base(g.Entry.ID)))
-		http.ServeContent(w, r, "", g.Entry.ModTime, bytes.NewReader(g.Record))
+		w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", path.Base(e.ID)))
+		http.ServeContent(w, r, "", e.ModTime, f)
 	})
 	mux.HandleFunc("GET /download/curve.svg", func(w http.ResponseWriter, r *http.Request) {
 		id := r.URL.Query().Get("id")
