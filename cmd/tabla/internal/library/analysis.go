@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -105,10 +106,11 @@ func (l *Library) Close() {
 	l.jobs.wg.Wait()
 }
 
-// stampOf reads a record file through its hash, and returns the file
-// rewound to its start for reading it again; the caller closes it.
-func stampOf(path string) (Stamp, *os.File, error) {
-	f, err := os.Open(path)
+// stampOf reads a record file (by its name in the library) through its
+// hash, and returns the file rewound to its start for reading it again;
+// the caller closes it.
+func (l *Library) stampOf(name string) (Stamp, *os.File, error) {
+	f, err := l.open(name)
 	if err != nil {
 		return Stamp{}, nil, err
 	}
@@ -130,8 +132,8 @@ func stampOf(path string) (Stamp, *os.File, error) {
 }
 
 // stamp is stampOf for the stamp alone.
-func stamp(path string) (Stamp, error) {
-	st, f, err := stampOf(path)
+func (l *Library) stamp(name string) (Stamp, error) {
+	st, f, err := l.stampOf(name)
 	if err == nil {
 		f.Close()
 	}
@@ -160,7 +162,7 @@ func (l *Library) Analysis(id string) (*Analysis, Progress, error) {
 	if err != nil {
 		return nil, Progress{}, err
 	}
-	st, err := stamp(path)
+	st, err := l.stamp(path)
 	if err != nil {
 		return nil, Progress{}, fmt.Errorf("library: %s: %w", id, ErrNotFound)
 	}
@@ -188,7 +190,12 @@ func (l *Library) Analysis(id string) (*Analysis, Progress, error) {
 // readCache reads RECORD.analysis.json if it describes this version of the
 // record at the library's level.
 func (l *Library) readCache(path string, st Stamp) *Analysis {
-	data, err := os.ReadFile(path + AnalysisSuffix)
+	f, err := l.open(path + AnalysisSuffix)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, 64<<20))
 	if err != nil {
 		return nil
 	}
@@ -214,14 +221,14 @@ func (l *Library) Analyze(id string) (Progress, error) {
 	if a != nil || p.State == "queued" || p.State == "running" {
 		return p, nil
 	}
-	e, path, err := l.Entry(id)
+	e, _, err := l.Entry(id)
 	if err != nil {
 		return p, err
 	}
 	if e.Error != nil {
 		return p, e.Error
 	}
-	st, err := stamp(path)
+	st, err := l.stamp(filepath.FromSlash(e.ID))
 	if err != nil {
 		return p, err
 	}
@@ -272,7 +279,7 @@ func (l *Library) analyse(id string, progress func(done, total int)) (a *Analysi
 	if err != nil {
 		return nil, err
 	}
-	st, f, err := stampOf(path)
+	st, f, err := l.stampOf(path)
 	if err != nil {
 		return nil, err
 	}
@@ -298,12 +305,12 @@ func (l *Library) analyse(id string, progress func(done, total int)) (a *Analysi
 	if err != nil {
 		return nil, err
 	}
-	if now, err := stamp(path); err != nil || now != st {
+	if now, err := l.stamp(path); err != nil || now != st {
 		return nil, fmt.Errorf("library: %s: %w", id, ErrChanged)
 	}
 	out, err := json.Marshal(a)
 	if err == nil {
-		err = writeAtomic(path+AnalysisSuffix, out)
+		err = l.writeAtomic(path+AnalysisSuffix, out)
 	}
 	if err != nil {
 		l.log.Warn("analysis not cached (kept in memory)", "game", id, "err", err)

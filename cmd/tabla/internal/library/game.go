@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/tabla-board/tabla/boards"
 	"github.com/tabla-board/tabla/engine"
@@ -46,16 +47,16 @@ type Game struct {
 
 // Game reads and steps one game.
 func (l *Library) Game(id string) (*Game, error) {
-	e, path, err := l.Entry(id)
+	e, _, err := l.Entry(id)
 	if err != nil {
 		return nil, err
 	}
 	if e.Error != nil {
 		return nil, e.Error
 	}
-	f, err := os.Open(path)
+	f, err := l.open(filepath.FromSlash(e.ID))
 	if err != nil {
-		return nil, fmt.Errorf("library: %s: %w", id, err)
+		return nil, fmt.Errorf("library: %q: %w", id, ErrNotFound)
 	}
 	defer f.Close()
 	return stepGame(e, f)
@@ -64,16 +65,16 @@ func (l *Library) Game(id string) (*Game, error) {
 // Record opens a game's record file for reading, with its entry; the
 // caller closes it.
 func (l *Library) Record(id string) (*os.File, *Entry, error) {
-	e, path, err := l.Entry(id)
+	e, _, err := l.Entry(id)
 	if err != nil {
 		return nil, nil, err
 	}
 	if e.Error != nil {
 		return nil, nil, e.Error
 	}
-	f, err := os.Open(path)
+	f, err := l.open(filepath.FromSlash(e.ID))
 	if err != nil {
-		return nil, nil, fmt.Errorf("library: %s: %w", id, err)
+		return nil, nil, fmt.Errorf("library: %q: %w", id, ErrNotFound)
 	}
 	return f, e, nil
 }

@@ -7,12 +7,15 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/tabla-board/tabla/engine"
@@ -85,6 +88,7 @@ type Options struct {
 // Library is the games under one directory.
 type Library struct {
 	dir  string
+	root *os.Root // every file is opened through it: nothing outside dir
 	opts Options
 	log  *slog.Logger
 
@@ -112,7 +116,11 @@ func Open(dir string, o Options) (*Library, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	l := &Library{dir: dir, opts: o, log: o.Logger, entries: map[string]*Entry{}}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("library: %w", err)
+	}
+	l := &Library{dir: dir, root: root, opts: o, log: o.Logger, entries: map[string]*Entry{}}
 	l.jobs.init(l)
 	l.loadIndex()
 	return l, nil
@@ -127,7 +135,10 @@ type indexCache struct {
 }
 
 func (l *Library) loadIndex() {
-	data, err := os.ReadFile(filepath.Join(l.dir, IndexFile))
+	if fi, err := l.root.Lstat(IndexFile); err != nil || !fi.Mode().IsRegular() {
+		return
+	}
+	data, err := l.root.ReadFile(IndexFile)
 	if err != nil {
 		return
 	}
@@ -152,7 +163,7 @@ func (l *Library) saveIndexLocked() {
 	slices.SortFunc(c.Entries, func(a, b *Entry) int { return strings.Compare(a.ID, b.ID) })
 	data, err := json.Marshal(c)
 	if err == nil {
-		err = writeAtomic(filepath.Join(l.dir, IndexFile), data)
+		err = l.writeAtomic(IndexFile, data)
 	}
 	if err != nil {
 		if !l.noCache {
@@ -164,21 +175,32 @@ func (l *Library) saveIndexLocked() {
 	l.saved = true
 }
 
-// writeAtomic writes a file through a temporary file renamed over it.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+// writeAtomic writes the file name (relative to the library's directory)
+// through a temporary file renamed over it, inside the directory: the
+// rename replaces a symbolic link of that name, never follows it.
+func (l *Library) writeAtomic(name string, data []byte) error {
+	var tmp string
+	var f *os.File
+	var err error
+	for range 10 {
+		tmp = filepath.Join(filepath.Dir(name), "."+filepath.Base(name)+"."+strconv.FormatUint(rand.Uint64(), 36))
+		f, err = l.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+		err = l.root.Rename(tmp, name)
 	}
 	if err != nil {
-		os.Remove(tmp.Name())
+		l.root.Remove(tmp)
 	}
 	return err
 }
@@ -255,7 +277,7 @@ func (l *Library) Games() ([]Entry, error) {
 			go func() {
 				defer wg.Done()
 				for i := range next {
-					read[i] = readEntry(stale[i])
+					read[i] = l.readEntry(stale[i])
 				}
 			}()
 		}
@@ -284,21 +306,23 @@ func (l *Library) Games() ([]Entry, error) {
 	return out, nil
 }
 
-// Entry returns the index entry of id, reading the file if it changed.
+// Entry returns the index entry of id, reading the file if it changed, and
+// the file's path.
 func (l *Library) Entry(id string) (*Entry, string, error) {
-	path, err := l.path(id)
+	name, err := l.path(id)
 	if err != nil {
 		return nil, "", err
 	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, "", fmt.Errorf("library: %s: %w", id, ErrNotFound)
+	fi, err := l.root.Lstat(name)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, "", fmt.Errorf("library: %q: %w", id, ErrNotFound)
 	}
+	path := filepath.Join(l.dir, name)
 	l.mu.Lock()
 	e := l.entries[id]
 	l.mu.Unlock()
 	if e == nil || e.Size != fi.Size() || !e.ModTime.Equal(fi.ModTime()) {
-		e = readEntry(found{id: id, path: path, size: fi.Size(), mod: fi.ModTime()})
+		e = l.readEntry(found{id: id, path: path, size: fi.Size(), mod: fi.ModTime()})
 		l.mu.Lock()
 		l.entries[id] = e
 		l.mu.Unlock()
@@ -310,23 +334,36 @@ func (l *Library) Entry(id string) (*Entry, string, error) {
 // ErrNotFound: no game of that id in the library.
 var ErrNotFound = errors.New("no such game in the library")
 
-// path turns an id into the file's path, refusing anything that is not a
-// plain *.jsonl file under the library's directory.
+// path turns an id into the file's name relative to the library's
+// directory, refusing anything that is not a regular *.jsonl file under it
+// as the listing would show it: no hidden part, and no symbolic link on
+// the way, to a file or to a folder, wherever it points. (Every file is
+// then opened through l.root, so a link swapped in after this check
+// still cannot lead out of the directory.)
 func (l *Library) path(id string) (string, error) {
 	clean := filepath.FromSlash(id)
+	notFound := fmt.Errorf("library: %q: %w", id, ErrNotFound)
 	if id == "" || !filepath.IsLocal(clean) || !strings.HasSuffix(id, ".jsonl") || strings.Contains(id, "\\") {
-		return "", fmt.Errorf("library: %q: %w", id, ErrNotFound)
+		return "", notFound
 	}
-	for _, part := range strings.Split(id, "/") {
+	parts := strings.Split(id, "/")
+	for i, part := range parts {
 		if strings.HasPrefix(part, ".") {
-			return "", fmt.Errorf("library: %q: %w", id, ErrNotFound)
+			return "", notFound
+		}
+		fi, err := l.root.Lstat(filepath.Join(parts[:i+1]...))
+		switch {
+		case err != nil, fi.Mode()&fs.ModeSymlink != 0:
+			return "", notFound
+		case i < len(parts)-1 && !fi.IsDir(), i == len(parts)-1 && !fi.Mode().IsRegular():
+			return "", notFound
 		}
 	}
-	return filepath.Join(l.dir, clean), nil
+	return clean, nil
 }
 
 // readEntry reads one file into an index entry.
-func readEntry(f found) *Entry {
+func (l *Library) readEntry(f found) *Entry {
 	e := &Entry{ID: f.id, Size: f.size, ModTime: f.mod, Date: f.mod}
 	bad := func(line int, off int64, format string, args ...any) *Entry {
 		e.Error = &ReadError{File: f.id, Line: line, Byte: off, Message: fmt.Sprintf(format, args...)}
@@ -335,7 +372,7 @@ func readEntry(f found) *Entry {
 	if f.size > MaxRecordBytes {
 		return bad(0, 0, "%d bytes: too large to be a game record (at most %d MB)", f.size, MaxRecordBytes>>20)
 	}
-	in, err := os.Open(f.path)
+	in, err := l.open(filepath.FromSlash(f.id))
 	if err != nil {
 		return bad(0, 0, "cannot be read: %v", err)
 	}
@@ -379,6 +416,20 @@ func readEntry(f found) *Entry {
 		}
 	}
 	return e
+}
+
+// open opens a regular file of the library by its name relative to the
+// directory, refusing a symbolic link.
+func (l *Library) open(name string) (*os.File, error) {
+	f, err := l.root.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: not a regular file", name)
+	}
+	return f, nil
 }
 
 // replay replays a record line by line and returns the time of its first

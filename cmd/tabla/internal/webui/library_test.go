@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -121,5 +123,84 @@ func TestLibraryRoutes(t *testing.T) {
 	code, body, _ = get(t, srv.URL+"/api/info")
 	if code != 200 || !strings.Contains(body, `"live":"../"`) {
 		t.Errorf("info: %s", body)
+	}
+}
+
+// An id given straight to the API never leads out of the library's folder:
+// a symbolic link (to a file or a folder, out of DIR or inside it) is no
+// game, the error shows nothing of the file it points to, and no analysis
+// is written outside DIR.
+func TestLibraryRefusesSymlinks(t *testing.T) {
+	top := t.TempDir()
+	dir, out := filepath.Join(top, "lib"), filepath.Join(top, "out")
+	for _, d := range []string{dir, out} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := librarytest.WriteLibrary(dir, 6); err != nil {
+		t.Fatal(err)
+	}
+	star, err := os.ReadFile(filepath.Join(dir, "star.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(out, "secret.jsonl"), []byte("SECRET first line\n"), 0o644)
+	os.WriteFile(filepath.Join(out, "game.jsonl"), star, 0o644)
+	for link, to := range map[string]string{
+		"secret.jsonl": "../out/secret.jsonl", // a file outside
+		"outside.jsonl": filepath.Join(out, "game.jsonl"), // absolute
+		"inner.jsonl":   "star.jsonl",                     // a link inside DIR
+		"sub":           "../out",                         // a folder outside
+	} {
+		if err := os.Symlink(to, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lib, err := library.Open(dir, library.Options{Level: 1, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	srv := httptest.NewServer(Library(lib, LibraryOptions{}))
+	defer srv.Close()
+	for _, id := range []string{"secret.jsonl", "outside.jsonl", "inner.jsonl", "sub/game.jsonl", "sub/secret.jsonl"} {
+		q := "?id=" + url.QueryEscape(id)
+		for _, u := range []string{"/api/game" + q, "/download/record" + q, "/api/analysis" + q} {
+			code, body, _ := get(t, srv.URL+u)
+			if code != http.StatusNotFound || strings.Contains(body, "SECRET") {
+				t.Errorf("GET %s: %d %q, want 404 showing nothing of the file", u, code, body[:min(len(body), 200)])
+			}
+		}
+		r, err := http.Post(srv.URL+"/api/analysis"+q, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		if r.StatusCode != http.StatusNotFound || strings.Contains(string(b), "SECRET") {
+			t.Errorf("POST /api/analysis%s: %d %q, want 404", q, r.StatusCode, b)
+		}
+	}
+	// analyses run one at a time in order: once star.jsonl's is done, any
+	// queued before it is too
+	if _, err := lib.Analyze("star.jsonl"); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		a, p, err := lib.Analysis("star.jsonl")
+		if err != nil || p.State == "failed" || time.Now().After(deadline) {
+			t.Fatalf("star.jsonl's analysis: %v %+v", err, p)
+		}
+		if a != nil {
+			break
+		}
+	}
+	if names, _ := filepath.Glob(filepath.Join(out, "*"+library.AnalysisSuffix)); len(names) != 0 {
+		t.Errorf("analyses written outside the library: %v", names)
+	}
+	// the real file is served as before
+	if code, _, _ := get(t, srv.URL+"/api/game?id=star.jsonl"); code != 200 {
+		t.Errorf("star.jsonl: %d", code)
 	}
 }
