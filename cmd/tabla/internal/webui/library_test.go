@@ -148,7 +148,7 @@ func TestLibraryRefusesSymlinks(t *testing.T) {
 	os.WriteFile(filepath.Join(out, "secret.jsonl"), []byte("SECRET first line\n"), 0o644)
 	os.WriteFile(filepath.Join(out, "game.jsonl"), star, 0o644)
 	for link, to := range map[string]string{
-		"secret.jsonl": "../out/secret.jsonl", // a file outside
+		"secret.jsonl":  "../out/secret.jsonl",            // a file outside
 		"outside.jsonl": filepath.Join(out, "game.jsonl"), // absolute
 		"inner.jsonl":   "star.jsonl",                     // a link inside DIR
 		"sub":           "../out",                         // a folder outside
