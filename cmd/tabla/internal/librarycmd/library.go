@@ -119,9 +119,9 @@ func Run(ctx context.Context, o *Options) error {
 }
 
 func serve(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger, ready func(addr string)) error {
-	srv := &http.Server{Handler: h, BaseContext: func(net.Listener) context.Context { return ctx }, ReadHeaderTimeout: 10 * time.Second}
+	srv := webui.NewServer(ctx, h, webui.DefaultLimits)
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(webui.DefaultLimits.Listener(ln)) }()
 	ready(ln.Addr().String())
 	var err error
 	select {

@@ -65,6 +65,9 @@ type Options struct {
 	Hub, Table, HubCA, Remote string
 	// Ready, when set, is called once the session runs (tests).
 	Ready func(s *companion.Session, addr string)
+	// Limits, when set, replace the page server's webui.DefaultLimits
+	// (tests).
+	Limits *webui.Limits
 }
 
 // tablePages are what tabla run serves: the live board page (read-only;
@@ -358,9 +361,12 @@ func Run(ctx context.Context, o *Options) error {
 		}
 		defer lib.Close()
 		lib.Warm()
-		srv = &http.Server{Handler: guard.Wrap(tablePages(sess, hw, lib, o.Token)),
-			BaseContext: func(net.Listener) context.Context { return ctx }, ReadHeaderTimeout: 10 * time.Second}
-		go srv.Serve(ln)
+		limits := webui.DefaultLimits
+		if o.Limits != nil {
+			limits = *o.Limits
+		}
+		srv = webui.NewServer(ctx, guard.Wrap(tablePages(sess, hw, lib, o.Token)), limits)
+		go srv.Serve(limits.Listener(ln))
 		log.Info("status API", "addr", "http://"+addr+"/", "page", "live board (read-only; paired phones control)", "library", "http://"+addr+"/library/",
 			"token", o.Token != "", "hosts", strings.Join(guard.Allowed(), ", "))
 	}

@@ -205,9 +205,9 @@ func ServePage(ctx context.Context, o *PageOptions, log *slog.Logger) error {
 	}
 	page := webui.Handler(ps, webui.Options{Mode: webui.ModeSim, Act: ps.Act, Command: sess.Command, Commands: companion.Commands,
 		SetEngine: sess.SetEngine, Token: o.Token})
-	srv := &http.Server{Handler: guard.Wrap(page), BaseContext: func(net.Listener) context.Context { return ctx }, ReadHeaderTimeout: 10 * time.Second}
+	srv := webui.NewServer(ctx, guard.Wrap(page), webui.DefaultLimits)
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
+	go func() { serveErr <- srv.Serve(webui.DefaultLimits.Listener(ln)) }()
 	runErr := make(chan error, 1)
 	go func() { runErr <- sess.Run(ctx) }()
 	go companion.AutoPlay(ctx, sess, ai, log)

@@ -26,15 +26,17 @@ func writeJSON(w http.ResponseWriter, v any) {
 // ServeEvents streams server-sent events: an "event: state" with state()
 // as JSON at once, then one per value from subscribe (bursts coalesce
 // there), with a comment line every 15 s as keep-alive, until the client
-// goes away or the subscription closes. The request's context ends the
-// stream, which http.Server.Shutdown does not wait for: cancel BaseContext
-// to stop streams on shutdown.
+// goes away or the subscription closes. The server's read and write
+// timeouts (Limits) do not apply to the stream. The request's context ends
+// the stream, which http.Server.Shutdown does not wait for: cancel
+// BaseContext to stop streams on shutdown.
 func ServeEvents(w http.ResponseWriter, r *http.Request, state func() any, subscribe func(ctx context.Context) <-chan struct{}) {
 	fl, ok := w.(http.Flusher)
 	if !ok {
 		http.Error(w, "webui: streaming unsupported", http.StatusInternalServerError)
 		return
 	}
+	longLived(w)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Accel-Buffering", "no")
