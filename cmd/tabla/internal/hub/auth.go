@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -91,8 +92,12 @@ func (c *Credentials) Save(dir string) error {
 		return err
 	}
 	path := filepath.Join(dir, CredentialsFile)
+	data = append(data, '\n')
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+		return nil // unchanged: no write for a watcher to see
+	}
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o600); err != nil {
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
 		return err
 	}
 	return os.Rename(tmp, path)

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -112,13 +111,9 @@ func Serve(ctx context.Context, o ServeOptions) error {
 }
 
 // watchCredentials reloads the server's users when the credentials file
-// changes (`tabla hub table add` on a running hub).
+// changes (`tabla hub table add` on a running hub), looking every 2 s.
 func watchCredentials(ctx context.Context, dir string, srv *Server, log *slog.Logger) {
-	path := filepath.Join(dir, CredentialsFile)
-	last := time.Time{}
-	if fi, err := os.Stat(path); err == nil {
-		last = fi.ModTime()
-	}
+	w := credWatch{srv: srv, log: log}
 	tick := time.NewTicker(2 * time.Second)
 	defer tick.Stop()
 	for {
@@ -127,17 +122,31 @@ func watchCredentials(ctx context.Context, dir string, srv *Server, log *slog.Lo
 			return
 		case <-tick.C:
 		}
-		fi, err := os.Stat(path)
-		if err != nil || fi.ModTime().Equal(last) {
-			continue
-		}
-		last = fi.ModTime()
-		if err := srv.Reload(); err != nil {
-			log.Error("hub: reloading the credentials", "err", err)
-			continue
-		}
-		log.Info("hub: credentials reloaded")
+		w.check()
 	}
+}
+
+// credWatch compares the credentials file with what the server loaded
+// last — by content, not time: the server's own write of the file (the
+// hashes it caches) is what it loaded, not a change to reload for.
+type credWatch struct {
+	srv *Server
+	log *slog.Logger
+}
+
+// check reloads the server's users if the file changed; it reports
+// whether it did.
+func (w *credWatch) check() bool {
+	sum, err := credentialsSum(w.srv.cfg.Dir)
+	if err != nil || sum == w.srv.loadedSum() {
+		return false
+	}
+	if err := w.srv.Reload(); err != nil {
+		w.log.Error("hub: reloading the credentials", "err", err)
+		return false
+	}
+	w.log.Info("hub: credentials reloaded", "tables", len(w.srv.Credentials().Tables))
+	return true
 }
 
 // redact hides the passwords of NATS URLs.

@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -42,6 +43,8 @@ type Server struct {
 	host  string
 	port  int
 	creds *Credentials
+	sum   [32]byte // SHA-256 of the credentials file as last loaded (and saved)
+	loads int      // configurations loaded: the start and every reload
 }
 
 // StartServer starts the embedded NATS server and waits until it accepts
@@ -124,6 +127,12 @@ func (s *Server) writeConf() error {
 	if err := creds.Save(s.cfg.Dir); err != nil { // the hashes cached
 		return err
 	}
+	sum, err := credentialsSum(s.cfg.Dir)
+	if err != nil {
+		return err
+	}
+	s.sum = sum
+	s.loads++
 	tmp := s.conf + ".tmp"
 	if err := os.WriteFile(tmp, []byte(b.String()), 0o600); err != nil {
 		return err
@@ -140,6 +149,29 @@ func (s *Server) Reload() error {
 		return err
 	}
 	return s.ns.Reload()
+}
+
+// credentialsSum is the SHA-256 of dir's credentials file.
+func credentialsSum(dir string) ([32]byte, error) {
+	data, err := os.ReadFile(filepath.Join(dir, CredentialsFile))
+	if err != nil {
+		return [32]byte{}, err
+	}
+	return sha256.Sum256(data), nil
+}
+
+func (s *Server) loadedSum() [32]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sum
+}
+
+// Loads counts the configurations the server loaded: 1 at the start, one
+// more for every reload.
+func (s *Server) Loads() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.loads
 }
 
 // Credentials are the users as last loaded.

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -69,6 +71,7 @@ type Table struct {
 	stats   TableStats
 	watch   watchers.Set
 	abort   context.CancelFunc // cancels the sync under way (a disconnect)
+	recheck bool               // compare the hub's copy of the journals marked sent with them (at start, after a reconnect)
 
 	poke   chan struct{}
 	stop   chan struct{}
@@ -84,6 +87,9 @@ type TableStats struct {
 	Backlog   int  `json:"backlog"`   // events read and not yet on the hub
 	Connected bool `json:"connected"`
 	Errors    int  `json:"errors"`
+	// Checked: since the last connect, the journals marked sent were
+	// compared with what the hub holds of them.
+	Checked bool `json:"checked"`
 }
 
 // TableName is the table name a hub URL implies: its user.
@@ -136,7 +142,7 @@ func Connect(o TableOptions) (*Table, error) {
 		o.ReconnectWait = time.Second
 	}
 	t := &Table{opts: o, name: o.Name, log: o.Logger.With("hub_table", o.Name), byPath: map[string]*tail{},
-		poke: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+		recheck: true, poke: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	nc, err := Dial(o.URL, "tabla table "+o.Name, o.CA, o.ReconnectWait, t.log, t.onConn)
 	if err != nil {
 		return nil, err
@@ -150,25 +156,104 @@ func Connect(o TableOptions) (*Table, error) {
 	return t, nil
 }
 
+// Servers splits a hub URL (one URL, or a comma-separated list for a
+// cluster) into its servers without credentials, and the user and
+// password of whichever carries them: `nats://admin:PW@n1:4222,n2:4222`
+// gives every server the admin's credentials, as the README writes it.
+// Two different users in one list are an error.
+func Servers(hubURL string) (servers []string, user, password string, err error) {
+	scheme := "nats"
+	for i, u := range splitURLs(hubURL) {
+		u = strings.TrimSpace(u)
+		if sc, _, ok := strings.Cut(u, "://"); ok {
+			if i == 0 {
+				scheme = sc
+			}
+		} else {
+			u = scheme + "://" + u // a bare HOST:PORT takes the list's scheme
+		}
+		p, perr := url.Parse(u)
+		if perr != nil || p.Host == "" {
+			return nil, "", "", fmt.Errorf("hub: %q is not a NATS URL (nats://USER:PASSWORD@HOST:4222)", redact(u))
+		}
+		if p.User != nil {
+			pw, _ := p.User.Password()
+			if user != "" && (p.User.Username() != user || pw != password) {
+				return nil, "", "", fmt.Errorf("hub: %s: two different users in one server list", redact(hubURL))
+			}
+			user, password = p.User.Username(), pw
+			p.User = nil
+		}
+		servers = append(servers, p.String())
+	}
+	if len(servers) == 0 {
+		return nil, "", "", errors.New("hub: no NATS server given")
+	}
+	return servers, user, password, nil
+}
+
+// maxReconnectWait bounds the pause between connection attempts as it
+// grows: a table added to a running hub connects within seconds.
+const maxReconnectWait = 2 * time.Second
+
 // Dial connects to a hub's NATS server, retrying for ever in the
-// background; change is called on every connect and disconnect.
+// background — the first connection too, and after the server refused
+// the credentials (a table started before `tabla hub table add`) — with
+// a pause that doubles from wait up to maxReconnectWait. Every state
+// change is logged; change is called on every connect and disconnect.
+// The credentials of the URL apply to every server of a list (and to the
+// servers a cluster announces).
 func Dial(u, name, ca string, wait time.Duration, log *slog.Logger, change func(*nats.Conn)) (*nats.Conn, error) {
-	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(wait),
-		nats.RetryOnFailedConnect(true), nats.ReconnectBufSize(-1), nats.ReconnectJitter(wait/4, wait/4),
+	servers, user, password, err := Servers(u)
+	if err != nil {
+		return nil, err
+	}
+	limit := max(wait, maxReconnectWait)
+	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.RetryOnFailedConnect(true),
+		nats.IgnoreAuthErrorAbort(), nats.ReconnectBufSize(-1),
+		nats.CustomReconnectDelay(func(attempts int) time.Duration {
+			d := wait << min(attempts, 16)
+			if d <= 0 || d > limit {
+				d = limit
+			}
+			return d - time.Duration(rand.Int64N(int64(d/4)+1)) // jitter: tables do not come back in step
+		}),
 		nats.PingInterval(5 * time.Second), nats.MaxPingsOutstanding(2),
-		nats.ConnectHandler(func(nc *nats.Conn) { log.Info("hub connected"); change(nc) }),
-		nats.ReconnectHandler(func(nc *nats.Conn) { log.Info("hub reconnected"); change(nc) }),
+		nats.ConnectHandler(func(nc *nats.Conn) {
+			log.Info("hub connected", "server", redact(nc.ConnectedUrl()))
+			change(nc)
+		}),
+		nats.ReconnectHandler(func(nc *nats.Conn) {
+			log.Info("hub reconnected", "server", redact(nc.ConnectedUrl()))
+			change(nc)
+		}),
 		nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
 			if err != nil {
-				log.Warn("hub disconnected", "err", err)
+				log.Warn("hub disconnected: retrying", "err", err)
+			} else {
+				log.Info("hub disconnected")
 			}
 			change(nc)
 		}),
+		nats.ReconnectErrHandler(func(nc *nats.Conn, err error) {
+			if errors.Is(err, nats.ErrAuthorization) || errors.Is(err, nats.ErrAuthExpired) || errors.Is(err, nats.ErrAuthRevoked) {
+				log.Warn("hub refused the credentials: retrying (is the table added on the hub? `tabla hub table add`)", "err", err)
+				return
+			}
+			log.Debug("hub: connection attempt failed", "err", err)
+		}),
+		nats.ErrorHandler(func(nc *nats.Conn, _ *nats.Subscription, err error) {
+			log.Warn("hub: NATS error", "err", err)
+		}),
+		nats.ClosedHandler(func(nc *nats.Conn) { log.Info("hub connection closed") }),
+	}
+	if user != "" {
+		opts = append(opts, nats.UserInfo(user, password))
 	}
 	if ca != "" {
 		opts = append(opts, nats.RootCAs(ca))
 	}
-	nc, err := nats.Connect(u, opts...)
+	nc, err := nats.Connect(strings.Join(servers, ","), opts...)
 	if err != nil {
 		return nil, fmt.Errorf("hub: %v", err)
 	}
@@ -186,15 +271,21 @@ func (t *Table) JetStream() jetstream.JetStream { return t.js }
 
 // onConn follows the connection: on a disconnect, what is under way
 // waits for replies that will not come; give up on it now rather than at
-// its timeout.
+// its timeout. On a (re)connect the hub may have lost what it had
+// acknowledged (a server restored from an older disk, a cluster that lost
+// its leader's last writes): the journals marked sent are compared with
+// the hub's copy again.
 func (t *Table) onConn(nc *nats.Conn) {
+	t.mu.Lock()
 	if !nc.IsConnected() {
-		t.mu.Lock()
 		if t.abort != nil {
 			t.abort()
 		}
-		t.mu.Unlock()
+	} else {
+		t.recheck = true
 	}
+	t.stats.Checked = false
+	t.mu.Unlock()
 	t.wake()
 }
 
@@ -312,11 +403,16 @@ func (t *Table) Close(wait time.Duration) {
 }
 
 // stateFile records, per hub, the journals of the journal directory that
-// are all on it.
+// are all on it: every event acknowledged by the hub (a JetStream PubAck)
+// and the whole journal uploaded.
 const stateFile = ".tabla-hub.json"
 
 type pubState struct {
 	Done map[string][]string `json:"done"` // hub address → journal names
+	// Events is, per hub address and journal name, the number of events
+	// the hub acknowledged (header included): what its stream must hold
+	// for that game. Journals marked done before it was kept have none.
+	Events map[string]map[string]int `json:"events,omitempty"`
 }
 
 func (t *Table) hubKey() string {
@@ -339,19 +435,54 @@ func (t *Table) loadState() *pubState {
 	if t.opts.JournalDir == "" {
 		return st
 	}
-	data, err := os.ReadFile(filepath.Join(t.opts.JournalDir, stateFile))
+	path := filepath.Join(t.opts.JournalDir, stateFile)
+	data, err := os.ReadFile(path)
 	if err == nil {
-		json.Unmarshal(data, st)
+		err = json.Unmarshal(data, st)
+	}
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		// every journal is then compared with the hub and what it lacks sent
+		t.log.Warn("hub: the record of journals sent is unreadable: checking them all with the hub", "file", path, "err", err)
+		st = &pubState{}
 	}
 	if st.Done == nil {
 		st.Done = map[string][]string{}
 	}
+	if st.Events == nil {
+		st.Events = map[string]map[string]int{}
+	}
 	return st
 }
 
-func (t *Table) markDone(name string) {
+// saveState writes the state file through a temporary file, synced.
+func (t *Table) saveState(st *pubState) error {
+	data, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(t.opts.JournalDir, stateFile)
+	f, err := os.OpenFile(path+".tmp", os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if serr := f.Sync(); err == nil {
+		err = serr
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(path+".tmp", path)
+}
+
+// markDone records that all events of journal name, events of them, are
+// on the hub.
+func (t *Table) markDone(name string, events int) error {
 	if t.opts.JournalDir == "" {
-		return
+		return nil
 	}
 	st := t.loadState()
 	k := t.hubKey()
@@ -359,11 +490,114 @@ func (t *Table) markDone(name string) {
 		st.Done[k] = append(st.Done[k], name)
 		slices.Sort(st.Done[k])
 	}
-	data, _ := json.Marshal(st)
-	path := filepath.Join(t.opts.JournalDir, stateFile)
-	if err := os.WriteFile(path+".tmp", data, 0o644); err == nil {
-		os.Rename(path+".tmp", path)
+	if st.Events[k] == nil {
+		st.Events[k] = map[string]int{}
 	}
+	st.Events[k][name] = events
+	return t.saveState(st)
+}
+
+// verify compares the journals marked sent with what the hub holds of
+// them (one request for the number of events of every game of this
+// table, one for its uploaded journals): a journal whose game the hub
+// holds fewer events of than were acknowledged, or whose upload it lost,
+// is unmarked and published again (what the hub has is asked again, and
+// only the rest sent). A journal marked sent before the counts were kept
+// is counted once, from its file.
+func (t *Table) verify(ctx context.Context) error {
+	if t.opts.JournalDir == "" {
+		return nil
+	}
+	st := t.loadState()
+	k := t.hubKey()
+	if len(st.Done[k]) == 0 {
+		return nil
+	}
+	vctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	counts := func(stream, filter string) (map[string]uint64, error) {
+		s, err := t.js.Stream(vctx, stream)
+		if err != nil {
+			return nil, err
+		}
+		info, err := s.Info(vctx, jetstream.WithSubjectFilter(filter))
+		if err != nil {
+			return nil, err
+		}
+		return info.State.Subjects, nil
+	}
+	recs, err := counts(StreamGames, recPrefix+t.name+".*")
+	if err != nil {
+		return fmt.Errorf("the hub's games: %w", err)
+	}
+	journals, err := counts(StreamJournals, journalPrefix+t.name+".*")
+	if err != nil {
+		return fmt.Errorf("the hub's journals: %w", err)
+	}
+	if st.Events[k] == nil {
+		st.Events[k] = map[string]int{}
+	}
+	var again []string
+	changed := false
+	for _, name := range st.Done[k] {
+		path := filepath.Join(t.opts.JournalDir, name)
+		want, ok := st.Events[k][name]
+		if !ok {
+			tl := newTail(path, nil)
+			_, err := tl.read(t.name)
+			tl.close()
+			if errors.Is(err, os.ErrNotExist) {
+				continue // moved aside or deleted: nothing to compare
+			}
+			if err != nil {
+				return err
+			}
+			want = len(tl.events)
+		}
+		gid := GameID(name)
+		if int(recs[RecSubject(t.name, gid)]) >= want && journals[JournalSubject(t.name, gid)] > 0 {
+			if !ok {
+				st.Events[k][name] = want
+				changed = true
+			}
+			continue
+		}
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		t.log.Warn("hub: the hub lacks part of a journal it acknowledged: publishing it again", "journal", name,
+			"events", want, "hub_events", recs[RecSubject(t.name, gid)], "hub_journal", journals[JournalSubject(t.name, gid)] > 0)
+		again = append(again, name)
+	}
+	if len(again) > 0 {
+		st.Done[k] = slices.DeleteFunc(st.Done[k], func(n string) bool { return slices.Contains(again, n) })
+		for _, n := range again {
+			delete(st.Events[k], n)
+		}
+		changed = true
+	}
+	if changed {
+		if err := t.saveState(st); err != nil {
+			return err
+		}
+	}
+	if len(again) > 0 {
+		t.mu.Lock()
+		var add []*tail
+		for _, n := range again {
+			p := filepath.Join(t.opts.JournalDir, n)
+			if t.byPath[p] != nil {
+				continue
+			}
+			tl := newTail(p, nil)
+			tl.retired = true
+			t.byPath[p] = tl
+			add = append(add, tl)
+		}
+		t.tails = append(add, t.tails...)
+		t.mu.Unlock()
+	}
+	return nil
 }
 
 // scanOld adds the journals of the directory not yet all on the hub.
@@ -420,8 +654,34 @@ func (t *Table) sync(ctx context.Context) time.Duration {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	t.mu.Lock()
-	tails := slices.Clone(t.tails)
+	recheck := t.recheck && t.nc.IsConnected()
+	t.recheck = false
 	t.abort = cancel
+	t.mu.Unlock()
+	if recheck {
+		err := t.verify(ctx)
+		if err != nil && ctx.Err() == nil {
+			t.log.Warn("hub: comparing the journals sent with the hub's copy", "err", err)
+		}
+		if err != nil {
+			t.mu.Lock()
+			t.recheck = true
+			t.mu.Unlock()
+			recheck = false
+		}
+	}
+	t.mu.Lock()
+	tails := slices.Clone(t.tails)
+	// whether each journal was retired before it is read: only then do
+	// the events read below hold all of it (the session writes a game's
+	// last lines before it starts the next journal)
+	retired := make([]bool, len(tails))
+	for i, tl := range tails {
+		retired[i] = tl.retired
+		if recheck {
+			tl.synced = false // the hub may have lost what it acknowledged
+		}
+	}
 	t.mu.Unlock()
 	defer func() {
 		t.mu.Lock()
@@ -432,15 +692,20 @@ func (t *Table) sync(ctx context.Context) time.Duration {
 	// what there is to publish (Close and the tests wait on it)
 	backlog := 0
 	live := tails[:0:0]
-	for _, tl := range tails {
+	wasRetired := map[*tail]bool{}
+	for i, tl := range tails {
 		if _, err := tl.read(t.name); err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				t.drop(tl) // moved aside (unreadable) or deleted
 				continue
 			}
 			t.log.Warn("hub: reading the journal", "journal", tl.path, "err", err)
+			if retired[i] {
+				retired[i] = false // not all of it read: not to be marked sent
+			}
 		}
 		live = append(live, tl)
+		wasRetired[tl] = retired[i]
 		backlog += len(tl.events) - (tl.hubN + 1)
 	}
 	t.mu.Lock()
@@ -466,11 +731,17 @@ func (t *Table) sync(ctx context.Context) time.Duration {
 			wait = t.opts.ReconnectWait
 			continue
 		}
-		t.finish(ctx, tl)
+		t.finish(ctx, tl, wasRetired[tl])
 	}
 	t.putTable(ctx)
 	t.mu.Lock()
 	t.stats.Backlog = backlog
+	if recheck && !t.recheck { // compared, and no reconnect since
+		t.stats.Checked = true
+	}
+	if t.recheck {
+		wait = max(wait, t.opts.ReconnectWait) // the comparison failed: again
+	}
 	t.mu.Unlock()
 	t.notify()
 	return wait
@@ -552,11 +823,12 @@ func lastEvent(ctx context.Context, js jetstream.JetStream, subj string) (int, u
 }
 
 // finish uploads the journal of a finished game, and forgets a retired
-// journal once it is all on the hub.
-func (t *Table) finish(ctx context.Context, tl *tail) {
-	t.mu.Lock()
-	retired := tl.retired
-	t.mu.Unlock()
+// journal once it is all on the hub. retired says whether the journal
+// was retired before its events were last read: a journal retired since
+// may have had its last lines (the winning move, its end) written after
+// that read, and is marked sent only at the next pass, when they have
+// been read and acknowledged.
+func (t *Table) finish(ctx context.Context, tl *tail, retired bool) {
 	over := tl.game != nil && tl.game.Over()
 	if !retired && !over {
 		return
@@ -567,8 +839,11 @@ func (t *Table) finish(ctx context.Context, tl *tail) {
 			return
 		}
 	}
-	if retired && tl.hubN+1 == len(tl.events) && tl.uploaded > 0 {
-		t.markDone(tl.name)
+	if retired && tl.hubN+1 == len(tl.events) && tl.uploaded > 0 && tl.uploaded == tl.fi.Size() {
+		if err := t.markDone(tl.name, len(tl.events)); err != nil {
+			t.log.Warn("hub: recording the journal as sent", "journal", tl.path, "err", err)
+			return // kept: marked at the next pass
+		}
 		t.drop(tl)
 	}
 }
@@ -581,6 +856,7 @@ func (t *Table) upload(ctx context.Context, tl *tail) error {
 	if err != nil {
 		return err
 	}
+	size := int64(len(data))
 	msg := nats.NewMsg(JournalSubject(t.name, tl.gid))
 	msg.Header.Set("Tabla-Journal", tl.name)
 	if int64(len(data))+1024 > t.nc.MaxPayload() && tl.game != nil {
@@ -593,7 +869,7 @@ func (t *Table) upload(ctx context.Context, tl *tail) error {
 	if _, err := t.js.PublishMsg(pctx, msg, jetstream.WithMsgID(t.name+"."+tl.gid+".j"+strconv.Itoa(len(data)))); err != nil {
 		return err
 	}
-	tl.uploaded = tl.fi.Size()
+	tl.uploaded = size // the file's size as uploaded: a later line uploads it again
 	return nil
 }
 
