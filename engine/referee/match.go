@@ -231,7 +231,7 @@ func (r *Referee) candidates() []candidate {
 		// The next player's move under way may look like the last mover
 		// going on (GYGES: a displaced piece put down first): then a
 		// revision is only proposed.
-		if len(out) > n0 && r.st.Awaiting() == engine.AwaitMove && len(r.underWayMoves(m, nil)) > 0 {
+		if len(out) > n0 && r.st.Awaiting() == engine.AwaitMove && r.nextUnderWay(m) {
 			for i := n0; i < len(out); i++ {
 				out[i].ask = true
 			}
@@ -277,76 +277,108 @@ func (r *Referee) takebacks(out []candidate) []candidate {
 	return out
 }
 
-// revisions adds the other moves of the last mover from the position before
-// the last move: a move is revised (a piece counted on along its path after
-// a pause on a cell that was itself a legal destination) until the next
-// player rolls or moves.
+// maxReviseDepth is how many of the last moves a revision may replace: a
+// hand that counts a piece along its path and rests it on cells that are
+// legal destinations gets a move recorded at each, the next player's too
+// when the rules let them move that piece (GYGES's pieces have no owner),
+// and is followed to where the piece ends.
+const maxReviseDepth = 3
+
+// revisions adds the other moves of the player who made one of the last
+// moves, from the position before it: a move is revised (a piece counted on
+// along its path after a pause on a cell that was itself a legal
+// destination) until the next player rolls or moves another piece. A
+// revision of more than the last move replaces a chain of moves of one
+// piece, each going on from where the one before put it.
 func (r *Referee) revisions(out []candidate) []candidate {
-	if !r.prevOK || len(r.ops) == 0 || r.ops[len(r.ops)-1].roll {
+	n := len(r.ops)
+	if n == 0 || r.ops[n-1].roll {
 		return out
 	}
-	last := r.ops[len(r.ops)-1]
-	lastTo, lastFrom, lastExtra, lastPlace := -1, -1, -1, false
-	for i, m := range r.prev.moves {
-		if m == last.move {
-			n := r.prev.notes[i]
-			lastTo, lastFrom, lastExtra, lastPlace = n.to, n.from, n.extra, n.place
-		}
+	if r.prevOK {
+		out = r.revisionsAt(1, out)
 	}
-	// Step back to the previous position, on the engine and the board.
-	r.st.Undo()
-	applyDiff(r.cur, last.diff, true)
-	m := r.mismatch(nil, r.cur)
+	for d := 2; d <= maxReviseDepth && d <= n; d++ {
+		k := n - d
+		o := &r.ops[k]
+		if o.roll || o.note.to < 0 || r.ops[k+1].note.from != o.note.to || o.note.from < 0 && !o.note.place {
+			break
+		}
+		out = r.revisionsAt(d, out)
+	}
+	return out
+}
+
+// revisionsAt adds the revisions that replace the last d moves.
+func (r *Referee) revisionsAt(d int, out []candidate) []candidate {
+	n := len(r.ops)
+	first, last := &r.ops[n-d], &r.ops[n-1]
+	now := slices.Clone(r.cur) // the board of the position as it stands
+	// Step back to the position before the first replaced move, on the
+	// engine and the board.
+	for j := n - 1; j >= n-d; j-- {
+		r.st.Undo()
+		applyDiff(r.cur, r.ops[j].diff, true)
+	}
+	defer func() {
+		for j := n - d; j < n; j++ {
+			r.st.Play(r.ops[j].move)
+			applyDiff(r.cur, r.ops[j].diff, false)
+		}
+	}()
 	c := &r.prev
+	if d > 1 {
+		c = &r.deep
+		r.fill(c)
+	}
+	m := r.mismatch(nil, r.cur)
+	lastTo := last.note.to
 	var keys []int
 	for i := range c.moves {
-		if c.moves[i] == last.move || !r.mayFit(c.notes[i], m) || !r.relevant(c.notes[i], m, last.since) {
+		if c.moves[i] == first.move || !r.mayFit(c.notes[i], m) || !r.relevant(c.notes[i], m, first.since) {
 			continue
 		}
-		d := r.diff(c, i)
-		if !r.fits(d, m) {
+		nt := c.notes[i]
+		if d > 1 && (nt.from != first.note.from || nt.place != first.note.place) {
+			continue // a deep revision moves the same piece on
+		}
+		diff := r.diff(c, i)
+		if !r.fits(diff, m) {
 			continue
 		}
 		// The revision must be shown by what was touched since the last
 		// move was accepted: where it differs from the board now.
 		keys = keys[:0]
 		ok := true
-		for _, set := range [][]change{d, last.diff} {
-			for _, ch := range set {
-				cell := int(ch.cell)
-				if !r.hasSensor[cell] || slices.Contains(keys, cell) {
-					continue
-				}
-				revised, now := r.cur[cell], r.cur[cell]
-				for _, x := range d {
-					if int(x.cell) == cell {
-						revised = x.new
-					}
-				}
-				for _, x := range last.diff {
-					if int(x.cell) == cell {
-						now = x.new
-					}
-				}
-				if revised == now {
-					continue
-				}
-				if revised != empty && now != empty && r.sensed[cell] == unknown {
-					continue // a presence sensor cannot see which piece it is
-				}
-				if r.touched[cell] <= r.lastAcc {
-					ok = false
-				}
-				keys = append(keys, cell)
+		for cell := range now {
+			if !r.hasSensor[cell] {
+				continue
 			}
+			revised := r.cur[cell]
+			for _, x := range diff {
+				if int(x.cell) == cell {
+					revised = x.new
+				}
+			}
+			if revised == now[cell] {
+				continue
+			}
+			if revised != empty && now[cell] != empty && r.sensed[cell] == unknown {
+				continue // a presence sensor cannot see which piece it is
+			}
+			if r.touched[cell] <= r.lastAcc {
+				ok = false
+				break
+			}
+			keys = append(keys, cell)
 		}
 		// The piece went on from where the last move put it: that cell was
 		// emptied before the revision's destination was filled. (A piece
 		// put down elsewhere while the last move's piece is knocked off
 		// and set back is no revision.)
-		if to := c.notes[i].to; ok && lastTo >= 0 && to >= 0 && to != lastTo && r.hasSensor[to] && r.hasSensor[lastTo] {
+		if to := nt.to; ok && lastTo >= 0 && to >= 0 && to != lastTo && r.hasSensor[to] && r.hasSensor[lastTo] {
 			vacated := r.cur[lastTo] == empty
-			for _, x := range d {
+			for _, x := range diff {
 				if int(x.cell) == lastTo {
 					vacated = x.new == empty
 				}
@@ -361,13 +393,10 @@ func (r *Referee) revisions(out []candidate) []candidate {
 			// may as well be the next player's move under way: asked.
 			// (A displaced GYGES piece put elsewhere is the next player's
 			// replace as well as a revision.)
-			n := c.notes[i]
-			same := n.from == lastFrom && n.place == lastPlace && (lastExtra < 0 || n.extra == lastExtra)
-			out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i], note: c.notes[i], evidence: len(keys), cells: slices.Clone(keys), ask: !same})
+			same := nt.from == first.note.from && nt.place == first.note.place && (first.note.extra < 0 || nt.extra == first.note.extra)
+			out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i], note: nt, evidence: len(keys), cells: slices.Clone(keys), ask: !same, depth: d})
 		}
 	}
-	applyDiff(r.cur, last.diff, false)
-	r.st.Play(last.move)
 	return out
 }
 
@@ -558,6 +587,23 @@ func (r *Referee) underWayMoves(m []int, dst []int) []int {
 		}
 	}
 	return dst
+}
+
+// nextUnderWay reports whether a move of the player to move may be under
+// way: the board is on its way to it, and the piece it moves (if it moves
+// one on the board) has been lifted — a move whose piece still stands where
+// it stood has not begun (a six hexagon's destination filled while it
+// stands is another piece), unless it is a GYGES replace, whose displaced
+// piece may be set down before the mover is lifted.
+func (r *Referee) nextUnderWay(m []int) bool {
+	c := r.ensure()
+	for _, i := range r.underWayMoves(m, nil) {
+		n := c.notes[i]
+		if n.from < 0 || n.extra >= 0 || !r.hasSensor[n.from] || r.sensed[n.from] == empty {
+			return true
+		}
+	}
+	return false
 }
 
 // debugHook, when set (by the noisy harness's TABLA_NOISY_DEBUG), sees every

@@ -87,10 +87,24 @@ func noisyConfigs() []noisyConfig {
 type noisyResult struct {
 	games, moves, asked, revised int
 	false_, lost, notOffered     int
-	failures                     []string
+	// the explainer's verdicts: the true move the one complete reading, or
+	// one of several; and the referee's disagreements with it
+	unique, ambiguous                    int
+	unexplained, needless, guessed, stuck int
+	failures                              []string
+}
+
+func (r *noisyResult) bad() int {
+	return r.false_ + r.lost + r.notOffered + r.unexplained + r.needless + r.guessed + r.stuck
 }
 
 func (r *noisyResult) add(o noisyResult) {
+	r.unique += o.unique
+	r.ambiguous += o.ambiguous
+	r.unexplained += o.unexplained
+	r.needless += o.needless
+	r.guessed += o.guessed
+	r.stuck += o.stuck
 	r.games += o.games
 	r.moves += o.moves
 	r.asked += o.asked
@@ -115,15 +129,16 @@ func TestNoisyGames(t *testing.T) {
 				first = uint64(n) // replay from one seed on (debugging)
 			}
 			for seed := first; seed <= uint64(games); seed++ {
-				res.add(noisyGame(t, nc, seed))
+				res.add(noisyGame(t, nc, seed, nc.mode()))
 				if testing.Verbose() && seed%1000 == 0 {
-					fmt.Fprintf(os.Stderr, "noisy: %s: %d games, false %d, lost %d, not offered %d\n", nc, seed, res.false_, res.lost, res.notOffered)
+					fmt.Fprintf(os.Stderr, "noisy: %s: %d games, false %d, lost %d, not offered %d, unexplained %d, needless %d, guessed %d, stuck %d\n", nc, seed, res.false_, res.lost, res.notOffered, res.unexplained, res.needless, res.guessed, res.stuck)
 				}
 			}
 			mu.Lock()
 			total.add(res)
-			lines = append(lines, fmt.Sprintf("%-32s games %5d moves %7d asked %5d revised %5d false %d lost %d not-offered %d",
-				nc, res.games, res.moves, res.asked, res.revised, res.false_, res.lost, res.notOffered))
+			lines = append(lines, fmt.Sprintf("%-32s games %5d moves %7d asked %5d revised %5d false %d lost %d not-offered %d | explainer: unique %d ambiguous %d unexplained %d needless %d guessed %d stuck %d",
+				nc, res.games, res.moves, res.asked, res.revised, res.false_, res.lost, res.notOffered,
+				res.unique, res.ambiguous, res.unexplained, res.needless, res.guessed, res.stuck))
 			mu.Unlock()
 			for i, f := range res.failures {
 				if i == 5 {
@@ -139,8 +154,9 @@ func TestNoisyGames(t *testing.T) {
 		for _, l := range lines {
 			t.Log(l)
 		}
-		t.Logf("noisy harness: %d games, %d moves, asked %d, revised %d, false %d, lost %d, not offered %d",
-			total.games, total.moves, total.asked, total.revised, total.false_, total.lost, total.notOffered)
+		t.Logf("noisy harness: %d games, %d moves, asked %d, revised %d, false %d, lost %d, not offered %d; explainer: unique %d, ambiguous %d, unexplained %d, needless asks %d, guessed %d, stuck %d",
+			total.games, total.moves, total.asked, total.revised, total.false_, total.lost, total.notOffered,
+			total.unique, total.ambiguous, total.unexplained, total.needless, total.guessed, total.stuck)
 	})
 }
 
@@ -153,6 +169,12 @@ type noisy struct {
 	settle time.Duration
 	off    []string // pieces taken off for good (six removals)
 	debug  bool
+	// hands: play real hands too (rests on wrong cells, counted paths and
+	// slow slides that settle, GYGES bounce pieces looked at); off for the
+	// regression seeds recorded before they existed.
+	hands       bool
+	lastEmptied map[int]time.Duration
+	win         *window // the raw events since the last committed position
 }
 
 // advance lets board time pass, reading the board whenever the settle
@@ -192,7 +214,21 @@ func (n *noisy) emit(c int, code byte) {
 	if !n.has(c) {
 		return
 	}
+	if n.win != nil {
+		n.win.events = append(n.win.events, rawEv{cell: c, at: n.now, code: code})
+	}
 	n.send(Input{Kind: SensorChange, Sensor: n.sensorOf[c], Code: code})
+}
+
+// newWindow starts a window of raw events at the board as it stands.
+func (n *noisy) newWindow() *window {
+	w := &window{start: n.now, init: make([]byte, len(n.b.Cells))}
+	for c := range n.b.Cells {
+		if n.has(c) {
+			w.init[c] = n.code(c)
+		}
+	}
+	return w
 }
 
 // wrong returns a reading of c other than the truth (a glitch).
@@ -233,6 +269,9 @@ func (n *noisy) lift(c int, remove bool) {
 	} else {
 		n.hand = append(n.hand, p)
 		n.logf("lift %s", n.b.Cells[c].Name)
+	}
+	if n.lastEmptied != nil {
+		n.lastEmptied[c] = n.now
 	}
 	n.contact(c)
 }
@@ -395,7 +434,7 @@ func (n *noisy) plan(st engine.State, m engine.Move) (physicalOps, bool) {
 
 // carry out a move physically, in a random order that a person could use,
 // with pauses, slides and noise.
-func (n *noisy) carry(ops physicalOps, path []int) {
+func (n *noisy) carry(ops physicalOps, path []int, slow bool) {
 	type carry struct {
 		from, to int
 		lifted   bool
@@ -454,12 +493,21 @@ func (n *noisy) carry(ops physicalOps, path []int) {
 				can = append(can, func() {
 					p := c.piece
 					c.piece = ""
-					if c.from == ops.from && c.to == ops.to {
-						if len(path) > 0 {
+					main := c.from == ops.from && c.to == ops.to
+					if main {
+						switch {
+						case len(path) > 0 && slow:
+							n.countRest(path, p, n.r.info.Game == "gyges")
+						case len(path) > 0:
 							n.count(path, p)
-						} else if n.rng.IntN(4) == 0 {
+						case n.hands && n.r.info.Game != "daha" && n.r.info.Game != "gyges" && n.rng.IntN(4) == 0:
+							n.slowSlide(c.from, c.to, p)
+						case n.rng.IntN(4) == 0:
 							n.slide(c.from, c.to, p)
 						}
+					}
+					if n.hands && n.rng.IntN(5) == 0 {
+						n.restWrong(p, near)
 					}
 					// a cell just emptied takes a moment to fill again: a hand
 					// clears it before the other piece comes down
@@ -587,11 +635,44 @@ func (n *noisy) dahaPath(st engine.State, a, b, k int) []int {
 }
 
 // noisyGame plays one seeded game and reports what went wrong.
-func noisyGame(t *testing.T, nc noisyConfig, seed uint64) (res noisyResult) {
+// playMode says how the harness plays and judges.
+type playMode struct {
+	hands bool // real hands (hands_test.go) on top of the noise
+	judge bool // the explainer judges every move
+}
+
+// noisyGyges chooses how GYGES is played. Its counted paths (pieces without
+// an owner: a rest on the way is also the next player's move) and the
+// explainer's verdicts on its replaces still defeat the referee — issue 23
+// stays open for them — so by default GYGES is played with the noise alone
+// and judged against the true moves only, as before the explainer.
+var noisyGyges = flag.String("noisy.gyges", "", `GYGES: "hands", "judge" or "hands,judge" (default neither; also $TABLA_NOISY_GYGES)`)
+
+func (c noisyConfig) mode() playMode {
+	if c.game != "gyges" {
+		return playMode{hands: true, judge: true}
+	}
+	v := *noisyGyges
+	if v == "" {
+		v = os.Getenv("TABLA_NOISY_GYGES")
+	}
+	return playMode{hands: strings.Contains(v, "hands"), judge: strings.Contains(v, "judge")}
+}
+
+func noisyGame(t *testing.T, nc noisyConfig, seed uint64, mode playMode) (res noisyResult) {
+	hands := mode.hands
 	res.games = 1
 	cfg := nc.cfg
 	tb := newTable(t, nc.game, cfg, nc.ident, seed)
-	n := &noisy{table: tb, rng: rand.New(rand.NewPCG(seed, 0x6e6f697379)), kinds: tb.r.kinds, settle: DefaultSettle}
+	n := &noisy{table: tb, rng: rand.New(rand.NewPCG(seed, 0x6e6f697379)), kinds: tb.r.kinds, settle: DefaultSettle,
+		hands: hands, lastEmptied: map[int]time.Duration{}}
+	var x *explainer
+	var h history
+	var prevWin *window
+	if mode.judge {
+		x = newExplainer(tb.b, nc.game, nc.cfg, nc.ident, DefaultSettle)
+		n.win = n.newWindow()
+	}
 	cfg.Board = tb.b
 	shadow, err := engine.New(nc.game, cfg)
 	if err != nil {
@@ -646,6 +727,7 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64) (res noisyResult) {
 				n.send(Input{Kind: DieRoll, Face: faces[f]})
 			}
 			if ms := shadow.Moves(buf[:0]); len(ms) == 1 && engine.MoveString(shadow, ms[0]) == "pass" {
+				h.add(shadow.Clone(), "pass")
 				shadow.Play(ms[0])
 			}
 			// an eliminated DAHA piece is taken off the board
@@ -661,6 +743,13 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64) (res noisyResult) {
 				fail(&res.lost, ply, "after the roll the referee's game differs")
 				return
 			}
+			if x != nil {
+				// a roll ends the last move's revisions
+				if k := len(h.rollAfter); k > 0 {
+					h.rollAfter[k-1] = true
+				}
+				prevWin, n.win = nil, n.newWindow()
+			}
 			continue
 		}
 		moves := shadow.Moves(buf[:0])
@@ -675,15 +764,52 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64) (res noisyResult) {
 			return // the game wandered off the physical board
 		}
 		var path []int
+		slow := false
 		if nc.game == "daha" && ops.from >= 0 && ops.to >= 0 && n.rng.IntN(2) == 0 {
 			k, _ := strconv.Atoi(rolled)
 			path = n.dahaPath(shadow, ops.from, ops.to, k)
+			slow = n.hands && n.rng.IntN(2) == 0
+		}
+		if nc.game == "gyges" && n.hands && len(ops.carries) > 0 && n.rng.IntN(2) == 0 {
+			path = n.gygesPath(shadow, ops.text, ops.from, ops.to, len(ops.carries) > 1)
+			slow = true
 		}
 		before := len(tb.actions)
+		committed := shadow.Clone()
 		shadow.Play(m)
 		res.moves++
-		n.carry(ops, path)
+		n.carry(ops, path, slow)
 		n.advance(n.settle + n.ms(10, 400))
+		if x != nil && ops.text != "pass" {
+			readings := x.explain(committed, &h, n.win, prevWin, n.now)
+			st := tb.r.State()
+			truth := slices.Contains(readings, ops.text)
+			switch {
+			case !truth:
+				fail(&res.unexplained, ply, "the explainer does not admit the true move %s: readings %v", ops.text, readings)
+				return
+			case len(readings) == 1:
+				res.unique++
+				if st.Mode == "confirm" {
+					fail(&res.needless, ply, "%s: the one reading, yet confirm offers %v", ops.text, st.Candidates)
+					return
+				}
+			default:
+				res.ambiguous++
+				if st.Mode != "confirm" && tb.r.Game().Hash() == shadow.Hash() {
+					fail(&res.guessed, ply, "%s recorded unasked, but the explainer admits %v", ops.text, readings)
+					return
+				}
+			}
+			if st.Mode != "confirm" && !st.InSync {
+				fail(&res.stuck, ply, "%s: out of sync (mode %s, moves %v, pending %v) while the explainer admits %v", ops.text, st.Mode, st.Moves[max(0, len(st.Moves)-2):], st.Pending, readings)
+				return
+			}
+			h.add(committed, ops.text)
+			prevWin, n.win = n.win, nil // the next window starts once this move is settled
+		} else if x != nil {
+			h.add(committed, ops.text) // a forced pass
+		}
 		for _, a := range tb.actions[before:] {
 			if a.Kind == TookBack {
 				res.revised++
@@ -719,6 +845,9 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64) (res noisyResult) {
 			fail(&res.lost, ply, "%s: out of sync after the move (pending %v)", ops.text, st.Pending)
 			return
 		}
+		if x != nil && n.win == nil {
+			n.win = n.newWindow()
+		}
 	}
 	return res
 }
@@ -730,16 +859,17 @@ var noisyRegressions = []struct {
 	config string
 	seed   uint64
 	what   string
+	hands  bool // played with real hands (issue 23 on)
 }{
-	{"gyges-advanced-presence", 367, "a replace read as a plain move: the lift's chatter moved the lift after the landing"},
+	{"gyges-advanced-presence", 367, "a replace read as a plain move: the lift's chatter moved the lift after the landing", false},
 	// found by the first 10,000-per-configuration run
-	{"six-2p-presence", 4262, "a placement read as a revision of the last one: an earlier knock of that piece counted as its lift"},
-	{"six-2p-presence", 3060, "the same"},
-	{"six-advanced-4p-presence", 6269, "the same"},
-	{"gyges-advanced-identifying", 7419, "a replace whose displaced piece went first returned the board two plies back: only the takeback offered"},
-	{"gyges-advanced-identifying", 8913, "the same"},
-	{"gyges-advanced-identifying", 9478, "the same"},
-	{"gyges-advanced-presence", 2821, "the same, presence sensors"},
+	{"six-2p-presence", 4262, "a placement read as a revision of the last one: an earlier knock of that piece counted as its lift", false},
+	{"six-2p-presence", 3060, "the same", false},
+	{"six-advanced-4p-presence", 6269, "the same", false},
+	{"gyges-advanced-identifying", 7419, "a replace whose displaced piece went first returned the board two plies back: only the takeback offered", false},
+	{"gyges-advanced-identifying", 8913, "the same", false},
+	{"gyges-advanced-identifying", 9478, "the same", false},
+	{"gyges-advanced-presence", 2821, "the same, presence sensors", false},
 }
 
 func TestNoisyRegressions(t *testing.T) {
@@ -753,8 +883,8 @@ func TestNoisyRegressions(t *testing.T) {
 		if nc == nil {
 			t.Fatalf("no configuration %s", rg.config)
 		}
-		res := noisyGame(t, *nc, rg.seed)
-		if res.false_+res.lost+res.notOffered > 0 {
+		res := noisyGame(t, *nc, rg.seed, playMode{hands: rg.hands, judge: rg.hands})
+		if res.bad() > 0 {
 			t.Errorf("%s seed %d (%s): %v", rg.config, rg.seed, rg.what, res.failures)
 		}
 	}

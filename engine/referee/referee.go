@@ -126,6 +126,7 @@ type op struct {
 	seq   uint64   // event sequence number when it was applied
 	since uint64   // the referee's lastAcc before it
 	at    time.Duration
+	note  note // the cells its notation names
 }
 
 // note is what a move's notation says about cells.
@@ -169,6 +170,7 @@ type candidate struct {
 	text     string
 	note     note
 	plies    int // takeback depth
+	depth    int // revisions: how many of the last moves it replaces
 	evidence int
 	cells    []int // key cells, for confirm display
 	ask      bool  // never taken without confirmation
@@ -202,6 +204,7 @@ type Referee struct {
 	cache  posCache
 	prev   posCache // the position before the last move (for revisions)
 	prevOK bool
+	deep   posCache // scratch: a position further back (deep revisions)
 
 	pending    bool
 	lastChange time.Duration
@@ -825,7 +828,7 @@ func (r *Referee) apply(c *posCache, i int, at time.Duration, source string) {
 	r.prevOK = true
 	r.cache.ready = false
 	r.st.Play(r.prev.moves[i])
-	r.ops = append(r.ops, op{move: r.prev.moves[i], text: r.prev.texts[i], seat: seat, diff: d, seq: r.seq, since: r.lastAcc, at: at})
+	r.ops = append(r.ops, op{move: r.prev.moves[i], text: r.prev.texts[i], seat: seat, diff: d, seq: r.seq, since: r.lastAcc, at: at, note: r.prev.notes[i]})
 	applyDiff(r.cur, d, false)
 	r.offb = r.toBoard(r.st.Position(), r.scratch) // paint and off-board count
 	copy(r.cur, r.scratch)
@@ -1036,11 +1039,22 @@ func (r *Referee) take(c candidate, source string) {
 		}
 		return
 	case candRevise:
-		saved := r.prev // the position before the last move, with its moves
-		r.prev = posCache{}
-		r.undo(1)
-		r.cache = saved
-		r.apply(&r.cache, c.idx, r.now, source)
+		if c.depth <= 1 {
+			saved := r.prev // the position before the last move, with its moves
+			r.prev = posCache{}
+			r.undo(1)
+			r.cache = saved
+			r.apply(&r.cache, c.idx, r.now, source)
+			break
+		}
+		r.undo(c.depth)
+		pc := r.ensure()
+		for i, t := range pc.texts {
+			if t == c.text {
+				r.apply(pc, i, r.now, source)
+				break
+			}
+		}
 	}
 	r.autoPass()
 }

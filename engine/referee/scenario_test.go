@@ -352,3 +352,51 @@ func runThroughEarlier(t *testing.T, cfg engine.Config, played []engine.Move, m 
 	tb.expect("in_sync=true", fmt.Sprintf("ply=%d", len(played)+1), "last_move="+text)
 	return true
 }
+
+// The examples of issue 23: a piece set down on its way, long enough to
+// settle, then picked up by the same hand and carried on. The move at the
+// rest is recorded and then revised to where the piece ends.
+func TestSetDownOnTheWay(t *testing.T) {
+	t.Run("gyges", func(t *testing.T) {
+		// north to move after the setup, south's pieces on its first row:
+		// c6 (height 3) rests on d4 and goes on to e5. South cannot move
+		// the piece on d4 (its nearest row is row 1): c6-e5 is the one
+		// reading.
+		for _, ident := range []bool{true, false} {
+			tb := newTable(t, "gyges", engine.Config{Variant: "advanced", First: "north"}, ident, 1)
+			tb.do("place c6 3", "place a1 1", "place a6 1", "place b1 2", "place b6 2", "place c1 3",
+				"place d6 1", "place d1 1", "place e6 2", "place e1 2", "place f6 3", "place f1 3")
+			if !ident {
+				// presence sensors cannot tell the heights placed: confirm each
+				tb = newTable(t, "gyges", engine.Config{Variant: "advanced", First: "north", Start: &engine.Position{ToMove: "north",
+					Pieces: map[string]string{"a1": "1", "b1": "2", "c1": "3", "d1": "1", "e1": "2", "f1": "3",
+						"a6": "1", "b6": "2", "c6": "3", "d6": "1", "e6": "2", "f6": "3"}}}, ident, 1)
+			}
+			tb.do("lift c6", "place d4", "lift d4", "place e5", "wait 500")
+			tb.expect("last_move=c6-e5", "to_move=south", "in_sync=true", "mode=play")
+		}
+	})
+	t.Run("six", func(t *testing.T) {
+		// six advanced, presence sensors, the movement phase: -3,1 rests on
+		// -3,2 (a legal destination) and goes on to -4,3.
+		pieces := map[string]string{
+			"-3,1": "black", "-2,1": "red", "-1,1": "black", "0,1": "red", "1,1": "black", "2,1": "red", "3,1": "black",
+			"-3,0": "red", "-2,0": "black", "-1,0": "red", "0,0": "black", "1,0": "red", "2,0": "black", "3,0": "red",
+			"-4,1": "red", "-4,2": "black",
+		}
+		for _, tc := range []struct {
+			players int
+			mover   string
+			hands   map[string]any
+		}{
+			{4, "black1", map[string]any{"black1": 0, "red1": 0, "black2": 0, "red2": 0}},
+			{2, "black", map[string]any{"black": 0, "red": 0}},
+		} {
+			start := &engine.Position{ToMove: tc.mover, Hands: tc.hands, Pieces: pieces}
+			tb := newTable(t, "six", engine.Config{Variant: "advanced", Players: tc.players, Start: start}, false, 1)
+			tb.expect("in_sync=true", "to_move="+tc.mover)
+			tb.do("lift -3,1", "place -3,2", "lift -3,2", "place -4,3", "wait 500")
+			tb.expect("last_move=-3,1>-4,3", "in_sync=true", "mode=play", "ply=1")
+		}
+	})
+}

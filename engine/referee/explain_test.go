@@ -1,0 +1,520 @@
+package referee
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tabla-board/tabla/boards"
+	"github.com/tabla-board/tabla/engine"
+)
+
+// The reference explainer: the noisy harness's judge. It is slow and
+// exhaustive and shares nothing with the referee but the rule engines and
+// the board definitions: it has its own debouncing, its own reading of the
+// notation, its own idea of evidence. Given the raw sensor events since the
+// last committed position (and since the one before, for revisions), it
+// lists every reading that the evidence admits:
+//
+//   - nothing happened (the board is as it was);
+//   - a legal move;
+//   - a legal move and then the next player's move after it;
+//   - the last move revised: another move of the same player from the
+//     position before it, the hand having gone on;
+//   - a takeback of up to one round of moves (four at most);
+//   - a new game (the start position), when no move explains the board.
+//
+// A reading is complete when the settled board shows exactly its position
+// and the evidence admits it: every cell whose piece it changes, and every
+// cell its notation names, was touched (its sensor held another reading for
+// at least the settle window), and every piece it puts down was put down
+// after a piece it moves had left its cell.
+
+// rawEv is one sensor reading as the board reported it.
+type rawEv struct {
+	cell int
+	at   time.Duration
+	code byte
+}
+
+// window is what the board did from a committed position on.
+type window struct {
+	start  time.Duration
+	init   []byte // each cell's code at the start
+	events []rawEv
+}
+
+func (w *window) clone() *window {
+	if w == nil {
+		return nil
+	}
+	return &window{start: w.start, init: slices.Clone(w.init), events: slices.Clone(w.events)}
+}
+
+// segReading is a debounced reading of one cell from a moment on.
+type segReading struct {
+	at   time.Duration
+	code byte
+}
+
+// evidence is a window debounced, cell by cell.
+type evidence struct {
+	init  []byte
+	final []byte
+	real  [][]segReading // per cell: the readings that lasted the settle window (and the last one)
+}
+
+func debounceWindow(w *window, ncell int, settle time.Duration, now time.Duration) *evidence {
+	ev := &evidence{init: w.init, final: slices.Clone(w.init), real: make([][]segReading, ncell)}
+	raw := make([][]segReading, ncell)
+	for c := range raw {
+		raw[c] = []segReading{{w.start, w.init[c]}}
+	}
+	for _, e := range w.events {
+		if raw[e.cell][len(raw[e.cell])-1].code != e.code {
+			raw[e.cell] = append(raw[e.cell], segReading{e.at, e.code})
+		}
+		ev.final[e.cell] = e.code
+	}
+	for c, segs := range raw {
+		var out []segReading
+		run := 0 // the first raw reading since the last real one
+		for i, s := range segs {
+			end := now
+			if i+1 < len(segs) {
+				end = segs[i+1].at
+			}
+			if end-s.at < settle && i+1 < len(segs) && i > 0 {
+				continue // a glitch
+			}
+			if len(out) > 0 && out[len(out)-1].code == s.code {
+				run = i + 1
+				continue
+			}
+			// a change dates from the first moment the sensor showed it,
+			// glitches between (a piece lifted while its sensor chatters
+			// was lifted when it first read empty)
+			first := s
+			for _, g := range segs[run:i] {
+				if g.code == s.code {
+					first = g
+					break
+				}
+			}
+			out = append(out, first)
+			run = i + 1
+		}
+		ev.real[c] = out
+	}
+	return ev
+}
+
+// touched: the cell held another reading than at the start, long enough.
+func (e *evidence) touched(c int) bool { return len(e.real[c]) > 1 }
+
+// lastFill is when the cell's final piece was put down (-1: it was not).
+func (e *evidence) lastFill(c int) time.Duration {
+	r := e.real[c]
+	for i := len(r) - 1; i > 0; i-- {
+		if r[i].code != CodeEmpty && r[i-1].code == CodeEmpty {
+			return r[i].at
+		}
+	}
+	return -1
+}
+
+// emptiedBefore: the cell was emptied at some moment before t.
+func (e *evidence) emptiedBefore(c int, t time.Duration) bool {
+	r := e.real[c]
+	for i := 1; i < len(r); i++ {
+		if r[i].code == CodeEmpty && r[i-1].code != CodeEmpty && r[i].at < t {
+			return true
+		}
+	}
+	return false
+}
+
+type explainer struct {
+	idx    map[string]int // cell name → index
+	b      *boards.Board
+	game   string
+	ident  bool
+	cfg    engine.Config
+	settle time.Duration
+	sensor []bool
+}
+
+func newExplainer(b *boards.Board, game string, cfg engine.Config, ident bool, settle time.Duration) *explainer {
+	x := &explainer{b: b, game: game, ident: ident, cfg: cfg, settle: settle, sensor: make([]bool, len(b.Cells)), idx: map[string]int{}}
+	for i, c := range b.Cells {
+		x.idx[c.Name] = i
+	}
+	for _, c := range b.Sensors {
+		if c >= 0 {
+			x.sensor[c] = true
+		}
+	}
+	return x
+}
+
+// board returns what the sensors read on a position (ok false when a piece
+// stands off the physical board).
+func (x *explainer) board(p engine.Position) ([]byte, bool) {
+	out := make([]byte, len(x.b.Cells))
+	for name, piece := range p.Pieces {
+		c, ok := x.b.Index(name)
+		if !ok {
+			return nil, false
+		}
+		if !x.sensor[c] {
+			continue
+		}
+		out[c] = CodeOccupied
+		if x.ident {
+			if code, ok := x.b.CodeOf(piece); ok {
+				out[c] = code
+			}
+		}
+	}
+	return out, true
+}
+
+// named appends to dst the cells a move's notation names (with a sensor),
+// and the mover's cell (mover, -1 for none) for the games whose notation
+// names the destination only. It allocates nothing.
+func (x *explainer) named(dst []int, text []byte, mover int) []int {
+	add := func(tok []byte) {
+		if c, ok := x.idx[string(tok)]; ok && x.sensor[c] {
+			dst = append(dst, c)
+		}
+	}
+	switch x.game {
+	case "six":
+		// the suffix of a tied split names any cell of the kept group
+		if i := bytes.IndexByte(text, '/'); i >= 0 {
+			text = text[:i]
+		}
+		a, b, ok := bytes.Cut(text, []byte(">"))
+		add(a)
+		if ok {
+			add(b)
+		}
+	case "daha", "ray":
+		add(text)
+		if mover >= 0 && x.sensor[mover] {
+			dst = append(dst, mover)
+		}
+	default:
+		for len(text) > 0 {
+			i := bytes.IndexAny(text, "-/@")
+			if i < 0 {
+				add(text)
+				break
+			}
+			add(text[:i])
+			text = text[i+1:]
+		}
+	}
+	return dst
+}
+
+// moverCell is the cell of the piece of the player to move (DAHA, RAY).
+func (x *explainer) moverCell(st engine.State) int {
+	if x.game != "daha" && x.game != "ray" || st.ToMove() < 0 {
+		return -1
+	}
+	mover := st.Info().Seats[st.ToMove()]
+	for cell, p := range st.Position().Pieces {
+		if p == mover {
+			return x.idx[cell]
+		}
+	}
+	return -1
+}
+
+// admits reports whether the evidence shows the change from board from to
+// board to, with the named cells touched.
+func (x *explainer) admits(e *evidence, from, to []byte, named []int) bool {
+	var srcs []int
+	for c := range to {
+		if !x.sensor[c] {
+			continue
+		}
+		if e.final[c] != to[c] {
+			return false
+		}
+		if from[c] != to[c] && !e.touched(c) {
+			return false
+		}
+		if from[c] != CodeEmpty && from[c] != to[c] {
+			srcs = append(srcs, c)
+		}
+	}
+	for _, c := range named {
+		if !e.touched(c) {
+			return false
+		}
+		if from[c] != CodeEmpty && !slices.Contains(srcs, c) {
+			srcs = append(srcs, c)
+		}
+	}
+	if len(srcs) == 0 {
+		return true // pieces from outside the board
+	}
+	// every piece put down came after a piece the reading moves had left
+	for c := range to {
+		if !x.sensor[c] || to[c] == CodeEmpty || (to[c] == from[c] && !slices.Contains(named, c)) {
+			continue
+		}
+		t := e.lastFill(c)
+		if t < 0 {
+			continue // no fill seen: the kind changed under a held sensor
+		}
+		ok := false
+		for _, s := range srcs {
+			if e.emptiedBefore(s, t) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// sequenceOK checks every cell's sensor history against a reading of
+// several plies (boards[0] the start, boards[i] after ply i, named[i-1] the
+// cells ply i names): each ply that takes a piece off a cell needs a lift
+// there, each that puts one down a fill, in the plies' order; the sensor
+// may show more (bumps, rests), never less.
+func (x *explainer) sequenceOK(e *evidence, boards [][]byte, named [][]int) bool {
+	for c := range x.sensor {
+		if !x.sensor[c] {
+			continue
+		}
+		var want []byte
+		for i := 1; i < len(boards); i++ {
+			a, b := boards[i-1][c], boards[i][c]
+			nm := slices.Contains(named[i-1], c)
+			if a != CodeEmpty && (a != b || nm) {
+				want = append(want, 'L')
+			}
+			if b != CodeEmpty && (a != b || nm && a != CodeEmpty) {
+				want = append(want, 'F')
+			}
+		}
+		if len(want) == 0 {
+			continue
+		}
+		r := e.real[c]
+		k := 0
+		for i := 1; i < len(r) && k < len(want); i++ {
+			var seen []byte
+			switch {
+			case r[i].code == CodeEmpty:
+				seen = []byte{'L'}
+			case r[i-1].code == CodeEmpty:
+				seen = []byte{'F'}
+			default:
+				seen = []byte{'L', 'F'}
+			}
+			for _, s := range seen {
+				if k < len(want) && want[k] == s {
+					k++
+				}
+			}
+		}
+		if k < len(want) {
+			return false
+		}
+	}
+	return true
+}
+
+// history is what the explainer knows of the game: the states before each
+// of the recent moves (for takebacks and revisions).
+type history struct {
+	before    []engine.State // the position before each move, oldest first
+	moves     []string       // the moves played
+	rollAfter []bool         // a roll came after the move
+}
+
+// add records a move played from st (st is kept: pass a copy).
+func (h *history) add(st engine.State, move string) {
+	h.before = append(h.before, st)
+	h.moves = append(h.moves, move)
+	h.rollAfter = append(h.rollAfter, false)
+	if len(h.before) > 5 {
+		h.before, h.moves, h.rollAfter = h.before[1:], h.moves[1:], h.rollAfter[1:]
+	}
+}
+
+// explain lists the complete readings at now: cur is the committed game,
+// w the window since it was committed, prev the window since the position
+// before its last move (nil when a roll came between, or no move was made).
+func (x *explainer) explain(cur engine.State, h *history, w, prev *window, now time.Duration) []string {
+	e := debounceWindow(w, len(x.b.Cells), x.settle, now)
+	base, ok := x.board(cur.Position())
+	if !ok {
+		return nil
+	}
+	var out []string
+	if slices.Equal(e.final, maskSensors(base, x.sensor)) {
+		out = append(out, "none")
+	}
+	buf := make([]engine.Move, 0, 4096)
+	var nb [64]byte
+	if cur.Awaiting() == engine.AwaitMove {
+		mover := x.moverCell(cur)
+		for _, m := range cur.Moves(buf[:0]) {
+			tb := cur.AppendMove(nb[:0], m)
+			if string(tb) == "pass" {
+				continue
+			}
+			named := x.named(nil, tb, mover)
+			if !allTouched(e, named) {
+				continue
+			}
+			text := string(tb)
+			c := cur.Clone()
+			c.Play(m)
+			after, ok := x.board(c.Position())
+			if !ok {
+				continue
+			}
+			if x.admits(e, base, after, named) && x.sequenceOK(e, [][]byte{base, after}, [][]int{named}) {
+				out = append(out, text)
+			}
+			// the next player's move after it
+			if c.Awaiting() != engine.AwaitMove || !x.changedTouched(e, base, after) {
+				continue
+			}
+			mover2 := x.moverCell(c)
+			for _, m2 := range c.Moves(nil) {
+				tb2 := c.AppendMove(nb[:0], m2)
+				if string(tb2) == "pass" {
+					continue
+				}
+				n2 := x.named(nil, tb2, mover2)
+				if !allTouched(e, n2) {
+					continue
+				}
+				t2 := string(tb2)
+				c2 := c.Clone()
+				c2.Play(m2)
+				after2, ok := x.board(c2.Position())
+				if ok && x.admits(e, base, after2, append(slices.Clone(named), n2...)) &&
+					x.sequenceOK(e, [][]byte{base, after, after2}, [][]int{named, n2}) {
+					out = append(out, text+";"+t2)
+				}
+			}
+		}
+	}
+	// revisions of the last move: the same player's other moves from the
+	// position before it, the evidence since then
+	if n := len(h.before); n > 0 && prev != nil && !h.rollAfter[n-1] {
+		pb := h.before[n-1]
+		pe := debounceWindow(joinWindows(prev, w), len(x.b.Cells), x.settle, now)
+		pboard, ok := x.board(pb.Position())
+		if ok && pb.Awaiting() == engine.AwaitMove {
+			mover := x.moverCell(pb)
+			for _, m := range pb.Moves(buf[:0]) {
+				tb := pb.AppendMove(nb[:0], m)
+				if string(tb) == "pass" || string(tb) == h.moves[n-1] {
+					continue
+				}
+				named := x.named(nil, tb, mover)
+				if !allTouched(pe, named) {
+					continue
+				}
+				text := string(tb)
+				c := pb.Clone()
+				c.Play(m)
+				after, ok := x.board(c.Position())
+				if !ok || !x.admits(pe, pboard, after, named) || !x.sequenceOK(pe, [][]byte{pboard, after}, [][]int{named}) {
+					continue
+				}
+				// what differs from the last move's board was touched since
+				if x.changedTouched(e, base, after) {
+					out = append(out, "revise:"+text)
+				}
+			}
+		}
+	}
+	// takebacks, as deep as the referee offers them (one round: a move of
+	// every seat, four at most)
+	for k := 1; k <= len(cur.Info().Seats) && k <= len(h.before); k++ {
+		back, ok := x.board(h.before[len(h.before)-k].Position())
+		if ok && !slices.Equal(back, base) && x.admitsBoard(e, base, back) {
+			out = append(out, fmt.Sprintf("takeback:%d", k))
+		}
+	}
+	// a new game: the board shows the start position, and no move explains
+	// it (a piece that returns to its start cell is moved, not a new game
+	// set up: README, rules notes)
+	if len(h.before) > 0 && !hasMoveReading(out) {
+		if st, err := engine.New(x.game, x.cfg); err == nil {
+			if start, ok := x.board(st.Position()); ok && !slices.Equal(start, base) && x.admitsBoard(e, base, start) {
+				out = append(out, "new")
+			}
+		}
+	}
+	return out
+}
+
+// admitsBoard: the board shows to, and every cell that differs from from
+// was touched.
+func (x *explainer) admitsBoard(e *evidence, from, to []byte) bool {
+	for c := range to {
+		if x.sensor[c] && (e.final[c] != to[c] || from[c] != to[c] && !e.touched(c)) {
+			return false
+		}
+	}
+	return true
+}
+
+func (x *explainer) changedTouched(e *evidence, from, to []byte) bool {
+	for c := range to {
+		if x.sensor[c] && from[c] != to[c] && !e.touched(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func allTouched(e *evidence, cells []int) bool {
+	for _, c := range cells {
+		if !e.touched(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func maskSensors(b []byte, sensor []bool) []byte {
+	out := slices.Clone(b)
+	for c := range out {
+		if !sensor[c] {
+			out[c] = 0
+		}
+	}
+	return out
+}
+
+// joinWindows is a followed by b, as one window from a's start.
+func joinWindows(a, b *window) *window {
+	return &window{start: a.start, init: a.init, events: append(slices.Clone(a.events), b.events...)}
+}
+
+func hasMoveReading(rs []string) bool {
+	for _, r := range rs {
+		if r != "none" && !strings.HasPrefix(r, "takeback:") {
+			return true
+		}
+	}
+	return false
+}
