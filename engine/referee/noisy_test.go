@@ -89,7 +89,7 @@ type noisyResult struct {
 	false_, lost, notOffered     int
 	// the explainer's verdicts: the true move the one complete reading, or
 	// one of several; and the referee's disagreements with it
-	unique, ambiguous                    int
+	unique, ambiguous                     int
 	unexplained, needless, guessed, stuck int
 	failures                              []string
 }
