@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -297,6 +298,11 @@ type Unfinished struct {
 	Game *record.Game
 	Meta *Meta
 	Cut  []byte // torn bytes removed by Repair
+	// Tail says where the journal stopped being readable when its tail
+	// was cut (nil if it was whole), and TailPath where the cut bytes were
+	// kept.
+	Tail     *Unreadable
+	TailPath string
 }
 
 // ErrNoGame: no unfinished game in the journal directory.
@@ -327,10 +333,15 @@ func (u *Unreadable) Error() string {
 
 // FindUnfinished looks for the latest journal of game in dir: it reads the
 // journals newest first, moving each one that cannot be read as a game
-// (empty, a torn or foreign header, garbage, a record that is not a
-// journal) into UnreadableDir with a warning on log, until one reads. If
-// that one's game is not over and was not abandoned, it repairs a torn last
-// line (record.Repair) and returns it; otherwise ErrNoGame. log may be nil.
+// (empty, a torn or foreign header, a record that is not a journal) into
+// UnreadableDir with a warning on log, until one reads. A journal whose
+// header is good reads as its longest readable prefix: from the first line
+// that is not (blank lines, garbage, an illegal move, a line over
+// record.MaxLine) the tail is cut and kept in UnreadableDir as
+// NAME.tail-from-line-N, with a warning naming the file, line, byte and
+// what was wrong. If the game read is not over and was not abandoned, it
+// repairs a torn last line (record.Repair) and returns it; otherwise
+// ErrNoGame. log may be nil.
 func FindUnfinished(dir string, game string, log *slog.Logger) (*Unfinished, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -345,6 +356,10 @@ func FindUnfinished(dir string, game string, log *slog.Logger) (*Unfinished, err
 		u, err := readJournal(path, game)
 		var bad *Unreadable
 		if !errors.As(err, &bad) {
+			if u != nil && u.Tail != nil {
+				log.Warn("journal: the lines from where it stops being readable were cut and kept aside; the game goes on from the moves before",
+					"file", path, "line", u.Tail.Line, "byte", u.Tail.Offset, "why", u.Tail.What, "moved_to", u.TailPath)
+			}
 			return u, err
 		}
 		to, merr := moveAside(dir, path)
@@ -392,6 +407,7 @@ func readJournal(path, game string) (*Unfinished, error) {
 		return nil
 	})
 	var torn []byte
+	var tail *Unreadable // where the readable prefix ends, if before the end
 	if err != nil {
 		var re *record.Error
 		if !errors.As(err, &re) {
@@ -406,8 +422,10 @@ func readJournal(path, game string) (*Unfinished, error) {
 			if _, err := f.ReadAt(torn, re.Offset); err != nil {
 				return nil, bad(0, 0, "cannot be read: %v", err)
 			}
-		default:
+		case re.Line == 1 || g == nil:
 			return nil, bad(re.Line, re.Offset, "%s", re.Msg)
+		default:
+			tail = &Unreadable{Path: path, Line: re.Line, Offset: re.Offset, What: re.Msg}
 		}
 	}
 	if g.Header.Game != game {
@@ -423,6 +441,13 @@ func readJournal(path, game string) (*Unfinished, error) {
 	if ended || g.State.Awaiting() == engine.AwaitNone {
 		return nil, ErrNoGame
 	}
+	var tailPath string
+	if tail != nil {
+		if tailPath, err = cutTail(f, path, tail); err != nil {
+			return nil, fmt.Errorf("companion: cutting the unreadable tail of %s (line %d, byte %d): %w", path, tail.Line, tail.Offset, err)
+		}
+		torn = nil
+	}
 	cut, err := record.Repair(path)
 	if err != nil {
 		return nil, fmt.Errorf("companion: repair %s: %w", path, err)
@@ -430,7 +455,78 @@ func readJournal(path, game string) (*Unfinished, error) {
 	if !bytes.Equal(cut, torn) {
 		return nil, fmt.Errorf("companion: repair %s: cut %q, want %q (the file changed while it was read)", path, cut, torn)
 	}
-	return &Unfinished{Path: path, Game: g, Meta: m, Cut: cut}, nil
+	return &Unfinished{Path: path, Game: g, Meta: m, Cut: cut, Tail: tail, TailPath: tailPath}, nil
+}
+
+// removeIfHeaderOnly removes the journal at path if it holds one line,
+// its header, and nothing else.
+func removeIfHeaderOnly(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	b := make([]byte, record.MaxLine+1)
+	n, err := io.ReadFull(f, b)
+	f.Close()
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return err
+	}
+	if n == 0 || n > record.MaxLine || bytes.IndexByte(b[:n], '\n') != n-1 {
+		return nil
+	}
+	if err := os.Remove(path); err != nil {
+		return err
+	}
+	syncDir(filepath.Dir(path))
+	return nil
+}
+
+// cutTail keeps the bytes of the journal f (at path) from tail.Offset to
+// its end in UnreadableDir beside it, synced, then truncates the journal
+// there: a power cut in between leaves the bytes twice, never lost.
+func cutTail(f *os.File, path string, tail *Unreadable) (string, error) {
+	dir := filepath.Dir(path)
+	aside := filepath.Join(dir, UnreadableDir)
+	if err := os.MkdirAll(aside, 0o755); err != nil {
+		return "", err
+	}
+	base := fmt.Sprintf("%s.tail-from-line-%d", filepath.Base(path), tail.Line)
+	to := filepath.Join(aside, base)
+	var out *os.File
+	for n := 1; ; n++ {
+		var err error
+		out, err = os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return "", err
+		}
+		to = filepath.Join(aside, fmt.Sprintf("%s.%d", base, n))
+	}
+	_, err := io.Copy(out, io.NewSectionReader(f, tail.Offset, 1<<62))
+	if err == nil {
+		err = out.Sync()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(to)
+		return "", err
+	}
+	syncDir(aside)
+	if err := os.Truncate(path, tail.Offset); err != nil {
+		return to, err
+	}
+	if w, err := os.OpenFile(path, os.O_WRONLY, 0); err == nil {
+		err = w.Sync()
+		w.Close()
+		if err != nil {
+			return to, err
+		}
+	}
+	return to, nil
 }
 
 // moveAside moves path into dir's UnreadableDir and returns where it went.

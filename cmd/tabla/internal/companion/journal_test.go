@@ -79,11 +79,6 @@ func TestUnreadableJournalMovedAside(t *testing.T) {
 			return []byte(`{"tabla":1,"game":"star","first":"red"}` + "\n" + `{"move":"b1-f3"}` + "\n")
 		}, 1, nil, "no companion meta"},
 		{"another game's journal", func(t *testing.T) []byte { return journalHeader(t, "ray") }, 1, nil, "a ray game in a file named for star"},
-		{"garbage in the middle", func(t *testing.T) []byte {
-			return append(hdr(t), `{"move":"b1-f3","by":"red"}`+"\n"+"\x00\x01garbage\n"+`{"move":"d13-h11","by":"white"}`+"\n"...)
-		}, 3, func(t *testing.T) int { return len(hdr(t)) + len(`{"move":"b1-f3","by":"red"}`+"\n") }, "not valid JSON"},
-		{"illegal move", func(t *testing.T) []byte { return append(hdr(t), `{"move":"b1-b2"}`+"\n"...) }, 2,
-			func(t *testing.T) int { return len(hdr(t)) }, "illegal move: b1-b2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -226,5 +221,84 @@ func TestUnreadableCannotMove(t *testing.T) {
 	}
 	if l := logged.String(); !strings.Contains(l, "level=ERROR") || !strings.Contains(l, "could not be moved aside") {
 		t.Errorf("log:\n%s", l)
+	}
+}
+
+// A journal whose header is good is read as far as it is readable: from
+// the first line that is not (blank lines, a CRLF line, garbage, an
+// illegal move, a line over record.MaxLine) the tail is cut and kept in
+// unreadable/ as NAME.tail-from-line-N, the log says where and why, and the
+// game goes on from the moves before.
+func TestJournalBadTailCut(t *testing.T) {
+	move := `{"move":"b1-f3","by":"red"}` + "\n"
+	for _, tc := range []struct {
+		name, tail, why string
+	}{
+		{"blank lines", "\n\n\n", "empty line"},
+		{"a CRLF line", "\r\n", "empty line"},
+		{"garbage", "\x00\x01garbage\n", "not valid JSON"},
+		{"garbage, then a good move", "\x00\x01garbage\n" + `{"move":"d13-h11","by":"white"}` + "\n", "not valid JSON"},
+		{"an illegal move", `{"move":"b1-b2"}` + "\n", "illegal move: b1-b2"},
+		{"an illegal move with no newline", `{"move":"b1-b2"}`, "illegal move: b1-b2"},
+		{"a line over the limit", `{"fault":"` + strings.Repeat("x", record.MaxLine) + `"}` + "\n", "longer than"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := journalAt(dir, "star", 1)
+			good := append(journalHeader(t, "star"), move...)
+			if err := os.WriteFile(path, append(bytes.Clone(good), tc.tail...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, logged := openLogged(t, dir)
+			if s.Resumed() != path || !slices.Equal(s.State().Moves, []string{"b1-f3"}) {
+				t.Fatalf("resumed %q with moves %v, want %s with b1-f3\nlog:\n%s", s.Resumed(), s.State().Moves, path, logged)
+			}
+			data, err := os.ReadFile(path)
+			if err != nil || !bytes.HasPrefix(data, good) || !bytes.HasPrefix(data[len(good):], []byte(`{"resume":`)) {
+				t.Errorf("journal now %q, want the readable prefix and a resume line", data[:min(len(data), 300)])
+			}
+			aside := filepath.Join(dir, UnreadableDir, filepath.Base(path)+".tail-from-line-3")
+			if kept, err := os.ReadFile(aside); err != nil || string(kept) != tc.tail {
+				t.Errorf("tail kept: %q (%v), want %q", kept[:min(len(kept), 100)], err, tc.tail[:min(len(tc.tail), 100)])
+			}
+			l := logged.String()
+			for _, want := range []string{"level=WARN", "file=" + path, fmt.Sprintf("line=3 byte=%d", len(good)), tc.why, "moved_to=" + aside} {
+				if !strings.Contains(l, want) {
+					t.Errorf("log lacks %q:\n%s", want, l[:min(len(l), 2000)])
+				}
+			}
+			// the game goes on, and the next start resumes it whole
+			s.Close()
+			s2, logged2 := openLogged(t, dir)
+			if s2.Resumed() != path || !slices.Equal(s2.State().Moves, []string{"b1-f3"}) || strings.Contains(logged2.String(), "WARN") {
+				t.Errorf("second start resumed %q with %v:\n%s", s2.Resumed(), s2.State().Moves, logged2)
+			}
+		})
+	}
+}
+
+// Discard removes the journal a failed start began (its header alone),
+// never a resumed one.
+func TestDiscard(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := openLogged(t, dir)
+	path := s.JournalPath()
+	if err := s.Discard(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the new journal is still there (%v)", err)
+	}
+	older := journalAt(dir, "star", 1)
+	os.WriteFile(older, append(journalHeader(t, "star"), `{"move":"b1-f3","by":"red"}`+"\n"...), 0o644)
+	s2, _ := openLogged(t, dir)
+	if s2.Resumed() != older {
+		t.Fatalf("resumed %q, want %s", s2.Resumed(), older)
+	}
+	if err := s2.Discard(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(older); err != nil {
+		t.Fatalf("the resumed journal was removed: %v", err)
 	}
 }

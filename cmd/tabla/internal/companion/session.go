@@ -506,3 +506,21 @@ func (s *Session) Close() error {
 	s.closed = true
 	return s.journal.Close()
 }
+
+// Discard closes a session whose start failed after Open (its page could
+// not listen, say): the journal it started, holding its header alone, is
+// removed, so that the next start does not resume an empty game instead of
+// the unfinished one before it. A resumed journal, or one holding more
+// than its header, is kept.
+func (s *Session) Discard() error {
+	s.mu.Lock()
+	path := ""
+	if s.journal != nil && s.resumed == "" {
+		path = s.journal.Path()
+	}
+	s.mu.Unlock()
+	if err := s.Close(); err != nil || path == "" {
+		return err
+	}
+	return removeIfHeaderOnly(path)
+}

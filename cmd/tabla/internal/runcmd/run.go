@@ -329,6 +329,20 @@ func Run(ctx context.Context, o *Options) error {
 		}
 		defer link.Close()
 	}
+	// The page's address is taken before the session starts its journal:
+	// a start that fails leaves no journal behind (an empty game the next
+	// start would resume instead of the unfinished one before it).
+	var ln net.Listener
+	var guard *sameorigin.Guard
+	if o.Listen != "" && o.Listen != "off" {
+		if ln, err = net.Listen("tcp", o.Listen); err != nil {
+			return fmt.Errorf("run: --listen %s: %w", o.Listen, err)
+		}
+		defer ln.Close()
+		if guard, err = sameorigin.New(sameorigin.Config{Addr: ln.Addr().String(), Hosts: o.AllowHosts}); err != nil {
+			return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("run: --allow-host: %v", err))
+		}
+	}
 	sess, err := companion.Open(copts)
 	if err != nil {
 		return err
@@ -343,20 +357,11 @@ func Run(ctx context.Context, o *Options) error {
 	defer cancel()
 	addr := ""
 	var srv *http.Server
-	if o.Listen != "" && o.Listen != "off" {
-		ln, err := net.Listen("tcp", o.Listen)
-		if err != nil {
-			return err
-		}
+	if ln != nil {
 		addr = ln.Addr().String()
-		guard, err := sameorigin.New(sameorigin.Config{Addr: addr, Hosts: o.AllowHosts})
-		if err != nil {
-			ln.Close()
-			return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("run: --allow-host: %v", err))
-		}
 		lib, err := library.Open(o.Journal, library.Options{Level: o.AnalysisLevel, Workers: 1, Logger: log})
 		if err != nil {
-			ln.Close()
+			sess.Discard()
 			return err
 		}
 		defer lib.Close()

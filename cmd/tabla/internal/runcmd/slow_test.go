@@ -10,6 +10,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -122,5 +124,35 @@ func TestSlowClients(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A start that fails (here: an address that cannot be listened on) leaves
+// no journal behind: before, it left an empty game that the next start
+// resumed instead of the unfinished one.
+func TestFailedStartLeavesNoJournal(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	var errb bytes.Buffer
+	first := &Options{IO: &cmdutil.IO{Out: &errb, Err: &errb}, Game: "star", First: "red", Board: "sim", Journal: dir,
+		Listen: "off", Seed: 1, Ready: func(*companion.Session, string) { cancel() }}
+	if err := Run(ctx, first); err != nil {
+		t.Fatalf("first start: %v\n%s", err, errb.String())
+	}
+	before, _ := filepath.Glob(filepath.Join(dir, "game-*.jsonl"))
+	if len(before) != 1 {
+		t.Fatalf("journals after the first start: %v", before)
+	}
+	for _, listen := range []string{"999.1.1.1:99999", "127.0.0.1:99999"} {
+		o := &Options{IO: &cmdutil.IO{Out: &errb, Err: &errb}, Game: "star", First: "red", Board: "sim", Journal: dir,
+			Listen: listen, NoResume: true, Seed: 2}
+		err := Run(context.Background(), o)
+		if cmdutil.CodeOf(err) != cmdutil.ExitError || !strings.Contains(err.Error(), listen) {
+			t.Errorf("--listen %s: exit %d, %v; want exit 1 naming the address", listen, cmdutil.CodeOf(err), err)
+		}
+	}
+	after, _ := filepath.Glob(filepath.Join(dir, "game-*.jsonl"))
+	if !slices.Equal(after, before) {
+		t.Fatalf("journals after the failed starts: %v, want %v", after, before)
 	}
 }
