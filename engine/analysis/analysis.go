@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"errors"
 	"runtime"
 	"sync"
 	"time"
@@ -12,8 +13,11 @@ import (
 
 // Options configure an analysis.
 type Options struct {
-	Search  search.Options // per position (Workers is ignored: see Workers)
-	Workers int            // positions searched in parallel; 0: all cores
+	// Search is the search per position (Workers is ignored: see Workers).
+	// Its Stop, when closed, ends the analysis: the searches under way
+	// stop, no other starts, and Analyze returns ErrStopped.
+	Search  search.Options
+	Workers int // positions searched in parallel; 0: all cores
 	// Blunder is the loss (in win probability) from which a move is a
 	// blunder; 0 means DefaultBlunder.
 	Blunder float64
@@ -23,6 +27,9 @@ type Options struct {
 	// goroutines, one at a time and with done increasing.
 	Progress func(done, total int)
 }
+
+// ErrStopped: the analysis was stopped (Options.Search.Stop closed).
+var ErrStopped = errors.New("analysis: stopped")
 
 // DefaultBlunder is the default blunder threshold: 20 points of win chance.
 const DefaultBlunder = 0.20
@@ -152,11 +159,21 @@ func Analyze(h *record.Header, applied []record.Applied, opts Options) (*Report,
 			}
 		}()
 	}
+feed:
 	for _, j := range jobs {
-		next <- j
+		select {
+		case next <- j:
+		case <-so.Stop: // nil: never
+			break feed
+		}
 	}
 	close(next)
 	wg.Wait()
+	select {
+	case <-so.Stop:
+		return nil, ErrStopped
+	default:
+	}
 	rep.Start = first.res.Values
 	rep.Algo = search.Pick(first.s, so.Algo).String()
 	for _, j := range jobs {

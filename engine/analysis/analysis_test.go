@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"reflect"
 	"strings"
@@ -125,5 +126,19 @@ func TestProgress(t *testing.T) {
 		if c != i+1 {
 			t.Errorf("call %d reports %d done", i, c)
 		}
+	}
+}
+
+// A closed Stop ends the analysis with ErrStopped.
+func TestStop(t *testing.T) {
+	g, err := record.Replay(strings.NewReader(`{"tabla":1,"game":"star","first":"red"}`+"\n"+`{"move":"b1-f3"}`+"\n"), "stop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	close(stop)
+	rep, err := Analyze(g.Header, g.Applied, Options{Search: search.Options{Level: 5, Nodes: 1 << 40, Stop: stop}, Workers: 1})
+	if !errors.Is(err, ErrStopped) || rep != nil {
+		t.Fatalf("got %v, %v; want ErrStopped", rep, err)
 	}
 }

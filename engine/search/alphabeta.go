@@ -54,13 +54,14 @@ type abWorker struct {
 	limit    int64
 	deadline time.Time
 	stop     *atomic.Bool
+	cancel   <-chan struct{} // Options.Stop
 	aborted  bool
 	capPlies int
 }
 
 func newABWorker(s engine.State, opts Options, limit int64, deadline time.Time, stop *atomic.Bool) *abWorker {
 	w := &abWorker{s: s, sideOf: s.Info().SideOf, limit: limit, deadline: deadline, stop: stop,
-		capPlies: capFor(s, opts.MaxPlies)}
+		cancel: opts.Stop, capPlies: capFor(s, opts.MaxPlies)}
 	if opts.NewEval != nil {
 		w.ev = opts.NewEval()
 	} else {
@@ -138,7 +139,7 @@ func (w *abWorker) out() bool {
 		// Out of this worker's own budget. The others go on with theirs, so
 		// every worker's node count stays deterministic.
 		w.aborted = true
-	case w.nodes&1023 == 0 && (w.stop.Load() || !w.deadline.IsZero() && time.Now().After(w.deadline)):
+	case w.nodes&1023 == 0 && (w.stop.Load() || stopped(w.cancel) || !w.deadline.IsZero() && time.Now().After(w.deadline)):
 		w.aborted = true
 		w.stop.Store(true)
 	}

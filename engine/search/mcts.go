@@ -219,7 +219,7 @@ func mcts(s engine.State, opts Options) Result {
 		go func() {
 			defer wg.Done()
 			for it := int64(0); it < per; it++ {
-				if it&63 == 0 && (stop.Load() || !deadline.IsZero() && time.Now().After(deadline)) {
+				if it&63 == 0 && (stop.Load() || stopped(opts.Stop) || !deadline.IsZero() && time.Now().After(deadline)) {
 					stop.Store(true)
 					break
 				}

@@ -44,14 +44,17 @@ const MinHorizon = 100
 
 // Options say how hard to search. Zero values mean the level's defaults.
 type Options struct {
-	Level    int           // 1–5; 0 means DefaultLevel
-	Nodes    int64         // alpha-beta nodes or MCTS iterations; 0: the level's
-	Time     time.Duration // wall-clock limit; 0: none
-	Depth    int           // alpha-beta depth limit; 0: the level's (or MaxDepth)
-	Workers  int           // parallel workers, each on its own Clone; ≤1: one
-	Seed     uint64        // MCTS random seed
-	Algo     Algorithm     // one the game Supports; others resolve as Auto
-	MaxPlies int           // ply cap scored as a draw; 0: DefaultMaxPlies
+	Level int           // 1–5; 0 means DefaultLevel
+	Nodes int64         // alpha-beta nodes or MCTS iterations; 0: the level's
+	Time  time.Duration // wall-clock limit; 0: none
+	// Stop, when closed, ends the search as Time would, with the best found
+	// so far (a caller's cancellation: Ctrl-C, a closed page).
+	Stop     <-chan struct{}
+	Depth    int       // alpha-beta depth limit; 0: the level's (or MaxDepth)
+	Workers  int       // parallel workers, each on its own Clone; ≤1: one
+	Seed     uint64    // MCTS random seed
+	Algo     Algorithm // one the game Supports; others resolve as Auto
+	MaxPlies int       // ply cap scored as a draw; 0: DefaultMaxPlies
 	// NewEval makes an evaluator per worker; nil: eval.New(game).
 	NewEval func() eval.Evaluator
 }
@@ -144,6 +147,16 @@ func Search(s engine.State, opts Options) Result {
 	r.Algo = opts.Algo
 	r.Time = time.Since(start)
 	return r
+}
+
+// stopped reports whether stop is closed (never for nil).
+func stopped(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // terminalValues: 1 for the winner, 1/k each on a draw.

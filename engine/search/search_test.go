@@ -181,3 +181,24 @@ func TestZeroAlloc(t *testing.T) {
 		t.Errorf("%v allocations per search of %d nodes", allocs, w.nodes)
 	}
 }
+
+// A closed Stop ends a search at once, as its time limit would: with a
+// legal move and a fraction of its node budget.
+func TestStop(t *testing.T) {
+	stop := make(chan struct{})
+	close(stop)
+	for _, tc := range []struct {
+		game string
+		opts Options
+	}{
+		{"star", Options{Algo: AlphaBeta, Nodes: 1 << 40, Workers: 2, Stop: stop}},
+		{"star", Options{Algo: MCTS, Nodes: 1 << 40, Workers: 2, Stop: stop}},
+		{"gyges", Options{Level: 5, Nodes: 1 << 40, Stop: stop}},
+	} {
+		s := mustNew(t, tc.game, engine.Config{})
+		r := Search(s, tc.opts)
+		if r.Nodes > 1<<16 || r.Move == engine.NoMove || !engine.Legal(s, r.Move) {
+			t.Errorf("%s %v: %d nodes, move %v; want a legal move after a few nodes", tc.game, tc.opts.Algo, r.Nodes, r.Move)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package aicmd
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"text/tabwriter"
@@ -13,7 +15,10 @@ import (
 
 // AnalyzeOptions are the inputs of `tabla analyze`.
 type AnalyzeOptions struct {
-	IO       *cmdutil.IO
+	IO *cmdutil.IO
+	// Context, when it ends (Ctrl-C, SIGTERM), stops the analysis; nil:
+	// none.
+	Context  context.Context
 	File     string
 	JSON     bool
 	SVG      string // write the plot here
@@ -36,6 +41,7 @@ func NewAnalyzeCmd(streams *cmdutil.IO) *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.File = args[0]
+			opts.Context = c.Context()
 			return AnalyzeRun(opts)
 		},
 	}
@@ -63,9 +69,13 @@ func AnalyzeRun(opts *AnalyzeOptions) error {
 		return err
 	}
 	progress, finish := termProgress(opts.IO.Err, "analyze: positions")
+	so.Stop = done(opts.Context)
 	rep, err := analysis.Analyze(g.Header, g.Applied, analysis.Options{Search: so, Workers: opts.Strength.Workers, Blunder: opts.Blunder,
 		Progress: progress})
 	finish()
+	if errors.Is(err, analysis.ErrStopped) {
+		return interrupted("analyze", opts.Context)
+	}
 	if err != nil {
 		return err
 	}

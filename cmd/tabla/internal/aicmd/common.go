@@ -1,6 +1,7 @@
 package aicmd
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -105,3 +106,19 @@ func noMove(s engine.State) string {
 }
 
 func pct(p float64) string { return fmt.Sprintf("%.1f%%", 100*p) }
+
+// done is ctx's Done channel (nil, never closed, for a nil ctx).
+func done(ctx context.Context) <-chan struct{} {
+	if ctx == nil {
+		return nil
+	}
+	return ctx.Done()
+}
+
+// stoppedBy reports whether ctx (which may be nil) has ended.
+func stoppedBy(ctx context.Context) bool { return ctx != nil && ctx.Err() != nil }
+
+// interrupted is the error of a command stopped by a signal (its context).
+func interrupted(cmd string, ctx context.Context) error {
+	return fmt.Errorf("%s: stopped (%v)", cmd, context.Cause(ctx))
+}

@@ -1,6 +1,7 @@
 package aicmd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -14,7 +15,9 @@ import (
 
 // HintOptions are the inputs of `tabla hint`.
 type HintOptions struct {
-	IO       *cmdutil.IO
+	IO *cmdutil.IO
+	// Context, when it ends (Ctrl-C, SIGTERM), stops the search; nil: none.
+	Context  context.Context
 	File     string
 	JSON     bool
 	Strength Strength
@@ -46,6 +49,7 @@ func NewHintCmd(streams *cmdutil.IO) *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.File = args[0]
+			opts.Context = c.Context()
 			return HintRun(opts)
 		},
 	}
@@ -75,7 +79,11 @@ func HintRun(opts *HintOptions) error {
 		fmt.Fprintf(opts.IO.Out, "none (%s)\n", why)
 		return nil
 	}
+	so.Stop = done(opts.Context)
 	r := search.Search(s, so)
+	if stoppedBy(opts.Context) {
+		return interrupted("hint", opts.Context)
+	}
 	pv := pvStrings(s, r.PV)
 	mv := engine.MoveString(s, r.Move)
 	if opts.JSON {

@@ -2,6 +2,7 @@ package aicmd
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -19,7 +20,10 @@ import (
 
 // PlayOptions are the inputs of `tabla play`.
 type PlayOptions struct {
-	IO       *cmdutil.IO
+	IO *cmdutil.IO
+	// Context, when it ends (Ctrl-C, SIGTERM), stops the game at once,
+	// the engine's search and the wait for a move alike; nil: none.
+	Context  context.Context
 	Game     string
 	Variant  string
 	First    string
@@ -42,6 +46,7 @@ func NewPlayCmd(streams *cmdutil.IO) *cobra.Command {
 			"you play (default the first seat; none with --seat none: engine self-play).",
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			opts.Context = c.Context()
 			return PlayRun(opts)
 		},
 	}
@@ -101,7 +106,27 @@ func PlayRun(opts *PlayOptions) error {
 		}
 	}
 	out := opts.IO.Out
-	in := bufio.NewScanner(opts.IO.In)
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	so.Stop = ctx.Done()
+	// Lines are read in their own goroutine, so that a signal ends the
+	// wait for one.
+	lines := make(chan string)
+	quit := make(chan struct{})
+	defer close(quit)
+	go func() {
+		defer close(lines)
+		in := bufio.NewScanner(opts.IO.In)
+		for in.Scan() {
+			select {
+			case lines <- in.Text():
+			case <-quit:
+				return
+			}
+		}
+	}()
 	rng := rand.New(rand.NewPCG(so.Seed, 0x7ab1a))
 	board := boards.Default(info.Game)
 	draw := func() {
@@ -113,10 +138,12 @@ func PlayRun(opts *PlayOptions) error {
 	draw()
 	ask := func(prompt string) (string, bool) {
 		fmt.Fprint(out, prompt)
-		if !in.Scan() {
+		select {
+		case l, ok := <-lines:
+			return strings.TrimSpace(l), ok
+		case <-ctx.Done():
 			return "", false
 		}
-		return strings.TrimSpace(in.Text()), true
 	}
 	limit := 1 << 30
 	if len(human) == 0 {
@@ -157,6 +184,9 @@ func PlayRun(opts *PlayOptions) error {
 			for m == engine.NoMove {
 				text, ok := ask(fmt.Sprintf("%s to move: ", name))
 				switch {
+				case !ok && stoppedBy(ctx):
+					fmt.Fprintln(out)
+					return interrupted("play", ctx)
 				case !ok || text == "quit":
 					return nil
 				case text == "moves":
@@ -180,6 +210,9 @@ func PlayRun(opts *PlayOptions) error {
 			}
 		} else {
 			r := search.Search(s, so)
+			if stoppedBy(ctx) {
+				return interrupted("play", ctx)
+			}
 			m = r.Move
 			fmt.Fprintf(out, "%s plays %s (%s wins %s)\n", name, engine.MoveString(s, m), info.Sides[info.SideOf[seat]], pct(r.Value))
 		}

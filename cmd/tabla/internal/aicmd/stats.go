@@ -26,10 +26,13 @@ import (
 
 // StatsOptions are the inputs of `tabla stats`.
 type StatsOptions struct {
-	IO   *cmdutil.IO
-	Dir  string
-	JSON bool
-	SVG  string
+	IO *cmdutil.IO
+	// Context, when it ends (Ctrl-C, SIGTERM), stops the reading; nil:
+	// none.
+	Context context.Context
+	Dir     string
+	JSON    bool
+	SVG     string
 	// Hub, when set, is a club hub whose finished games are read instead
 	// of DIR (cmd/tabla/internal/hub); HubCA verifies its certificate.
 	Hub, HubCA string
@@ -90,6 +93,7 @@ func NewStatsCmd(streams *cmdutil.IO) *cobra.Command {
 				return cmdutil.WithCode(cmdutil.ExitUsage, errors.New("stats: give DIR, or --hub URL for a club hub's games"))
 			}
 			opts.Dir = args[0]
+			opts.Context = c.Context()
 			return StatsRun(opts)
 		},
 	}
@@ -102,6 +106,11 @@ func NewStatsCmd(streams *cmdutil.IO) *cobra.Command {
 
 // Collect reads every record under dir.
 func Collect(dir string, warn io.Writer) (*Stats, error) {
+	return CollectContext(context.Background(), dir, warn)
+}
+
+// CollectContext is Collect that stops with ctx's error when ctx ends.
+func CollectContext(ctx context.Context, dir string, warn io.Writer) (*Stats, error) {
 	var files []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -120,6 +129,9 @@ func Collect(dir string, warn io.Writer) (*Stats, error) {
 	byGame := map[string]*GameStats{}
 	firsts := map[string]map[string]*FirstMove{}
 	for _, path := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		st.Files++
 		f, err := os.Open(path)
 		if err != nil {
@@ -211,7 +223,14 @@ func StatsRun(opts *StatsOptions) error {
 	if !fi.IsDir() {
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("stats: %s is not a directory (want a journal directory of *.jsonl game records)", opts.Dir))
 	}
-	st, err := Collect(opts.Dir, opts.IO.Err)
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	st, err := CollectContext(ctx, opts.Dir, opts.IO.Err)
+	if stoppedBy(ctx) {
+		return interrupted("stats", ctx)
+	}
 	if err != nil {
 		return fmt.Errorf("stats: %v", err)
 	}

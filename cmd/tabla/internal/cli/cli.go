@@ -84,10 +84,15 @@ func requireSubcommand(c *cobra.Command) {
 }
 
 // Main runs tabla with the process's arguments and returns the exit code.
-func Main() cmdutil.ExitCode {
+func Main() cmdutil.ExitCode { return mainWith(cmdutil.System(), os.Args[1:]) }
+
+// mainWith is Main on given streams and arguments: SIGINT and SIGTERM end
+// the commands' context, and every long command (analyze, hint, play,
+// stats, run, sim, library, hub) stops on it.
+func mainWith(streams *cmdutil.IO, args []string) cmdutil.ExitCode {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return Run(ctx, cmdutil.System(), os.Args[1:])
+	return Run(ctx, streams, args)
 }
 
 // Run runs tabla with the given arguments; tests call it directly.

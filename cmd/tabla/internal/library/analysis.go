@@ -95,8 +95,8 @@ func (j *jobs) start() {
 	})
 }
 
-// Close stops the analysis worker once the analysis under way is done;
-// queued analyses are dropped.
+// Close stops the analysis worker: the analysis under way stops within a
+// search's check (it is not cached), queued analyses are dropped.
 func (l *Library) Close() {
 	select {
 	case <-l.jobs.done:
@@ -293,7 +293,7 @@ func (l *Library) analyse(id string, progress func(done, total int)) (a *Analysi
 			a, err = nil, fmt.Errorf("library: analysing %s: panic: %v", id, p)
 		}
 	}()
-	so := search.Options{Level: l.level(), Seed: 1}
+	so := search.Options{Level: l.level(), Seed: 1, Stop: l.jobs.done} // Close stops it
 	rep, err := analysis.Analyze(g.Header, g.Applied, analysis.Options{Search: so, Workers: l.opts.Workers,
 		Blunder: l.blunder(), Progress: progress})
 	if err != nil {

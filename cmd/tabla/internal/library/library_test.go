@@ -3,6 +3,7 @@ package library_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"maps"
 	"os"
 	"path/filepath"
@@ -336,5 +337,42 @@ func TestLargeRecordBoundedMemory(t *testing.T) {
 		f.Close()
 	}); n > limit {
 		t.Errorf("opening an 8 MB record for download allocated %d bytes, want at most %d", n, limit)
+	}
+}
+
+// Close stops an analysis under way instead of waiting for it (tabla
+// library and tabla run stop on Ctrl-C through it), and caches nothing.
+func TestCloseStopsAnalysis(t *testing.T) {
+	dir := t.TempDir()
+	rec, err := librarytest.Random(librarytest.Headers[2], 7, 60, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "long.jsonl"), rec, 0o644)
+	lib, err := library.Open(dir, library.Options{Level: 5, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lib.Analyze("long.jsonl"); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+		_, p, err := lib.Analysis("long.jsonl")
+		if err != nil || time.Now().After(deadline) {
+			t.Fatalf("analysis %+v, %v", p, err)
+		}
+		if p.State == "running" {
+			break
+		}
+	}
+	closed := make(chan struct{})
+	go func() { lib.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(time.Minute): // a guard against a hang, not a measure
+		t.Fatal("Close waited for the analysis under way")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "long.jsonl"+library.AnalysisSuffix)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a stopped analysis was cached (%v)", err)
 	}
 }
