@@ -2,6 +2,7 @@ package companion
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -186,6 +187,11 @@ func seekable(r io.Reader) (io.ReadSeeker, func(), error) {
 // board events; r that cannot seek (standard input) is copied to a
 // temporary file first.
 func Replay(r io.Reader, name string) (*ReplayResult, error) {
+	return ReplayContext(context.Background(), r, name)
+}
+
+// ReplayContext is Replay that stops with ctx's error when ctx ends.
+func ReplayContext(ctx context.Context, r io.Reader, name string) (*ReplayResult, error) {
 	in, done, err := seekable(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -225,6 +231,9 @@ func Replay(r io.Reader, name string) (*ReplayResult, error) {
 	}
 	var wants []want
 	for li := 0; rd.Next(); li++ {
+		if li&4095 == 0 && ctx.Err() != nil {
+			return nil, fmt.Errorf("%s: replay stopped at line %d (%v)", name, rd.Line(), context.Cause(ctx))
+		}
 		ev := *rd.Event()
 		switch ev.Kind {
 		case "move", "roll", "takeback", "end", "undone":
@@ -351,6 +360,9 @@ func Replay(r io.Reader, name string) (*ReplayResult, error) {
 		}
 	}
 	for li := 0; rd.Next(); li++ {
+		if li&4095 == 0 && ctx.Err() != nil {
+			return nil, fmt.Errorf("%s: replay stopped at line %d (%v)", name, rd.Line(), context.Cause(ctx))
+		}
 		rev := rd.Event()
 		var l boardLine
 		var cellName []byte

@@ -4,6 +4,7 @@
 package replaycmd
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -14,7 +15,9 @@ import (
 
 // Options are `tabla replay`'s inputs.
 type Options struct {
-	IO          *cmdutil.IO
+	IO *cmdutil.IO
+	// Context, when it ends (Ctrl-C, SIGTERM), stops the replay; nil: none.
+	Context     context.Context
 	File        string
 	BoardEvents bool
 }
@@ -32,6 +35,7 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.File = args[0]
+			o.Context = c.Context()
 			return Run(o)
 		},
 	}
@@ -46,7 +50,11 @@ func Run(o *Options) error {
 		return err
 	}
 	defer in.Close()
-	res, err := companion.Replay(in, name)
+	ctx := o.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	res, err := companion.ReplayContext(ctx, in, name)
 	if err != nil {
 		return err
 	}

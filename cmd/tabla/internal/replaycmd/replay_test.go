@@ -2,6 +2,8 @@ package replaycmd
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,5 +74,18 @@ func TestReplayStdin(t *testing.T) {
 	err := Run(&Options{IO: &cmdutil.IO{In: in, Out: &out, Err: &errb}, File: "-"})
 	if err != nil || !strings.Contains(out.String(), "<stdin>: ") || !strings.Contains(out.String(), "decisions reproduced") {
 		t.Fatalf("got %v:\n%s%s", err, out.String(), errb.String())
+	}
+}
+
+// A replay whose context has ended (Ctrl-C, SIGTERM) stops and says so.
+func TestReplayStopped(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "j.jsonl")
+	os.WriteFile(p, journal(t, "star-noise.jsonl"), 0o644)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	err := Run(&Options{IO: &cmdutil.IO{Out: &out, Err: &errb}, File: p, Context: ctx})
+	if cmdutil.CodeOf(err) != cmdutil.ExitError || !strings.Contains(fmt.Sprint(err), "replay stopped") {
+		t.Fatalf("got %v, want exit 1 saying the replay stopped", err)
 	}
 }
