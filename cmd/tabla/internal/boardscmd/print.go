@@ -19,7 +19,10 @@ type PrintOptions struct {
 	Board string  // builtin name or board file
 	SVG   string  // output file
 	Paper string  // a3 or a4
-	Pitch float64 // mm; 0: the board file's
+	Pitch float64 // mm; 0 and not PitchSet: the board file's
+	// PitchSet says --pitch was given, so that --pitch 0 is refused
+	// rather than taken for "the board file's".
+	PitchSet bool
 }
 
 func newPrintCmd(streams *cmdutil.IO) *cobra.Command {
@@ -33,8 +36,9 @@ func newPrintCmd(streams *cmdutil.IO) *cobra.Command {
 			"sheet is split into overlapping sheets OUT-1.svg, OUT-2.svg, … with crop\n" +
 			"and registration marks; each says where it goes.",
 		Args: cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(c *cobra.Command, args []string) error {
 			o.Board = args[0]
+			o.PitchSet = c.Flags().Changed("pitch")
 			return PrintRun(o)
 		},
 	}
@@ -53,14 +57,14 @@ func PrintRun(o *PrintOptions) error {
 	if !ok {
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("boards print: --paper %q: want a3 or a4", o.Paper))
 	}
+	if (o.PitchSet || o.Pitch != 0) && !(o.Pitch >= 5 && o.Pitch <= 500) {
+		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("boards print: --pitch %g: want 5–500 mm between neighbouring cell centres (leave it out for the board file's)", o.Pitch))
+	}
 	b, err := boards.Open(o.Board)
 	if err != nil {
 		return err
 	}
-	if o.Pitch != 0 {
-		if !(o.Pitch >= 5 && o.Pitch <= 500) {
-			return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("boards print: --pitch %g: want 5–500 mm", o.Pitch))
-		}
+	if o.PitchSet || o.Pitch != 0 {
 		b.Pitch = o.Pitch
 	}
 	s, err := sheet.Render(b, sheet.Options{Paper: paper})

@@ -3,6 +3,7 @@ package boardscmd
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
@@ -147,4 +148,27 @@ func count(img image.Image) (blue, orange, dark, white int) {
 		}
 	}
 	return
+}
+
+// --pitch given as 0 (or anything outside 5–500 mm) is refused, exit 2,
+// and nothing is written; it was taken for "the board file's pitch".
+func TestPrintPitchFlag(t *testing.T) {
+	for _, pitch := range []string{"0", "-20", "NaN", "4.9", "501"} {
+		t.Run(pitch, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "star.svg")
+			var o, e bytes.Buffer
+			cmd := NewCmd(&cmdutil.IO{Out: &o, Err: &e})
+			cmd.SetArgs([]string{"print", "star", "--pitch", pitch, "--svg", out})
+			cmd.SetOut(&e)
+			cmd.SetErr(&e)
+			err := cmd.Execute()
+			if cmdutil.CodeOf(err) != cmdutil.ExitUsage || !strings.Contains(fmt.Sprint(err), "--pitch "+strings.TrimPrefix(pitch, "+")) ||
+				!strings.Contains(fmt.Sprint(err), "want 5–500 mm") {
+				t.Errorf("got exit %d: %v; want 2 and a message about --pitch", cmdutil.CodeOf(err), err)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s written", out)
+			}
+		})
+	}
 }

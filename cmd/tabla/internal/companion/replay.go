@@ -208,11 +208,15 @@ func ReplayContext(ctx context.Context, r io.Reader, name string) (*ReplayResult
 	}
 	meta, err := metaOf(h)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s:1: line 1: %w: replay re-runs the board events of a journal (tabla run, or tabla sim --journal); a game record is checked with tabla rules check", name, err)
+	}
+	if meta.Board == "" {
+		return nil, fmt.Errorf(`%s:1: line 1: the header does not say which board the game was played on: add "board":"NAME" to its meta.companion (the builtin %s board is "%s"; or the board file the table used)`,
+			name, h.Game, h.Game)
 	}
 	b, err := boards.Open(meta.Board)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s:1: line 1: the header's meta.companion board: %w", name, err)
 	}
 	newState := func() (engine.State, error) { hh := *h; return record.NewState(&hh) }
 	st, err := newState()

@@ -398,36 +398,96 @@ func SimPTYRun(ctx context.Context, o *SimPTYOptions) error {
 		return err
 	}
 	fmt.Fprintln(o.IO.Out, path)
-	lines := make(chan string)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(o.IO.In)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
-	n := 1
+	lines := make(chan inputLine)
+	go readLines(ctx, o.IO.In, MaxActionLine, lines)
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case line, ok := <-lines:
+		case l, ok := <-lines:
 			if !ok {
 				<-ctx.Done()
 				return nil
 			}
-			n++
-			if strings.TrimSpace(line) == "" {
+			if l.err != nil {
+				fmt.Fprintf(o.IO.Err, "<stdin>:%d: %v\n", l.n, l.err)
 				continue
 			}
-			one, err := script.Parse("<stdin>", strings.NewReader(header+"\n"+line))
+			if strings.TrimSpace(l.text) == "" {
+				continue
+			}
+			one, err := script.Parse("<stdin>", strings.NewReader(header+"\n"+l.text))
 			if err == nil {
-				one.Actions[0].Line = n
+				one.Actions[0].Line = l.n
 				err = script.Run(ctx, one, vb, nil)
 			}
 			if err != nil {
-				fmt.Fprintln(o.IO.Err, strings.Replace(err.Error(), "<stdin>:2", fmt.Sprintf("<stdin>:%d", n), 1))
+				fmt.Fprintln(o.IO.Err, strings.Replace(err.Error(), "<stdin>:2", fmt.Sprintf("<stdin>:%d", l.n), 1))
 			}
+		}
+	}
+}
+
+// MaxActionLine is the longest action line sim --pty reads from standard
+// input; a longer one is reported and skipped.
+const MaxActionLine = 64 << 10
+
+// inputLine is line n (1-based) of standard input, or why it was skipped.
+type inputLine struct {
+	n    int
+	text string
+	err  error
+}
+
+// readLines sends r's lines to out until r ends or ctx does: a line longer
+// than max is read through without keeping it and sent as an error, and
+// reading goes on; a read error is sent and ends it.
+func readLines(ctx context.Context, r io.Reader, max int, out chan<- inputLine) {
+	defer close(out)
+	br := bufio.NewReaderSize(r, 4096)
+	send := func(l inputLine) bool {
+		select {
+		case out <- l:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	for n := 1; ; n++ {
+		var line []byte
+		long := false
+		var err error
+		for {
+			var chunk []byte
+			chunk, err = br.ReadSlice('\n')
+			if !long {
+				if len(line)+len(chunk) > max+1 {
+					long, line = true, nil
+				} else {
+					line = append(line, chunk...)
+				}
+			}
+			if err != bufio.ErrBufferFull {
+				break
+			}
+		}
+		switch {
+		case long:
+			if !send(inputLine{n: n, err: fmt.Errorf("line longer than %d bytes: skipped", max)}) {
+				return
+			}
+		case len(line) > 0:
+			text := strings.TrimSuffix(strings.TrimSuffix(string(line), "\n"), "\r")
+			if !send(inputLine{n: n, text: text}) {
+				return
+			}
+		}
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			send(inputLine{n: n, err: fmt.Errorf("reading standard input: %v", err)})
+			return
 		}
 	}
 }

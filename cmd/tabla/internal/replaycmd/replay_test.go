@@ -89,3 +89,32 @@ func TestReplayStopped(t *testing.T) {
 		t.Fatalf("got %v, want exit 1 saying the replay stopped", err)
 	}
 }
+
+// A file that is not a replayable journal is refused naming the file and
+// line and saying what to do.
+func TestReplayNotAJournal(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, header string
+		want         []string
+	}{
+		{"no board", `{"tabla":1,"game":"star","first":"red","meta":{"companion":{"settle_ms":100}}}`,
+			[]string{"nob.jsonl:1: line 1:", "does not say which board", `add "board":"NAME"`, `"star"`}},
+		{"unknown board", `{"tabla":1,"game":"star","first":"red","meta":{"companion":{"board":"nope"}}}`,
+			[]string{"nob.jsonl:1: line 1:", `no builtin board "nope"`}},
+		{"a game record", `{"tabla":1,"game":"star","first":"red"}`,
+			[]string{"nob.jsonl:1: line 1:", "not a journal", "tabla rules check"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(dir, "nob.jsonl")
+			os.WriteFile(p, []byte(tc.header+"\n"+`{"move":"b1-f3"}`+"\n"), 0o644)
+			var out, errb bytes.Buffer
+			err := Run(&Options{IO: &cmdutil.IO{Out: &out, Err: &errb}, File: p})
+			for _, w := range tc.want {
+				if !strings.Contains(fmt.Sprint(err), w) {
+					t.Errorf("got %v, want it to say %q", err, w)
+				}
+			}
+		})
+	}
+}
