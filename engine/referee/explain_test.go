@@ -21,8 +21,10 @@ import (
 //   - nothing happened (the board is as it was);
 //   - a legal move;
 //   - a legal move and then the next player's move after it;
-//   - the last move revised: another move of the same player from the
-//     position before it, the hand having gone on;
+//   - the last move revised: another move of the same piece from the
+//     position before it, the hand having gone on — alone, or with the
+//     next player's move of that piece on from where it was put (GYGES:
+//     pieces have no owner);
 //   - a takeback of up to one round of moves (four at most);
 //   - a new game (the start position), when no move explains the board.
 //
@@ -220,6 +222,27 @@ func (x *explainer) named(dst []int, text []byte, mover int) []int {
 	return dst
 }
 
+// origin returns the cell a move takes its piece from (mover for the games
+// that name the destination only), or place true for a piece put down from
+// outside the board.
+func (x *explainer) origin(text string, mover int) (int, bool) {
+	switch x.game {
+	case "daha", "ray":
+		return mover, false
+	case "six":
+		a, _, ok := strings.Cut(text, ">")
+		if !ok {
+			return -1, true
+		}
+		return x.idx[a], false
+	}
+	if strings.Contains(text, "@") {
+		return -1, true
+	}
+	a, _, _ := strings.Cut(text, "-")
+	return x.idx[a], false
+}
+
 // moverCell is the cell of the piece of the player to move (DAHA, RAY).
 func (x *explainer) moverCell(st engine.State) int {
 	if x.game != "daha" && x.game != "ray" || st.ToMove() < 0 {
@@ -289,48 +312,48 @@ func (x *explainer) admits(e *evidence, from, to []byte, named []int) bool {
 // sequenceOK checks every cell's sensor history against a reading of
 // several plies (boards[0] the start, boards[i] after ply i, named[i-1] the
 // cells ply i names): each ply that takes a piece off a cell needs a lift
-// there, each that puts one down a fill, in the plies' order; the sensor
-// may show more (bumps, rests), never less.
+// there, each that puts one down a fill, in the plies' order, and the
+// players take turns: every change a ply needs comes after every change the
+// ply before it needed. The sensors may show more (bumps, rests), never
+// less.
 func (x *explainer) sequenceOK(e *evidence, boards [][]byte, named [][]int) bool {
-	for c := range x.sensor {
-		if !x.sensor[c] {
-			continue
-		}
-		var want []byte
-		for i := 1; i < len(boards); i++ {
+	pos := make([]int, len(x.sensor)) // per cell: transitions matched so far
+	barrier := time.Duration(-1 << 62)
+	for i := 1; i < len(boards); i++ {
+		end := barrier
+		for c := range x.sensor {
+			if !x.sensor[c] {
+				continue
+			}
 			a, b := boards[i-1][c], boards[i][c]
 			nm := slices.Contains(named[i-1], c)
+			var want []byte
 			if a != CodeEmpty && (a != b || nm) {
 				want = append(want, 'L')
 			}
 			if b != CodeEmpty && (a != b || nm && a != CodeEmpty) {
 				want = append(want, 'F')
 			}
-		}
-		if len(want) == 0 {
-			continue
-		}
-		r := e.real[c]
-		k := 0
-		for i := 1; i < len(r) && k < len(want); i++ {
-			var seen []byte
-			switch {
-			case r[i].code == CodeEmpty:
-				seen = []byte{'L'}
-			case r[i-1].code == CodeEmpty:
-				seen = []byte{'F'}
-			default:
-				seen = []byte{'L', 'F'}
-			}
-			for _, s := range seen {
-				if k < len(want) && want[k] == s {
-					k++
+			r := e.real[c]
+			for _, w := range want {
+				found := false
+				for pos[c]+1 < len(r) {
+					pos[c]++
+					t := r[pos[c]]
+					ok := t.at > barrier && (w == 'L' && t.code == CodeEmpty ||
+						w == 'F' && t.code != CodeEmpty)
+					if ok {
+						found = true
+						end = max(end, t.at)
+						break
+					}
+				}
+				if !found {
+					return false
 				}
 			}
 		}
-		if k < len(want) {
-			return false
-		}
+		barrier = end
 	}
 	return true
 }
@@ -341,6 +364,7 @@ type history struct {
 	before    []engine.State // the position before each move, oldest first
 	moves     []string       // the moves played
 	rollAfter []bool         // a roll came after the move
+	chosen    []bool         // a person confirmed it: the hand was done
 }
 
 // add records a move played from st (st is kept: pass a copy).
@@ -348,8 +372,9 @@ func (h *history) add(st engine.State, move string) {
 	h.before = append(h.before, st)
 	h.moves = append(h.moves, move)
 	h.rollAfter = append(h.rollAfter, false)
+	h.chosen = append(h.chosen, false)
 	if len(h.before) > 5 {
-		h.before, h.moves, h.rollAfter = h.before[1:], h.moves[1:], h.rollAfter[1:]
+		h.before, h.moves, h.rollAfter, h.chosen = h.before[1:], h.moves[1:], h.rollAfter[1:], h.chosen[1:]
 	}
 }
 
@@ -416,15 +441,20 @@ func (x *explainer) explain(cur engine.State, h *history, w, prev *window, now t
 	}
 	// revisions of the last move: the same player's other moves from the
 	// position before it, the evidence since then
-	if n := len(h.before); n > 0 && prev != nil && !h.rollAfter[n-1] {
+	if n := len(h.before); n > 0 && prev != nil && !h.rollAfter[n-1] && !h.chosen[n-1] {
 		pb := h.before[n-1]
 		pe := debounceWindow(joinWindows(prev, w), len(x.b.Cells), x.settle, now)
 		pboard, ok := x.board(pb.Position())
 		if ok && pb.Awaiting() == engine.AwaitMove {
 			mover := x.moverCell(pb)
+			lastFrom, lastPlace := x.origin(h.moves[n-1], mover)
 			for _, m := range pb.Moves(buf[:0]) {
 				tb := pb.AppendMove(nb[:0], m)
 				if string(tb) == "pass" || string(tb) == h.moves[n-1] {
+					continue
+				}
+				// the same hand went on: the same piece
+				if from, place := x.origin(string(tb), mover); from != lastFrom || place != lastPlace {
 					continue
 				}
 				named := x.named(nil, tb, mover)
@@ -435,12 +465,37 @@ func (x *explainer) explain(cur engine.State, h *history, w, prev *window, now t
 				c := pb.Clone()
 				c.Play(m)
 				after, ok := x.board(c.Position())
-				if !ok || !x.admits(pe, pboard, after, named) || !x.sequenceOK(pe, [][]byte{pboard, after}, [][]int{named}) {
+				if !ok {
 					continue
 				}
 				// what differs from the last move's board was touched since
-				if x.changedTouched(e, base, after) {
+				if x.admits(pe, pboard, after, named) && x.sequenceOK(pe, [][]byte{pboard, after}, [][]int{named}) && x.changedTouched(e, base, after) {
 					out = append(out, "revise:"+text)
+				}
+				// the revised move, and the next player's move of that piece
+				// on from where it was put (pieces without an owner: GYGES)
+				if c.Awaiting() != engine.AwaitMove || len(named) < 2 {
+					continue
+				}
+				revisedTo := named[1]
+				mover2 := x.moverCell(c)
+				for _, m2 := range c.Moves(nil) {
+					tb2 := c.AppendMove(nb[:0], m2)
+					if string(tb2) == "pass" {
+						continue
+					}
+					n2 := x.named(nil, tb2, mover2)
+					if len(n2) == 0 || n2[0] != revisedTo || !allTouched(e, n2) {
+						continue
+					}
+					t2 := string(tb2)
+					c2 := c.Clone()
+					c2.Play(m2)
+					after2, ok := x.board(c2.Position())
+					if ok && x.admits(pe, pboard, after2, append(slices.Clone(named), n2...)) &&
+						x.sequenceOK(pe, [][]byte{pboard, after, after2}, [][]int{named, n2}) && x.changedTouched(e, base, after2) {
+						out = append(out, "revise:"+text+";"+t2)
+					}
 				}
 			}
 		}

@@ -138,6 +138,19 @@ func (r *Referee) evidence(n note, d []change, since uint64, keys []int) (int, [
 		if co, _ := r.coEmpty(n.from, n.to, since); !co {
 			return 0, keys, false
 		}
+		// the displaced piece was put down after it had left the landing
+		// cell (a piece put there before is another piece)
+		if n.extra != n.from && r.hasSensor[n.extra] && !r.liftedBeforeFill(n.to, n.extra, since) {
+			return 0, keys, false
+		}
+	}
+	if r.info.Game == "gyges" && n.extra < 0 && !n.place && n.from >= 0 && n.to >= 0 && n.from != n.to && r.hasSensor[n.from] && r.hasSensor[n.to] {
+		// the moving piece was in the hand when its destination was last
+		// filled: a piece put there before the mover was lifted is another
+		// (the displaced piece of a replace whose mover lands elsewhere)
+		if !r.liftedBeforeFill(n.from, n.to, since) {
+			return 0, keys, false
+		}
 	}
 	return len(keys), keys, true
 }
@@ -167,6 +180,28 @@ func (r *Referee) coEmpty(a, b int, since uint64) (bool, int) {
 		}
 	}
 	return co, first
+}
+
+// liftedBeforeFill replays the trace since since: was a emptied at some
+// moment before b was last filled? (b not filled at all since: yes.)
+func (r *Referee) liftedBeforeFill(a, b int, since uint64) bool {
+	lifted, filled, ok := false, false, false
+	for _, t := range r.trace {
+		if t.seq <= since {
+			continue
+		}
+		switch int(t.cell) {
+		case a:
+			if t.empty {
+				lifted = true
+			}
+		case b:
+			if !t.empty {
+				filled, ok = true, lifted
+			}
+		}
+	}
+	return ok || !filled
 }
 
 // emptiedBefore replays the trace since since: was a empty when b was last
@@ -224,6 +259,12 @@ func (r *Referee) candidates() []candidate {
 	// owner (GYGES) let the next player move the piece that was just moved,
 	// back where it came from (a takeback) or on along its way (the last
 	// mover going on) — then recognise asks.
+	if len(m) == 0 && r.info.Game == "gyges" && len(r.ops) > 0 && !r.ops[len(r.ops)-1].roll && !r.ops[len(r.ops)-1].chosen && r.prevOK {
+		// the board shows the position as it stands, after touches: a
+		// piece that went on from the last move's destination and came
+		// back there may have been moved there by the next player
+		out = r.compositesAt(1, out)
+	}
 	if len(m) > 0 {
 		out = r.takebacks(out)
 		n0 := len(out)
@@ -292,7 +333,7 @@ const maxReviseDepth = 3
 // piece, each going on from where the one before put it.
 func (r *Referee) revisions(out []candidate) []candidate {
 	n := len(r.ops)
-	if n == 0 || r.ops[n-1].roll {
+	if n == 0 || r.ops[n-1].roll || r.ops[n-1].chosen {
 		return out
 	}
 	if r.prevOK {
@@ -301,7 +342,7 @@ func (r *Referee) revisions(out []candidate) []candidate {
 	for d := 2; d <= maxReviseDepth && d <= n; d++ {
 		k := n - d
 		o := &r.ops[k]
-		if o.roll || o.note.to < 0 || r.ops[k+1].note.from != o.note.to || o.note.from < 0 && !o.note.place {
+		if o.roll || o.chosen || o.note.to < 0 || r.ops[k+1].note.from != o.note.to || o.note.from < 0 && !o.note.place {
 			break
 		}
 		out = r.revisionsAt(d, out)
@@ -396,6 +437,101 @@ func (r *Referee) revisionsAt(d int, out []candidate) []candidate {
 			same := nt.from == first.note.from && nt.place == first.note.place && (first.note.extra < 0 || nt.extra == first.note.extra)
 			out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i], note: nt, evidence: len(keys), cells: slices.Clone(keys), ask: !same, depth: d})
 		}
+	}
+	if r.info.Game == "gyges" {
+		out = r.composites(d, c, now, m, out)
+	}
+	return out
+}
+
+// compositesAt adds the composites that replace the last d moves.
+func (r *Referee) compositesAt(d int, out []candidate) []candidate {
+	n := len(r.ops)
+	now := slices.Clone(r.cur)
+	for j := n - 1; j >= n-d; j-- {
+		r.st.Undo()
+		applyDiff(r.cur, r.ops[j].diff, true)
+	}
+	c := &r.prev
+	if d > 1 {
+		c = &r.deep
+		r.fill(c)
+	}
+	out = r.composites(d, c, now, nil, out)
+	for j := n - d; j < n; j++ {
+		r.st.Play(r.ops[j].move)
+		applyDiff(r.cur, r.ops[j].diff, false)
+	}
+	return out
+}
+
+// composites adds, in GYGES, the readings in which the piece of the first
+// replaced move was put down on a cell it rested on (a legal destination)
+// and then moved on from there by the next player: pieces have no owner, so
+// a hand counting a path on looks exactly like that. The engine and r.cur
+// stand at the position before the first replaced move; now is the board
+// of the position as it stands. Such a reading is always asked.
+func (r *Referee) composites(d int, c *posCache, now []uint8, m []int, out []candidate) []candidate {
+	n := len(r.ops)
+	first := &r.ops[n-d]
+	if r.board2 == nil {
+		r.board2 = make([]uint8, r.ncell)
+	}
+	var nb [64]byte
+	for i := range c.moves {
+		nt := c.notes[i]
+		if c.moves[i] == first.move && d == 1 {
+			continue // the position as it stands, and a move: no revision
+		}
+		if nt.from != first.note.from || nt.to < 0 || nt.extra >= 0 || nt.place || !r.hasSensor[nt.to] || r.touched[nt.to] <= first.since {
+			continue // the same piece, rested on a cell and lifted again
+		}
+		if r.sensed[nt.to] != empty {
+			continue
+		}
+		r.st.Play(c.moves[i])
+		r.buf2 = r.st.Moves(r.buf2[:0])
+		for _, m2 := range r.buf2 {
+			text := r.st.AppendMove(nb[:0], m2)
+			n2 := r.parse(string(text), -1)
+			if n2.from != nt.to || n2.to < 0 || n2.to == nt.to {
+				continue
+			}
+			// the board after both, and where it differs from the board now
+			r.st.Play(m2)
+			r.toBoard(r.st.Position(), r.board2)
+			r.st.Undo()
+			ok := true
+			var keys []int
+			for cell := range r.board2 {
+				if !r.hasSensor[cell] {
+					continue
+				}
+				want := r.board2[cell]
+				if !matches(r.sensed[cell], want) {
+					ok = false
+					break
+				}
+				if want != now[cell] {
+					if r.touched[cell] <= r.lastAcc {
+						ok = false
+						break
+					}
+					keys = append(keys, cell)
+				}
+			}
+			// the next player's move was made since the last accepted one
+			for _, cell := range [...]int{n2.from, n2.to, n2.extra} {
+				if ok && cell >= 0 && r.hasSensor[cell] && r.touched[cell] <= r.lastAcc {
+					ok = false
+				}
+			}
+			if ok && r.emptiedBefore(nt.to, n2.to, first.since) {
+				out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i] + ";" + string(text), then: string(text),
+					note: nt, evidence: len(keys), cells: keys, ask: true, depth: d})
+			}
+		}
+		r.st.Undo()
 	}
 	return out
 }

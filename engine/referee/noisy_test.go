@@ -816,6 +816,7 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64, mode playMode) (res no
 				break
 			}
 		}
+		chosen := false
 		if st := tb.r.State(); st.Mode == "confirm" {
 			res.asked++
 			i := slices.Index(st.Candidates, ops.text)
@@ -827,10 +828,14 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64, mode playMode) (res no
 				return
 			}
 			n.logf("choose %s", ops.text)
+			chosen = true
 			if err := tb.r.Choose(i, n.now); err != nil {
 				t.Fatal(err)
 			}
 			tb.actions = append(tb.actions, tb.r.Actions()...)
+		}
+		if chosen && x != nil && len(h.chosen) > 0 {
+			h.chosen[len(h.chosen)-1] = true
 		}
 		if tb.r.Game().Hash() != shadow.Hash() {
 			st := tb.r.State()

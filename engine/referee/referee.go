@@ -127,6 +127,9 @@ type op struct {
 	since uint64   // the referee's lastAcc before it
 	at    time.Duration
 	note  note // the cells its notation names
+	// chosen: confirmed by a person (the confirm button, a command): the
+	// hand is done, the move is never revised
+	chosen bool
 }
 
 // note is what a move's notation says about cells.
@@ -169,8 +172,9 @@ type candidate struct {
 	idx      int // move index in its cache
 	text     string
 	note     note
-	plies    int // takeback depth
-	depth    int // revisions: how many of the last moves it replaces
+	plies    int    // takeback depth
+	depth    int    // revisions: how many of the last moves it replaces
+	then     string // revisions: the next player's move after it (GYGES)
 	evidence int
 	cells    []int // key cells, for confirm display
 	ask      bool  // never taken without confirmation
@@ -232,6 +236,8 @@ type Referee struct {
 	version uint64
 
 	buf     []engine.Move
+	buf2    []engine.Move // the moves after a revision (GYGES composites)
+	board2  []uint8
 	scratch []uint8
 	lit     []litCell
 	frame   []Light
@@ -999,7 +1005,16 @@ func (r *Referee) Choose(i int, at time.Duration) error {
 	}
 	c := r.confirm[i]
 	r.confirm = nil
+	from := len(r.ops) // the ops the choice adds start here
+	if c.kind == candRevise {
+		from -= max(c.depth, 1)
+	}
 	r.take(c, r.cfg.Source)
+	if c.kind == candMove || c.kind == candRevise {
+		for k := max(from, 0); k < len(r.ops); k++ {
+			r.ops[k].chosen = true
+		}
+	}
 	r.evaluate()
 	return nil
 }
@@ -1039,7 +1054,7 @@ func (r *Referee) take(c candidate, source string) {
 		}
 		return
 	case candRevise:
-		if c.depth <= 1 {
+		if c.depth <= 1 && c.then == "" {
 			saved := r.prev // the position before the last move, with its moves
 			r.prev = posCache{}
 			r.undo(1)
@@ -1048,11 +1063,17 @@ func (r *Referee) take(c candidate, source string) {
 			break
 		}
 		r.undo(c.depth)
-		pc := r.ensure()
-		for i, t := range pc.texts {
-			if t == c.text {
-				r.apply(pc, i, r.now, source)
+		first, _, _ := strings.Cut(c.text, ";")
+		for _, mv := range []string{first, c.then} {
+			if mv == "" {
 				break
+			}
+			pc := r.ensure()
+			for i, t := range pc.texts {
+				if t == mv {
+					r.apply(pc, i, r.now, source)
+					break
+				}
 			}
 		}
 	}
