@@ -1,6 +1,7 @@
 package companion
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
@@ -247,28 +248,25 @@ func (j *Journal) Decision(a referee.Action, die *engine.Die) error {
 // The rewrite goes to a new file renamed over the old one, so a power cut
 // leaves either the old or the new journal.
 func (j *Journal) takeback(a referee.Action, t time.Time) error {
-	data, err := os.ReadFile(j.path)
+	in, err := os.Open(j.path)
 	if err != nil {
 		return err
 	}
-	lines := bytes.SplitAfter(data, []byte("\n"))
-	left := a.Ops
-	for i := len(lines) - 1; i > 0 && left > 0; i-- {
-		l := lines[i]
-		if bytes.HasPrefix(l, []byte(`{"move":`)) || bytes.HasPrefix(l, []byte(`{"roll":`)) {
-			body := bytes.TrimRight(l, "\n")
-			lines[i] = append(append([]byte(`{"undone":`), body...), "}\n"...)
-			left--
-		}
-	}
-	out := bytes.Join(lines, nil)
-	out = fmt.Appendf(out, `{"takeback":%d,"ops":%d,"t":%q}`+"\n", a.Plies, a.Ops, t.Format(time.RFC3339Nano))
+	defer in.Close()
 	tmp := j.path + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(out); err != nil {
+	bw := bufio.NewWriterSize(f, 64<<10)
+	err = rewriteUndone(in, bw, a.Ops)
+	if err == nil {
+		_, err = fmt.Fprintf(bw, `{"takeback":%d,"ops":%d,"t":%q}`+"\n", a.Plies, a.Ops, t.Format(time.RFC3339Nano))
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
 		f.Close()
 		return err
 	}
@@ -290,6 +288,67 @@ func (j *Journal) takeback(a referee.Action, t time.Time) error {
 	j.w = record.NewWriter(nf)
 	j.w.SyncEach = true
 	return nil
+}
+
+// rewriteUndone copies the journal in to w with its last ops move and roll
+// lines (never the header) rewritten as {"undone":LINE}. It reads the
+// journal twice, line by line, so its memory does not grow with the
+// journal: a first pass finds the lines, a second copies.
+func rewriteUndone(in io.ReadSeeker, w io.Writer, ops int) error {
+	if ops <= 0 {
+		_, err := io.Copy(w, in)
+		return err
+	}
+	// the offsets of the last ops move and roll lines, oldest first
+	var last []int64
+	br := bufio.NewReaderSize(in, 64<<10)
+	var off int64
+	for n := 0; ; n++ {
+		start := off
+		head, err := br.Peek(8)
+		isOp := n > 0 && (bytes.HasPrefix(head, []byte(`{"move":`)) || bytes.HasPrefix(head, []byte(`{"roll":`)))
+		for {
+			chunk, rerr := br.ReadSlice('\n')
+			off += int64(len(chunk))
+			if rerr != bufio.ErrBufferFull {
+				err = rerr
+				break
+			}
+		}
+		if isOp && off > start {
+			if len(last) == ops {
+				last = last[1:]
+			}
+			last = append(last, start)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if _, err := in.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	br.Reset(in)
+	var at int64
+	for _, start := range last {
+		if _, err := io.CopyN(w, br, start-at); err != nil {
+			return err
+		}
+		line, err := br.ReadSlice('\n') // a move or roll line: short
+		if err != nil && err != io.EOF {
+			return err
+		}
+		at = start + int64(len(line))
+		body := bytes.TrimRight(line, "\n")
+		if _, err := fmt.Fprintf(w, "{\"undone\":%s}\n", body); err != nil {
+			return err
+		}
+	}
+	_, err := io.Copy(w, br)
+	return err
 }
 
 // Unfinished is a game found in a journal directory.

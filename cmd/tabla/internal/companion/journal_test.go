@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -300,5 +301,47 @@ func TestDiscard(t *testing.T) {
 	}
 	if _, err := os.Stat(older); err != nil {
 		t.Fatalf("the resumed journal was removed: %v", err)
+	}
+}
+
+// rewriteUndoneWhole is what takeback did before, with the whole journal
+// in memory: the oracle for rewriteUndone.
+func rewriteUndoneWhole(data []byte, ops int) []byte {
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	left := ops
+	for i := len(lines) - 1; i > 0 && left > 0; i-- {
+		l := lines[i]
+		if bytes.HasPrefix(l, []byte(`{"move":`)) || bytes.HasPrefix(l, []byte(`{"roll":`)) {
+			body := bytes.TrimRight(l, "\n")
+			lines[i] = append(append([]byte(`{"undone":`), body...), "}\n"...)
+			left--
+		}
+	}
+	return bytes.Join(lines, nil)
+}
+
+// A takeback rewrites the journal line by line, as it did whole.
+func TestRewriteUndone(t *testing.T) {
+	kinds := []string{`{"move":"b1-f3","by":"red"}`, `{"roll":"4"}`, `{"tick":200}`, `{"sensor":"a1","code":0,"at":1}`,
+		`{"fault":"` + strings.Repeat("x", 100<<10) + `"}`, `{}`, `{"mo`, `{"undone":{"move":"a1-a2"}}`}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 300 {
+		var b bytes.Buffer
+		b.WriteString(`{"move":"header-like"}` + "\n")
+		for range rng.IntN(40) {
+			b.WriteString(kinds[rng.IntN(len(kinds))] + "\n")
+		}
+		if rng.IntN(3) == 0 {
+			b.WriteString(kinds[rng.IntN(2)]) // no final newline
+		}
+		ops := rng.IntN(5)
+		want := rewriteUndoneWhole(bytes.Clone(b.Bytes()), ops)
+		var got bytes.Buffer
+		if err := rewriteUndone(bytes.NewReader(b.Bytes()), &got, ops); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want) {
+			t.Fatalf("case %d, ops %d:\ngot  %q\nwant %q", i, ops, got.Bytes()[:min(got.Len(), 400)], want[:min(len(want), 400)])
+		}
 	}
 }
