@@ -27,10 +27,11 @@ const CredentialsFile = "credentials.json"
 //
 //   - admin: everything (the hub's own connection, `tabla library --hub`);
 //   - spectator: read-only — the live statuses and the games, nothing to
-//     publish;
+//     publish, no consumer to delete, replies on its own inbox only;
 //   - one user per table, named after it: it publishes only on its own
-//     subjects (its records, live status, journals and table entry), may
-//     claim seats and read every game (remote play).
+//     subjects (its records, live status, journals, table entry, its
+//     game's seats and its requests for seats of others' games) and reads
+//     every game (remote play), replies on its own inbox only.
 //
 // They become users of the embedded server (NATS accounts and permissions,
 // Config), or of an existing server's configuration (NATSConfig).
@@ -124,20 +125,28 @@ func secret() string {
 }
 
 // jsRead are the JetStream API subjects a reader needs: stream and
-// consumer info, ordered consumers, message gets (KV gets and watches
-// included).
+// consumer info, consumers of the hub's streams and buckets (ordered,
+// ephemeral ones: nats.go's ordered consumers and KV watches), message
+// gets (KV gets included). No durable-consumer subject, no deletion of a
+// consumer: one user cannot take another's consumers away.
 var jsRead = []string{
 	"$JS.API.INFO", "$JS.API.STREAM.INFO.>", "$JS.API.STREAM.NAMES", "$JS.API.STREAM.LIST",
 	"$JS.API.STREAM.MSG.GET.>", "$JS.API.DIRECT.GET.>",
-	"$JS.API.CONSUMER.CREATE.>", "$JS.API.CONSUMER.DURABLE.CREATE.>", "$JS.API.CONSUMER.DELETE.>",
+	"$JS.API.CONSUMER.CREATE." + StreamGames + ".>", "$JS.API.CONSUMER.CREATE." + StreamJournals + ".>",
+	"$JS.API.CONSUMER.CREATE.KV_" + BucketTables + ".>", "$JS.API.CONSUMER.CREATE.KV_" + BucketSeats + ".>",
 	"$JS.API.CONSUMER.INFO.>", "$JS.API.CONSUMER.MSG.NEXT.>", "$JS.ACK.>", "$JS.FC.>",
 }
+
+// Inbox is the prefix of a user's reply subjects (nats.CustomInboxPrefix;
+// Dial sets it): a user may subscribe to its own only, so no one reads
+// another's replies.
+func Inbox(user string) string { return "_INBOX_" + user }
 
 // tableAllow is what table name may publish.
 func tableAllow(name string) []string {
 	return append([]string{
 		recPrefix + name + ".>", LiveSubject(name), journalPrefix + name + ".>",
-		"$KV." + BucketTables + "." + name, "$KV." + BucketSeats + ".>",
+		"$KV." + BucketTables + "." + name, "$KV." + BucketSeats + "." + name + ".>", // its seats and its requests
 	}, jsRead...)
 }
 
@@ -159,14 +168,14 @@ func (c *Credentials) NATSConfig() string {
 		b.WriteString("}\n")
 	}
 	user("admin", c.Admin, nil, nil)
-	user("spectator", c.Spectator, jsRead, []string{"_INBOX.>", livePrefix + ">"})
+	user("spectator", c.Spectator, jsRead, []string{Inbox("spectator") + ".>", livePrefix + ">"})
 	names := make([]string, 0, len(c.Tables))
 	for n := range c.Tables {
 		names = append(names, n)
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		user(n, c.Tables[n], tableAllow(n), []string{"_INBOX.>"})
+		user(n, c.Tables[n], tableAllow(n), []string{Inbox(n) + ".>"})
 	}
 	b.WriteString("    ]\n  }\n}\n")
 	return b.String()

@@ -176,7 +176,7 @@ func TestCredentialsForEveryServer(t *testing.T) {
 	})
 	url := a.URL("admin", a.Credentials().Admin) + "," + strings.TrimPrefix(b.ClientURL(), "nats://")
 	changes := make(chan struct{}, 16)
-	nc, err := Dial(url, "test", "", 50*time.Millisecond, testLog(t), func(*nats.Conn) { changes <- struct{}{} })
+	nc, err := Dial(url, "test", "", 50*time.Millisecond, testLog(t), func(*nats.Conn) { changes <- struct{}{} }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

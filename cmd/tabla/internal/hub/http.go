@@ -10,8 +10,10 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tabla-board/tabla/boards"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/webui"
@@ -39,11 +41,14 @@ var static embed.FS
 //	GET  /api/tables/TABLE/legal?seat=S   what a browser's seat may do now (Turn)
 //	POST /api/tables/TABLE/play     {"seat":S}: play seat S of the table's game here
 //	POST /api/tables/TABLE/move     {"seat":S,"move":M}: that seat's move ("move":"" rolls)
+//	POST /library/…                 an engine analysis of a library game (webui)
 //
 // Everything but the POSTs is open to anyone who can reach the page (read
-// only: spectators never reach a table). The POSTs need "Authorization:
-// Bearer TOKEN" with the hub's token (Options.Token). Put it behind
-// sameorigin's guard.
+// only: spectators never reach a table). Browser play needs
+// "Authorization: Bearer TOKEN" with the hub's token (Options.Token); an
+// analysis (engine time on the hub's machine) needs it too, or is one of
+// at most AnalysisRate a minute without it. Put it behind sameorigin's
+// guard.
 func (h *Hub) Handler() http.Handler {
 	mux := http.NewServeMux()
 	sub, _ := fs.Sub(static, "static")
@@ -54,7 +59,7 @@ func (h *Hub) Handler() http.Handler {
 	mux.Handle("GET /t/", lv)
 	lib := http.StripPrefix("/library", webui.Library(h.lib, webui.LibraryOptions{Live: "/"}))
 	mux.Handle("GET /library/", lib)
-	mux.Handle("POST /library/", lib) // an analysis started
+	mux.Handle("POST /library/", h.analysisGuard(lib)) // an analysis started: the token, or a few a minute
 
 	mux.HandleFunc("GET /api/tables", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, h.Summaries()) })
 	mux.HandleFunc("GET /api/events", func(w http.ResponseWriter, r *http.Request) {
@@ -183,6 +188,54 @@ func (h *Hub) authorize(w http.ResponseWriter, r *http.Request, v any) bool {
 	return true
 }
 
+// AnalysisRate bounds the engine analyses started on the hub's library
+// without the token: so many a minute, for every spectator together.
+const AnalysisRate = 6
+
+// analysisGuard lets an analysis through with the hub's token, or within
+// AnalysisRate a minute; others get 429 and when to try again.
+func (h *Hub) analysisGuard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if h.opts.Token != "" && subtle.ConstantTimeCompare([]byte(got), []byte(h.opts.Token)) == 1 {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if wait := h.analyses.take(h.now()); wait > 0 {
+			secs := int((wait + time.Second - 1) / time.Second)
+			w.Header().Set("Retry-After", strconv.Itoa(secs))
+			http.Error(w, fmt.Sprintf("hub: too many analyses on the hub: try again in %d s (or send the hub's token: Authorization: Bearer TOKEN)", secs),
+				http.StatusTooManyRequests)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// rateLimit is a token bucket: n a minute, a burst of n.
+type rateLimit struct {
+	mu     sync.Mutex
+	n      float64
+	tokens float64
+	at     time.Time
+}
+
+// take takes a token at now, or says how long until there is one.
+func (l *rateLimit) take(now time.Time) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.at.IsZero() {
+		l.tokens, l.at = l.n, now
+	}
+	l.tokens = min(l.n, l.tokens+now.Sub(l.at).Minutes()*l.n)
+	l.at = now
+	if l.tokens >= 1 {
+		l.tokens--
+		return 0
+	}
+	return time.Duration((1 - l.tokens) / l.n * float64(time.Minute))
+}
+
 // board returns the board of a table's current game.
 func (h *Hub) board(table string) (*boards.Board, []string, []string, error) {
 	h.mu.Lock()
@@ -223,8 +276,8 @@ func (lv *liveViews) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/t/"+name+"/", http.StatusFound)
 		return
 	}
-	if CheckTable(name) != nil && name != WebTable {
-		http.NotFound(w, r)
+	if (CheckTable(name) != nil && name != WebTable) || !lv.h.known(name) {
+		http.Error(w, "hub: no such table", http.StatusNotFound) // and no page kept for it
 		return
 	}
 	lv.mu.Lock()

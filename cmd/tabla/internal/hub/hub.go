@@ -74,6 +74,10 @@ type Hub struct {
 
 	web *webPlayers
 
+	connErr  error            // the last failed connection attempt's
+	analyses rateLimit        // analyses started without the token
+	now      func() time.Time // the clock (tests set it)
+
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -123,9 +127,14 @@ func Open(o Options) (*Hub, error) {
 		return nil, err
 	}
 	h := &Hub{opts: o, log: o.Logger, lib: lib, dir: dir, games: map[string]*Game{}, tables: map[string]*tableState{},
-		seats: map[string]Ref{}, subs: map[chan struct{}]string{}, evalQ: make(chan string, 1024), written: map[string]int{}}
+		seats: map[string]Ref{}, subs: map[chan struct{}]string{}, evalQ: make(chan string, 1024), written: map[string]int{},
+		analyses: rateLimit{n: AnalysisRate}, now: time.Now}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
-	nc, err := Dial(o.URL, "tabla hub", o.CA, 500*time.Millisecond, h.log, func(*nats.Conn) { h.bump("") })
+	nc, err := Dial(o.URL, "tabla hub", o.CA, 500*time.Millisecond, h.log, func(*nats.Conn) { h.bump("") }, func(err error) {
+		h.mu.Lock()
+		h.connErr = err
+		h.mu.Unlock()
+	})
 	if err != nil {
 		lib.Close()
 		return nil, err
@@ -302,6 +311,15 @@ func (h *Hub) setLoaded() {
 	}
 }
 
+// known reports whether the hub has heard of a table (its entry, a
+// live status or a game).
+func (h *Hub) known(table string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, ok := h.tables[table]
+	return ok
+}
+
 // currentLocked returns a table's current game (nil: none yet).
 func (h *Hub) currentLocked(table string) *Game {
 	if ts := h.tables[table]; ts != nil {
@@ -437,6 +455,10 @@ func (h *Hub) onKV(bucket string, e jetstream.KeyValueEntry) {
 			ts.game = te.Game
 		}
 	case BucketSeats:
+		if !isSeatKey(e.Key()) {
+			h.mu.Unlock()
+			return // a request: the host answers it
+		}
 		if e.Operation() != jetstream.KeyValuePut {
 			delete(h.seats, e.Key())
 			break
@@ -502,11 +524,17 @@ func (h *Hub) bump(table string) {
 // Subscribe returns a channel poked when table changes ("" every table);
 // it is closed when ctx ends.
 func (h *Hub) Subscribe(ctx context.Context, table string) <-chan struct{} {
+	return h.subscribe(ctx, table, true)
+}
+
+// subscribe is Subscribe; eval says whether the table's position is to
+// be evaluated (a spectator watches it).
+func (h *Hub) subscribe(ctx context.Context, table string, eval bool) <-chan struct{} {
 	ch := make(chan struct{}, 1)
 	h.mu.Lock()
 	h.subs[ch] = table
 	h.mu.Unlock()
-	if table != "" {
+	if table != "" && eval {
 		h.wantEval(table)
 	}
 	context.AfterFunc(ctx, func() {
@@ -627,25 +655,59 @@ func (g *stallGuard) watch(ctx context.Context, cc jetstream.ConsumeContext, las
 // before it is replaced.
 const stallAfter = 3 * time.Second
 
+// mirrorPatience is how long Mirror waits for a connection before it
+// gives up with the reason (tests shorten it).
+var mirrorPatience = 10 * time.Second
+
 // Mirror follows a hub's games read-only (the spectator's credentials
 // suffice) and keeps its finished games as records under dir/library,
 // until ctx ends; it returns once it has read every stored game, with the
-// library's folder.
+// library's folder. A hub that refuses the credentials or cannot be
+// reached is an error after mirrorPatience, saying which.
 func Mirror(ctx context.Context, url, ca, dir string, log *slog.Logger) (string, func(), error) {
 	h, err := Open(Options{URL: url, CA: ca, Dir: dir, ReadOnly: true, EvalTime: -1, Logger: log})
 	if err != nil {
 		return "", nil, err
 	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	changes := h.subscribe(wctx, "", false)
+	patience := time.NewTimer(mirrorPatience)
+	defer patience.Stop()
 	for !h.Ready() {
 		select {
 		case <-ctx.Done():
 			h.Close()
 			return "", nil, fmt.Errorf("hub: reading the games: %w", ctx.Err())
-		case <-time.After(20 * time.Millisecond):
+		case <-changes:
+		case <-patience.C:
+			if h.nc.IsConnected() {
+				patience.Reset(mirrorPatience) // connected: reading a long library
+				continue
+			}
+			h.mu.Lock()
+			err := h.connErr
+			h.mu.Unlock()
+			h.Close()
+			return "", nil, connectError(url, err)
 		}
 	}
 	h.storeAll()
 	return h.dir, h.Close, nil
+}
+
+// connectError says, for people, why a hub could not be used.
+func connectError(url string, err error) error {
+	where := redact(url)
+	switch {
+	case err == nil:
+		return fmt.Errorf("hub: no connection to %s within %v", where, mirrorPatience)
+	case errors.Is(err, nats.ErrAuthorization) || strings.Contains(strings.ToLower(err.Error()), "authorization"):
+		return fmt.Errorf("hub: %s refused the credentials (check the user and password: `tabla hub table list` prints the spectators' URL): %v", where, err)
+	case strings.Contains(err.Error(), "certificate"):
+		return fmt.Errorf("hub: %s: the TLS certificate is not trusted (give the authority that signed it with --hub-ca): %v", where, err)
+	}
+	return fmt.Errorf("hub: cannot reach %s: %v", where, err)
 }
 
 // storeAll writes every finished game into the library (store is called

@@ -87,6 +87,25 @@ func JournalSubject(table, game string) string { return journalPrefix + table + 
 // seatKey is the tabla_seats key of a seat of a game.
 func seatKey(host, game, seat string) string { return host + "." + game + "." + sanitize(seat) }
 
+// requestKey is the key of asker's request for a seat of host's game:
+// under the asker's own name, the only keys it may put.
+func requestKey(asker, host, game, seat string) string {
+	return asker + "." + seatKey(host, game, seat)
+}
+
+// parseRequestKey splits a request's key addressed to host.
+func parseRequestKey(key, host string) (asker, game, seat string, ok bool) {
+	parts := strings.Split(key, ".")
+	if len(parts) != 4 || parts[1] != host {
+		return "", "", "", false
+	}
+	return parts[0], parts[2], parts[3], true
+}
+
+// isSeatKey reports whether a tabla_seats key is a seat (HOST.GAME.SEAT),
+// not a request.
+func isSeatKey(key string) bool { return strings.Count(key, ".") == 2 }
+
 // splitRec returns the table and game of a record subject.
 func splitRec(subject string) (table, game string, ok bool) {
 	rest, ok := strings.CutPrefix(subject, recPrefix)

@@ -51,20 +51,21 @@ type Remote struct {
 	innerHint func(engine.State) (string, error)
 	innerRand func(int) int
 
-	mu      sync.Mutex
-	due     dueMove
-	face    int // the face to roll next (-1: none)
-	sources map[string]*source
-	claims  map[string]Ref // host: seat key → the player
-	loaded  bool           // host: the claims were read once
-	sess    *companion.Session
-	ctx     context.Context
-	gid     string // this table's game now
-	joined  string // joiner: this table's game that plays the hosted one
-	askedAt string // the state the last hint was asked for
-	askedT  time.Time
-	backAt  int // local history length the last takeback was asked at (-1: none)
-	warned  string
+	mu       sync.Mutex
+	due      dueMove
+	face     int // the face to roll next (-1: none)
+	sources  map[string]*source
+	claims   map[string]Ref // host: seat key → the player
+	loaded   bool           // host: the claims were read once
+	sess     *companion.Session
+	ctx      context.Context
+	gid      string // this table's game now
+	joined   string // joiner: this table's game that plays the hosted one
+	askedAt  string // the state the last hint was asked for
+	askedT   time.Time
+	backAt   int // local history length the last takeback was asked at (-1: none)
+	warned   string
+	answered int // host: seat requests answered (granted or not)
 
 	poke chan struct{}
 }
@@ -345,6 +346,7 @@ func (r *Remote) Run(ctx context.Context, sess *companion.Session) {
 	} else {
 		go r.watchClaims(ctx)
 		go r.refreshClaims(ctx)
+		go r.watchRequests(ctx)
 	}
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
@@ -372,6 +374,36 @@ func (r *Remote) wake() {
 	}
 }
 
+// pruneLocked stops following the records the game played here now does
+// not need — those of earlier games — and forgets their seats' claims:
+// a daemon that plays game after game follows one game's records, not
+// every game's since it started.
+func (r *Remote) pruneLocked() {
+	need := map[string]bool{}
+	if r.join != "" {
+		if r.gid == r.joined {
+			need[r.host.Table+"/"+r.host.Game] = true
+		}
+	} else {
+		prefix := r.t.name + "." + r.gid + "."
+		for k, p := range r.claims {
+			if !strings.HasPrefix(k, prefix) {
+				delete(r.claims, k)
+				continue
+			}
+			need[p.Table+"/"+p.Game] = true
+		}
+	}
+	for key, s := range r.sources {
+		if !need[key] {
+			if s.cancel != nil {
+				s.cancel()
+			}
+			delete(r.sources, key)
+		}
+	}
+}
+
 func (r *Remote) stopAll() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -382,39 +414,59 @@ func (r *Remote) stopAll() {
 	}
 }
 
-// claim claims the joiner's seat of the hosted game, again until it holds.
+// claim asks the host for the joiner's seat of the hosted game and waits
+// until it is granted. Only the host writes its seats (NATS permissions:
+// a table puts only keys under its own name), so the joiner puts a
+// request under its own name (JOINER.HOST.GAME.SEAT) and watches the
+// seat's key (HOST.GAME.SEAT) for the host's grant.
 func (r *Remote) claim(ctx context.Context) {
-	val, _ := json.Marshal(Ref{Table: r.t.name, Game: r.gid, Seat: r.seat})
+	ref := Ref{Table: r.t.name, Game: r.gid, Seat: r.seat}
+	val, _ := json.Marshal(ref)
+	req := requestKey(r.t.name, r.host.Table, r.host.Game, r.seat)
 	key := seatKey(r.host.Table, r.host.Game, r.seat)
+	asked := false
 	for {
 		err := func() error {
-			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			defer cancel()
-			kv, err := r.t.js.KeyValue(cctx, BucketSeats)
+			kv, err := r.t.js.KeyValue(ctx, BucketSeats)
 			if err != nil {
 				return err
 			}
-			e, err := kv.Get(cctx, key)
-			switch {
-			case errors.Is(err, jetstream.ErrKeyNotFound):
-				_, err = kv.Create(cctx, key, val)
-				return err
-			case err != nil:
+			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			_, err = kv.Put(pctx, req, val)
+			cancel()
+			if err != nil {
 				return err
 			}
-			var p Ref
-			json.Unmarshal(e.Value(), &p)
-			if string(e.Value()) == string(val) {
-				return nil
+			if !asked {
+				r.log.Info("hub: seat asked for", "game", r.host.String(), "seat", r.seat)
+				asked = true
 			}
-			if p.Table != r.t.name {
-				return fmt.Errorf("%w: %s plays %s there", ErrSeatTaken, p.Table, r.seat)
+			w, err := kv.Watch(ctx, key)
+			if err != nil {
+				return err
 			}
-			_, err = kv.Update(cctx, key, val, e.Revision()) // an earlier journal of ours
-			return err
+			defer w.Stop()
+			for e := range w.Updates() {
+				if e == nil || e.Operation() != jetstream.KeyValuePut {
+					continue
+				}
+				var p Ref
+				json.Unmarshal(e.Value(), &p)
+				if p == ref {
+					return nil
+				}
+				if p.Table != r.t.name {
+					return fmt.Errorf("%w: %s plays %s there", ErrSeatTaken, p.Table, r.seat)
+				}
+				// an earlier journal of ours: the host updates it
+			}
+			return errors.New("the watch of the seat ended")
 		}()
 		if err == nil {
-			r.log.Info("hub: seat claimed", "game", r.host.String())
+			r.log.Info("hub: seat claimed", "game", r.host.String(), "seat", r.seat) // granted by the host
+			return
+		}
+		if ctx.Err() != nil {
 			return
 		}
 		r.log.Warn("hub: claiming the seat", "game", r.host.String(), "err", err)
@@ -429,6 +481,96 @@ func (r *Remote) claim(ctx context.Context) {
 	}
 }
 
+// watchRequests grants the seats other tables (and the hub, for a
+// browser) ask for in this table's current game: a seat nobody plays
+// elsewhere, or one the asker already plays (a later journal of it). A
+// browser gets no seat of a game under way (the board would have to take
+// back the moves made for it).
+func (r *Remote) watchRequests(ctx context.Context) {
+	for ctx.Err() == nil {
+		err := func() error {
+			kv, err := r.t.js.KeyValue(ctx, BucketSeats)
+			if err != nil {
+				return err
+			}
+			w, err := kv.Watch(ctx, "*."+r.t.name+".*.*")
+			if err != nil {
+				return err
+			}
+			defer w.Stop()
+			for e := range w.Updates() {
+				if e == nil || e.Operation() != jetstream.KeyValuePut {
+					continue
+				}
+				if err := r.grant(ctx, kv, e); err != nil && ctx.Err() == nil {
+					r.log.Warn("hub: a seat asked for", "request", e.Key(), "err", err)
+				}
+				r.mu.Lock()
+				r.answered++
+				r.mu.Unlock()
+			}
+			return errors.New("the watch ended")
+		}()
+		if ctx.Err() != nil {
+			return
+		}
+		r.log.Debug("hub: watching seat requests", "err", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(r.t.opts.ReconnectWait):
+		}
+	}
+}
+
+// grant answers one request (JOINER.HOST.GAME.SEAT → the joiner's Ref).
+func (r *Remote) grant(ctx context.Context, kv jetstream.KeyValue, e jetstream.KeyValueEntry) error {
+	asker, game, seat, ok := parseRequestKey(e.Key(), r.t.name)
+	if !ok {
+		return nil
+	}
+	var p Ref
+	if err := json.Unmarshal(e.Value(), &p); err != nil || p.Table != asker || sanitize(p.Seat) != seat {
+		return fmt.Errorf("a request that names another player: %s", e.Value())
+	}
+	r.mu.Lock()
+	sess, gid := r.sess, r.gid
+	r.mu.Unlock()
+	if sess == nil || game != gid {
+		return nil // not the game played here now
+	}
+	if !slices.ContainsFunc(sess.Seats(), func(s string) bool { return sanitize(s) == seat }) {
+		return fmt.Errorf("%w: %q", ErrSeat, p.Seat)
+	}
+	gctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	key := seatKey(r.t.name, game, seat)
+	cur, err := kv.Get(gctx, key)
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound):
+		if asker == WebTable && len(sess.History()) > 0 {
+			return fmt.Errorf("%w: a browser gets no seat of a game under way", ErrUnderWay)
+		}
+		_, err = kv.Create(gctx, key, e.Value())
+		if err == nil {
+			r.log.Info("hub: seat granted", "seat", p.Seat, "to", asker)
+		}
+		return err
+	case err != nil:
+		return err
+	}
+	var held Ref
+	json.Unmarshal(cur.Value(), &held)
+	if held == p {
+		return nil
+	}
+	if held.Table != asker {
+		return fmt.Errorf("%w: %s plays %s", ErrSeatTaken, held.Table, p.Seat)
+	}
+	_, err = kv.Update(gctx, key, e.Value(), cur.Revision()) // a later journal of the same player
+	return err
+}
+
 // watchClaims follows the claims on this table's games' seats.
 func (r *Remote) watchClaims(ctx context.Context) {
 	for ctx.Err() == nil {
@@ -437,7 +579,7 @@ func (r *Remote) watchClaims(ctx context.Context) {
 			if err != nil {
 				return err
 			}
-			w, err := kv.Watch(ctx, r.t.name+".>")
+			w, err := kv.Watch(ctx, r.t.name+".*.*") // this table's seats, not its own requests
 			if err != nil {
 				return err
 			}
@@ -453,8 +595,8 @@ func (r *Remote) watchClaims(ctx context.Context) {
 				r.mu.Lock()
 				if e.Operation() == jetstream.KeyValuePut {
 					var p Ref
-					if json.Unmarshal(e.Value(), &p) == nil {
-						r.claims[e.Key()] = p
+					if json.Unmarshal(e.Value(), &p) == nil && strings.HasPrefix(e.Key(), r.t.name+"."+r.gid+".") {
+						r.claims[e.Key()] = p // a seat of the game played now (earlier games' are of no use)
 					}
 				} else {
 					delete(r.claims, e.Key())
@@ -658,6 +800,7 @@ func (r *Remote) reconcile() {
 	if gid != r.gid {
 		r.gid = gid
 		r.due = dueMove{}
+		r.pruneLocked()
 	}
 	if r.join == "" {
 		prefix := r.t.name + "." + r.gid + "."

@@ -68,7 +68,7 @@ func TestPermissions(t *testing.T) {
 
 	conn := func(u string) (*nats.Conn, jetstream.JetStream, *permErrs) {
 		pe := &permErrs{}
-		nc, err := nats.Connect(u, nats.ErrorHandler(pe.handler))
+		nc, err := nats.Connect(u, nats.ErrorHandler(pe.handler), nats.CustomInboxPrefix(Inbox(TableName(u))))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -143,7 +143,7 @@ func Connect(o TableOptions) (*Table, error) {
 	}
 	t := &Table{opts: o, name: o.Name, log: o.Logger.With("hub_table", o.Name), byPath: map[string]*tail{},
 		recheck: true, poke: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
-	nc, err := Dial(o.URL, "tabla table "+o.Name, o.CA, o.ReconnectWait, t.log, t.onConn)
+	nc, err := Dial(o.URL, "tabla table "+o.Name, o.CA, o.ReconnectWait, t.log, t.onConn, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -200,10 +200,11 @@ const maxReconnectWait = 2 * time.Second
 // background — the first connection too, and after the server refused
 // the credentials (a table started before `tabla hub table add`) — with
 // a pause that doubles from wait up to maxReconnectWait. Every state
-// change is logged; change is called on every connect and disconnect.
+// change is logged; change is called on every connect and disconnect, fail (if not nil)
+// with every failed attempt's error.
 // The credentials of the URL apply to every server of a list (and to the
 // servers a cluster announces).
-func Dial(u, name, ca string, wait time.Duration, log *slog.Logger, change func(*nats.Conn)) (*nats.Conn, error) {
+func Dial(u, name, ca string, wait time.Duration, log *slog.Logger, change func(*nats.Conn), fail func(error)) (*nats.Conn, error) {
 	servers, user, password, err := Servers(u)
 	if err != nil {
 		return nil, err
@@ -236,6 +237,9 @@ func Dial(u, name, ca string, wait time.Duration, log *slog.Logger, change func(
 			change(nc)
 		}),
 		nats.ReconnectErrHandler(func(nc *nats.Conn, err error) {
+			if fail != nil {
+				fail(err)
+			}
 			if errors.Is(err, nats.ErrAuthorization) || errors.Is(err, nats.ErrAuthExpired) || errors.Is(err, nats.ErrAuthRevoked) {
 				log.Warn("hub refused the credentials: retrying (is the table added on the hub? `tabla hub table add`)", "err", err)
 				return
@@ -243,12 +247,18 @@ func Dial(u, name, ca string, wait time.Duration, log *slog.Logger, change func(
 			log.Debug("hub: connection attempt failed", "err", err)
 		}),
 		nats.ErrorHandler(func(nc *nats.Conn, _ *nats.Subscription, err error) {
+			if strings.Contains(err.Error(), "$JS.API.CONSUMER.DELETE.") {
+				// an ordered consumer replaced after a reset: only the admin
+				// deletes consumers, the server drops it when inactive
+				log.Debug("hub: NATS error", "err", err)
+				return
+			}
 			log.Warn("hub: NATS error", "err", err)
 		}),
 		nats.ClosedHandler(func(nc *nats.Conn) { log.Info("hub connection closed") }),
 	}
 	if user != "" {
-		opts = append(opts, nats.UserInfo(user, password))
+		opts = append(opts, nats.UserInfo(user, password), nats.CustomInboxPrefix(Inbox(user)))
 	}
 	if ca != "" {
 		opts = append(opts, nats.RootCAs(ca))
@@ -383,11 +393,19 @@ func (t *Table) Close(wait time.Duration) {
 		started := t.started
 		t.mu.Unlock()
 		if started && wait > 0 && t.nc.IsConnected() {
-			deadline := time.Now().Add(wait)
-			for time.Now().Before(deadline) && t.Stats().Backlog > 0 && t.nc.IsConnected() {
-				t.wake()
-				time.Sleep(10 * time.Millisecond)
+			// woken by the link's own reports (each pass over the journals)
+			ctx, cancel := context.WithTimeout(context.Background(), wait)
+			changes := t.Subscribe(ctx)
+			t.wake()
+		drain:
+			for t.Stats().Backlog > 0 && t.nc.IsConnected() {
+				select {
+				case <-changes:
+				case <-ctx.Done():
+					break drain
+				}
 			}
+			cancel()
 		}
 		close(t.stop)
 		if started {

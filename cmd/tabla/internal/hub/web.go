@@ -24,9 +24,11 @@ import (
 // (tabla.rec.web.ID: the whole game, the host's moves copied in as they
 // come, the browser's own moves and rolls added), which the hosting table
 // follows for those seats exactly as it follows another table's.
+//
+// No lock is held across a publish: each event expects the previous one
+// as the last of its record (a second writer of the same event fails).
 type webPlayers struct {
 	h       *Hub
-	mu      sync.Mutex     // one publisher at a time
 	pmu     sync.Mutex     // guards players
 	players map[string]Ref // web record id → the host's game and seat
 
@@ -122,8 +124,6 @@ func (w *webPlayers) onRecord(table, game string) {
 // the record has not, in order; a step of another seat the host took back
 // is taken back.
 func (w *webPlayers) sync(id string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.pmu.Lock()
 	ref, ok := w.players[id]
 	w.pmu.Unlock()
@@ -178,27 +178,41 @@ func (w *webPlayers) sync(id string) {
 			h.log.Warn("hub: browser player", "seat", ref.String(), "err", err)
 			return
 		}
-		if !w.waitFor(id, n) {
+		if err := w.waitFor(id, n); err != nil {
+			h.log.Warn("hub: browser player", "seat", ref.String(), "err", err)
 			return
 		}
 	}
 }
 
-// waitFor waits until the hub has applied event n of a browser player's
-// record.
-func (w *webPlayers) waitFor(id string, n int) bool {
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
+// waitFor waits, woken by the hub's own reports of changes, until the
+// hub has taken event n of a browser player's record (5 s at most); it
+// fails if the event did not apply.
+func (w *webPlayers) waitFor(id string, n int) error {
+	ctx, cancel := context.WithTimeout(w.h.ctx, 5*time.Second)
+	defer cancel()
+	changes := w.h.subscribe(ctx, WebTable, false)
+	for {
 		w.h.mu.Lock()
 		g := w.h.games[WebTable+"/"+id]
-		ok := g != nil && g.N >= n
-		w.h.mu.Unlock()
-		if ok {
-			return true
+		var err error
+		taken := g != nil && g.N >= n
+		if taken {
+			err = g.Err
 		}
-		time.Sleep(2 * time.Millisecond)
+		w.h.mu.Unlock()
+		if taken {
+			if err != nil {
+				return fmt.Errorf("hub: the browser's step was not applied: %w", err)
+			}
+			return nil
+		}
+		select {
+		case <-changes:
+		case <-ctx.Done():
+			return fmt.Errorf("hub: the browser's step (event %d) was not seen on the hub within 5 s", n)
+		}
 	}
-	return false
 }
 
 // publish publishes event n of a browser player's record (the header when
@@ -234,6 +248,8 @@ var (
 	ErrSeat      = errors.New("hub: not a seat of the game")
 	ErrSeatTaken = errors.New("hub: the seat is played elsewhere")
 	ErrNotTurn   = errors.New("hub: it is not this seat's turn")
+	ErrUnderWay  = errors.New("hub: the game is under way")
+	ErrNoGrant   = errors.New("hub: the table did not grant the seat (is it online?)")
 )
 
 // Play claims a seat of a table's current game for a browser.
@@ -249,24 +265,24 @@ func (h *Hub) Play(table, seat string) (Ref, error) {
 	}
 	gid := g.ID
 	seats := g.State.Info().Seats
+	underWay := len(g.Steps) > 0
+	held, holds := h.seats[seatKey(table, gid, seat)]
 	h.mu.Unlock()
 	if !slices.Contains(seats, seat) {
 		return Ref{}, fmt.Errorf("%w: %q (want %s)", ErrSeat, seat, strings.Join(seats, ", "))
 	}
 	id := webID(table, gid, seat)
 	ref := Ref{Table: WebTable, Game: id, Seat: seat}
-	val, _ := json.Marshal(ref)
-	ctx, cancel := context.WithTimeout(h.ctx, 5*time.Second)
-	defer cancel()
-	kv, err := h.js.KeyValue(ctx, BucketSeats)
-	if err != nil {
-		return Ref{}, err
+	switch {
+	case holds && held != ref:
+		return Ref{}, fmt.Errorf("%w: %s plays %s", ErrSeatTaken, held.Table, seat)
+	case !holds && underWay:
+		return Ref{}, fmt.Errorf("%w: a seat is claimed before the first move (the board would take back the moves made for it)", ErrUnderWay)
 	}
-	key := seatKey(table, gid, seat)
-	if _, err := kv.Create(ctx, key, val); err != nil {
-		e, gerr := kv.Get(ctx, key)
-		if gerr != nil || string(e.Value()) != string(val) {
-			return Ref{}, ErrSeatTaken
+	if !holds {
+		// only the host table writes its seats: ask it, and wait for its answer
+		if err := h.askSeat(table, gid, seat, ref); err != nil {
+			return Ref{}, err
 		}
 	}
 	h.web.pmu.Lock()
@@ -274,6 +290,46 @@ func (h *Hub) Play(table, seat string) (Ref, error) {
 	h.web.pmu.Unlock()
 	h.web.later(id)
 	return Ref{Table: table, Game: gid, Seat: seat}, nil
+}
+
+// askSeat puts the browser's request for a seat and waits, on the seat's
+// key, until the host table grants it (or gives it to another, or 5 s
+// pass).
+func (h *Hub) askSeat(table, gid, seat string, ref Ref) error {
+	val, _ := json.Marshal(ref)
+	ctx, cancel := context.WithTimeout(h.ctx, 5*time.Second)
+	defer cancel()
+	kv, err := h.js.KeyValue(ctx, BucketSeats)
+	if err != nil {
+		return err
+	}
+	w, err := kv.Watch(ctx, seatKey(table, gid, seat))
+	if err != nil {
+		return err
+	}
+	defer w.Stop()
+	if _, err := kv.Put(ctx, requestKey(WebTable, table, gid, seat), val); err != nil {
+		return err
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return ErrNoGrant
+		case e, ok := <-w.Updates():
+			if !ok {
+				return ErrNoGrant
+			}
+			if e == nil || e.Operation() != jetstream.KeyValuePut {
+				continue
+			}
+			var p Ref
+			json.Unmarshal(e.Value(), &p)
+			if p == ref {
+				return nil
+			}
+			return fmt.Errorf("%w: %s plays %s", ErrSeatTaken, p.Table, seat)
+		}
+	}
 }
 
 // webOf returns the browser player of a seat of a table's current game.
@@ -344,9 +400,11 @@ func (h *Hub) WebMove(table, seat, move string) error {
 	if err != nil {
 		return err
 	}
-	h.web.mu.Lock()
-	defer h.web.mu.Unlock()
 	h.mu.Lock()
+	if own.Err != nil {
+		h.mu.Unlock()
+		return fmt.Errorf("hub: the browser's record of %s is broken, no move can apply: %w", seat, own.Err)
+	}
 	st := own.State
 	info := st.Info()
 	n := own.N + 1
@@ -383,6 +441,5 @@ func (h *Hub) WebMove(table, seat, move string) error {
 	if err := h.web.publish(id, n, nil, line, nil); err != nil {
 		return err
 	}
-	h.web.waitFor(id, n)
-	return nil
+	return h.web.waitFor(id, n) // only a step the hub applied is made
 }

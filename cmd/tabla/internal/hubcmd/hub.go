@@ -79,7 +79,7 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 	f.StringVar(&o.Serve.Listen, "listen", ":7430", "address of the spectators' pages and the library API")
 	f.StringVar(&o.Serve.NATSListen, "nats-listen", ":4222", "address of the embedded NATS server the tables connect to")
 	f.StringVar(&o.Serve.NATS, "nats", "", "use this NATS server or cluster instead (admin's URL: nats://admin:PASSWORD@HOST:4222[,…])")
-	f.StringVar(&o.Serve.CA, "ca", "", "with --nats: PEM file of the authority of the server's TLS certificate")
+	f.StringVar(&o.Serve.CA, "ca", "", "PEM file of the authority of the NATS server's TLS certificate, if the system does not know it (--nats, or --tls-cert signed by a private authority)")
 	f.StringVar(&o.Serve.TLSCert, "tls-cert", "", "the embedded server speaks TLS with this certificate (PEM)")
 	f.StringVar(&o.Serve.TLSKey, "tls-key", "", "…and this key (PEM)")
 	f.IntVar(&o.Serve.Replicas, "replicas", 1, "replicas of the streams (3 on a three-node cluster)")
@@ -136,10 +136,12 @@ func newTableCmd(streams *cmdutil.IO) *cobra.Command {
 	}
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "Print every table's config line, the spectators' URL and the browser token",
+		Short: "Print every table's config line, the spectators' URL, the browser token and the admin's URL",
 		Long: "Print every table's line for tabla run's config file, then the read-only\n" +
-			"spectators' URL (for tabla library --hub and tabla stats --hub) and the\n" +
-			"token that lets a person play a seat on the hub's page.",
+			"spectators' URL (for tabla library --hub and tabla stats --hub), the\n" +
+			"token that lets a person play a seat on the hub's page (and start engine\n" +
+			"analyses beyond a few a minute), and the admin's URL that tabla hub --nats\n" +
+			"needs on an existing server or cluster (keep it to the hub's machine).",
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			creds, err := hub.LoadCredentials(dir)
@@ -161,6 +163,7 @@ func newTableCmd(streams *cmdutil.IO) *cobra.Command {
 			}
 			fmt.Fprintf(streams.Out, "spectators (tabla library --hub, tabla stats --hub):\t%s\n", hub.UserURL(scheme+"://"+hostOf(), "spectator", creds.Spectator))
 			fmt.Fprintf(streams.Out, "browser play (Authorization: Bearer):\t%s\n", creds.Browser)
+			fmt.Fprintf(streams.Out, "the hub itself (tabla hub --nats, on a cluster):\t%s\n", hub.UserURL(scheme+"://"+hostOf(), "admin", creds.Admin))
 			return nil
 		},
 	}

@@ -76,7 +76,8 @@ func TestHubCommands(t *testing.T) {
 	}
 	spectator := hub.UserURL("nats://"+hostPort, "spectator", creds.Spectator)
 	code, out, _ = run(t, t.Context(), "hub", "table", "list", "--data", dir, "--host", hostPort)
-	if code != 0 || !strings.Contains(out, "alpha:\t"+line[0][len("alpha:\t"):]) || !strings.Contains(out, "\t"+spectator+"\n") || !strings.Contains(out, "\t"+creds.Browser+"\n") {
+	if code != 0 || !strings.Contains(out, "alpha:\t"+line[0][len("alpha:\t"):]) || !strings.Contains(out, "\t"+spectator+"\n") || !strings.Contains(out, "\t"+creds.Browser+"\n") ||
+		!strings.Contains(out, "\t"+hub.UserURL("nats://"+hostPort, "admin", creds.Admin)+"\n") {
 		t.Fatalf("tabla hub table list: %d %q", code, out)
 	}
 	code, out, _ = run(t, t.Context(), "hub", "config", "--data", dir)

@@ -1,0 +1,139 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/tabla-board/tabla/engine/record"
+)
+
+// TestRemoteFollowsOnlyTheGameNow: when the table's game changes, the
+// records of the earlier game's remote seats stop being followed (each
+// kept a consumer and a 1.5 s poll until the daemon stopped).
+func TestRemoteFollowsOnlyTheGameNow(t *testing.T) {
+	r := &Remote{t: &Table{name: "h"}, sources: map[string]*source{}, claims: map[string]Ref{}}
+	stopped := map[string]bool{}
+	add := func(key string) {
+		r.sources[key] = &source{cancel: func() { stopped[key] = true }}
+	}
+	add("g/old-game")
+	add("web/h-g1-south")
+	add("g/new-game")
+	r.claims["h.g1.north"] = Ref{Table: "g", Game: "old-game", Seat: "north"}
+	r.claims["h.g1.south"] = Ref{Table: "web", Game: "h-g1-south", Seat: "south"}
+	r.claims["h.g2.north"] = Ref{Table: "g", Game: "new-game", Seat: "north"}
+	r.gid = "g2"
+	r.pruneLocked()
+	if len(r.sources) != 1 || r.sources["g/new-game"] == nil {
+		t.Fatalf("followed after the game changed: %v", keys(r.sources))
+	}
+	if !stopped["g/old-game"] || !stopped["web/h-g1-south"] || stopped["g/new-game"] {
+		t.Fatalf("stopped %v, want the old game's two", stopped)
+	}
+	if len(r.claims) != 1 {
+		t.Fatalf("claims kept: %v", r.claims)
+	}
+	// a joiner back on a game of its own follows nothing
+	j := &Remote{t: &Table{name: "g"}, join: "h", host: Ref{Table: "h", Game: "g2"}, joined: "j1", gid: "j2", sources: map[string]*source{}}
+	j.sources["h/g2"] = &source{cancel: func() {}}
+	j.pruneLocked()
+	if len(j.sources) != 0 {
+		t.Fatalf("a joiner on its own game follows %v", keys(j.sources))
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// TestWebMoveNotApplied: a browser's move the hub never applies is an
+// error, not a 200.
+func TestWebMoveNotApplied(t *testing.T) {
+	th := startHub(t)
+	host := openVTable(t, th.tableURL("h"), "h", t.TempDir(), record.Header{Game: "ray"}, "", 61)
+	host.paired = true
+	base := "http://" + th.httpAddr + "/api/tables/h"
+	waitFor(t, "the table's game on the hub", 10*time.Second, func() bool {
+		var v TableView
+		return getJSON(t, base, &v) == 200 && v.Game != nil
+	})
+	if code, msg := post(t, base+"/play", "secret", map[string]string{"seat": "blue"}); code != 200 {
+		t.Fatalf("play blue: %d %s", code, msg)
+	}
+	id := webID("h", GameID(host.sess.JournalPath()), "blue")
+	waitFor(t, "the browser's record", 10*time.Second, func() bool { return th.hub.Game(WebTable, id) != nil })
+	// play on until it is the browser's turn
+	var turn Turn
+	deadline := time.Now().Add(20 * time.Second)
+	for getJSON(t, base+"/legal?seat=blue", &turn); turn.Awaiting == ""; getJSON(t, base+"/legal?seat=blue", &turn) {
+		if time.Now().After(deadline) {
+			t.Fatal("the browser's seat never had its turn")
+		}
+		if !host.step() {
+			time.Sleep(5 * time.Millisecond) // the board waits for the hub
+		}
+	}
+	// the record goes wrong (an event no game can apply, as a writer
+	// that lost a race would leave it): later events never apply
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	subj := RecSubject(WebTable, id)
+	n, seq, err := lastEvent(ctx, th.hub.js, subj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := nats.NewMsg(subj)
+	msg.Data, _ = json.Marshal(Event{N: n + 1, Line: json.RawMessage(`{"move":"zz9-zz9","by":"blue"}`)})
+	msg.Header.Set(hdrN, strconv.Itoa(n+1))
+	if _, err := th.hub.js.PublishMsg(ctx, msg, jetstream.WithExpectLastSequencePerSubject(seq)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the hub to take the bad event", 10*time.Second, func() bool {
+		g := th.hub.Game(WebTable, id)
+		return g != nil && g.Err != nil
+	})
+	move := ""
+	if turn.Awaiting == "move" {
+		move = turn.Moves[0]
+	}
+	code, body := post(t, base+"/move", "secret", map[string]string{"seat": "blue", "move": move})
+	if code == http.StatusOK {
+		t.Fatalf("a step that cannot apply answered 200: %s", body)
+	}
+	t.Logf("%d %s", code, strings.TrimSpace(string(body)))
+}
+
+// TestMirrorRefused: `tabla library --hub` and `tabla stats --hub` with a
+// wrong password or an unreachable hub end with the reason, not a hang
+// that says "context canceled" when the person gives up.
+func TestMirrorRefused(t *testing.T) {
+	defer func(d time.Duration) { mirrorPatience = d }(mirrorPatience)
+	mirrorPatience = 500 * time.Millisecond
+	th := startHub(t)
+	for _, c := range []struct{ name, url, want string }{
+		{"wrong password", UserURL("nats://"+th.addr, "spectator", "wrong"), "refused the credentials"},
+		{"nobody there", UserURL("nats://127.0.0.1:"+strconv.Itoa(freePort(t)), "spectator", "pw"), "cannot reach"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			_, _, err := Mirror(ctx, c.url, "", t.TempDir(), testLog(t))
+			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "wrong@") {
+				t.Fatalf("got %v, want an error saying %q (and no password)", err, c.want)
+			}
+			t.Log(err)
+		})
+	}
+}
