@@ -61,7 +61,7 @@ func AnalyzeRun(opts *AnalyzeOptions) error {
 	if !(opts.Blunder >= 0 && opts.Blunder <= 1) {
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("--blunder %v: want a loss of win probability from 0 (the default, %v) to 1", opts.Blunder, analysis.DefaultBlunder))
 	}
-	g, err := replay(opts.IO, opts.File)
+	g, err := replay(opts.Context, "analyze", opts.IO, opts.File)
 	if err != nil {
 		return err
 	}

@@ -80,13 +80,18 @@ func checkAlgo(so search.Options, info *engine.Info) error {
 	return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("--algo %s cannot search %s: %s (want auto or mcts)", so.Algo, info.Game, why))
 }
 
-func replay(streams *cmdutil.IO, file string) (*record.Game, error) {
+// replay reads a record until ctx (which may be nil) ends.
+func replay(ctx context.Context, cmd string, streams *cmdutil.IO, file string) (*record.Game, error) {
 	f, name, err := cmdutil.OpenInput(streams, file)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return record.Replay(f, name)
+	g, err := record.Replay(cmdutil.ContextReader(ctx, f), name)
+	if stop := cmdutil.Stopped(cmd, ctx); stop != nil {
+		return nil, stop
+	}
+	return g, err
 }
 
 // noMove says why no move is due, "" when one is.

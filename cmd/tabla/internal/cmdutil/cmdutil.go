@@ -3,6 +3,7 @@
 package cmdutil
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -94,4 +95,34 @@ func Logger(w io.Writer, format string) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(w, nil))
 	}
 	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+// ContextReader reads r until ctx ends, then fails with ctx's cause: a
+// command reading a large record stops on Ctrl-C at its next read.
+func ContextReader(ctx context.Context, r io.Reader) io.Reader {
+	if ctx == nil {
+		return r
+	}
+	return &ctxReader{ctx: ctx, r: r}
+}
+
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if c.ctx.Err() != nil {
+		return 0, context.Cause(c.ctx)
+	}
+	return c.r.Read(p)
+}
+
+// Stopped is the error of a command stopped by ctx's end (a signal), nil
+// while ctx goes on.
+func Stopped(cmd string, ctx context.Context) error {
+	if ctx == nil || ctx.Err() == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: stopped (%v)", cmd, context.Cause(ctx))
 }

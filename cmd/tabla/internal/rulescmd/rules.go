@@ -3,6 +3,7 @@
 package rulescmd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -18,6 +19,9 @@ import (
 type Options struct {
 	IO   *cmdutil.IO
 	File string // path, or "-" for stdin
+	// Context, when it ends (Ctrl-C, SIGTERM), stops the reading; nil:
+	// none.
+	Context context.Context
 }
 
 // NewCmd returns `tabla rules`.
@@ -33,7 +37,7 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 			"sorted by bytes; nothing when the game is over or a roll is due.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return MovesRun(&Options{IO: streams, File: args[0]})
+			return MovesRun(&Options{IO: streams, File: args[0], Context: c.Context()})
 		},
 	})
 	cmd.AddCommand(&cobra.Command{
@@ -44,7 +48,7 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 			"and names its line on stderr.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return CheckRun(&Options{IO: streams, File: args[0]})
+			return CheckRun(&Options{IO: streams, File: args[0], Context: c.Context()})
 		},
 	})
 	return cmd
@@ -56,8 +60,11 @@ func replay(opts *Options) (*record.Game, error) {
 		return nil, err
 	}
 	defer f.Close()
-	_ = name
-	return record.Replay(f, name)
+	g, err := record.Replay(cmdutil.ContextReader(opts.Context, f), name)
+	if stop := cmdutil.Stopped("rules", opts.Context); stop != nil {
+		return nil, stop
+	}
+	return g, err
 }
 
 // MovesRun prints the legal moves.

@@ -2,6 +2,7 @@ package rulescmd
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"os"
 	"path/filepath"
@@ -73,5 +74,18 @@ func TestStdin(t *testing.T) {
 	err := CheckRun(&Options{IO: &cmdutil.IO{In: in, Out: &out}, File: "-"})
 	if err == nil || !strings.HasPrefix(err.Error(), "<stdin>:2: line 2: ") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// A record read after the command's context ended (Ctrl-C, SIGTERM) stops
+// the command, which says so instead of printing a state.
+func TestStopped(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	in := strings.NewReader(`{"tabla":1,"game":"star","first":"red"}` + "\n")
+	err := CheckRun(&Options{IO: &cmdutil.IO{In: in, Out: &out, Err: &errb}, File: "-", Context: ctx})
+	if err == nil || !strings.Contains(err.Error(), "rules: stopped") || out.Len() != 0 {
+		t.Fatalf("got %v and %q, want the command stopped", err, out.String())
 	}
 }
