@@ -1,7 +1,9 @@
 package referee
 
 import (
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/tabla-board/tabla/engine"
 )
@@ -52,6 +54,71 @@ func BenchmarkSettleToFrame(b *testing.B) {
 			if tb.r.State().Ply != 0 {
 				b.Fatal("the move was not taken back")
 			}
+		})
+	}
+}
+
+// BenchmarkSettleLatency measures the one call that matters to a player:
+// the Tick that reads the settled board after a move's last placement and
+// renders the new LED frame (recognition among every legal move, the
+// takebacks and the revisions of the last moves included). Each game's move
+// is carried out physically, its last placement timed, then taken back
+// (untimed). It reports the median and the 99th percentile.
+func BenchmarkSettleLatency(b *testing.B) {
+	cases := append([]struct {
+		name string
+		game string
+		cfg  engine.Config
+		roll string
+		move []string
+	}{}, benchGames...)
+	// a counted GYGES path: the piece rests on two legal destinations on
+	// its way (each recorded, then revised) before it ends
+	cases = append(cases, struct {
+		name string
+		game string
+		cfg  engine.Config
+		roll string
+		move []string
+	}{"gyges-counted", "gyges", benchGames[3].cfg, "", []string{"lift c1", "place c2", "lift c2", "place c3", "lift c3", "place d3"}})
+	for _, g := range cases {
+		b.Run(g.name, func(b *testing.B) {
+			tb := newTable(&testing.T{}, g.game, g.cfg, false, 1)
+			if g.roll != "" {
+				tb.do("roll " + g.roll)
+			}
+			last := g.move[len(g.move)-1]
+			from := g.move[0][5:]
+			undo := []string{"lift " + last[6:], "place " + from}
+			lat := make([]time.Duration, 0, b.N)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				tb.do(g.move[:len(g.move)-1]...)
+				c := tb.cell(last[6:])
+				tb.pieces[c] = tb.hand[len(tb.hand)-1]
+				tb.hand = tb.hand[:len(tb.hand)-1]
+				tb.change(c)
+				tb.now += 200 * time.Millisecond
+				b.StartTimer()
+				t0 := time.Now()
+				tb.r.Tick(tb.now)
+				lat = append(lat, time.Since(t0))
+				b.StopTimer()
+				tb.actions = append(tb.actions, tb.r.Actions()...)
+				tb.do(undo...)
+				tb.do("press confirm") // a physical takeback is only proposed
+				tb.actions = tb.actions[:0]
+				b.StartTimer()
+			}
+			b.StopTimer()
+			if tb.r.State().Ply != 0 {
+				b.Fatal("the move was not taken back")
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds()), "p99-ns")
 		})
 	}
 }
