@@ -453,6 +453,9 @@ func contains(list []string, s string) bool {
 // "move" or "roll" anywhere returns its first key without allocating for
 // the kinds tabla writes. Any other line takes the full check (object).
 func otherKind(line []byte) (string, bool) {
+	if k := journalShape(line); k != "" {
+		return k, true
+	}
 	if len(line) < 2 || line[0] != '{' || bytes.IndexByte(line, '\\') >= 0 ||
 		bytes.Contains(line, []byte(`"move"`)) || bytes.Contains(line, []byte(`"roll"`)) || !json.Valid(line) {
 		return "", false
@@ -472,6 +475,53 @@ func otherKind(line []byte) (string, bool) {
 		}
 	}
 	return string(key), true
+}
+
+// journalShape recognises, without the JSON scanner, the two lines that
+// make most of a journal exactly as the companion writes them:
+// {"tick":N} and {"sensor":"NAME","code":N,"at":N} (NAME printable ASCII
+// without quotes or backslashes). Such a line is valid JSON by its shape;
+// anything else returns "" and is checked in full.
+func journalShape(line []byte) string {
+	if rest, ok := bytes.CutPrefix(line, []byte(`{"tick":`)); ok {
+		if digits(bytes.TrimSuffix(rest, []byte("}"))) && bytes.HasSuffix(rest, []byte("}")) {
+			return "tick"
+		}
+		return ""
+	}
+	rest, ok := bytes.CutPrefix(line, []byte(`{"sensor":"`))
+	if !ok {
+		return ""
+	}
+	i := 0
+	for i < len(rest) && rest[i] >= 0x20 && rest[i] < 0x7f && rest[i] != '"' && rest[i] != '\\' {
+		i++
+	}
+	if rest, ok = bytes.CutPrefix(rest[i:], []byte(`","code":`)); !ok {
+		return ""
+	}
+	j := bytes.IndexByte(rest, ',')
+	if j < 0 || !digits(rest[:j]) {
+		return ""
+	}
+	if rest, ok = bytes.CutPrefix(rest[j:], []byte(`,"at":`)); !ok || !bytes.HasSuffix(rest, []byte("}")) || !digits(rest[:len(rest)-1]) {
+		return ""
+	}
+	return "sensor"
+}
+
+// digits: one or more decimal digits, no leading zero unless alone (a JSON
+// number).
+func digits(b []byte) bool {
+	if len(b) == 0 || len(b) > 1 && b[0] == '0' {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // knownKinds are the other kinds the companion writes (see its journal).
