@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -136,4 +138,62 @@ func TestMirrorRefused(t *testing.T) {
 			t.Log(err)
 		})
 	}
+}
+
+// TestHubKeepsOnlyWhatItShows: the hub keeps every table's current game
+// and a few finished ones in memory (the library holds them all), and a
+// restarted hub reads its games stream from its checkpoint — the oldest
+// game it still shows — not from the first event ever published.
+func TestHubKeepsOnlyWhatItShows(t *testing.T) {
+	defer func(n int) { keepEnded = n }(keepEnded)
+	keepEnded = 2
+	th := startHub(t)
+	jt := newJournalTable(t, th.tableURL("solo"), "solo", 400)
+	const games = 6
+	if err := jt.play(t, games, time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	jt.sent(t, 30*time.Second)
+	journals := jt.journals(t)
+	total := 0
+	var lastEvents int
+	for _, p := range journals {
+		tl := newTail(p, nil)
+		if _, err := tl.read("solo"); err != nil {
+			t.Fatal(err)
+		}
+		tl.close()
+		total += len(tl.events)
+		lastEvents = len(tl.events)
+	}
+	last := GameID(journals[len(journals)-1])
+	waitFor(t, "the hub to follow every game", 20*time.Second, func() bool {
+		g := th.hub.Game("solo", last)
+		return g != nil && g.Events == lastEvents-1
+	})
+	inMemory := func() int {
+		th.hub.mu.Lock()
+		defer th.hub.mu.Unlock()
+		return len(th.hub.games)
+	}
+	if n := inMemory(); n > keepEnded+1 {
+		t.Fatalf("the hub keeps %d games in memory, want at most %d finished and the current one", n, keepEnded)
+	}
+	for _, p := range journals[:games-1] {
+		if _, err := os.Stat(filepath.Join(th.dir, "library", "solo", GameID(p)+".jsonl")); err != nil {
+			t.Fatalf("a finished game is not in the library: %v", err)
+		}
+	}
+	th.stop()
+	th.start()
+	th.hub.mu.Lock()
+	applied := th.hub.applied
+	th.hub.mu.Unlock()
+	if applied != lastEvents {
+		t.Fatalf("the restarted hub read %d events, want the %d of the game the table plays now (of %d in all)", applied, lastEvents, total)
+	}
+	if g := th.hub.Game("solo", last); g == nil || g.Events != lastEvents-1 {
+		t.Fatalf("the table's current game after the restart: %+v", g)
+	}
+	t.Logf("%d games, %d events; the restarted hub read %d", games, total, applied)
 }

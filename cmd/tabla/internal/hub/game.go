@@ -131,6 +131,10 @@ type Game struct {
 	Err error
 	// Last is the time of the latest line (its "t").
 	Last time.Time
+	// Seq is the stream sequence of its event 0 on the hub (0: not known).
+	Seq uint64
+
+	listed bool // in the hub's list of finished games
 }
 
 // ErrOrder: an event came out of order (a gap or a repeat).

@@ -71,6 +71,9 @@ type Hub struct {
 	loaded  bool                     // the stream was read to its end once
 	written map[string]int           // library files written: table/game → events
 	lastSeq uint64                   // the stream sequence of the last event followed
+	saved   uint64                   // lastSeq as last written to the checkpoint
+	ended   []string                 // finished games in memory (table/game), oldest first
+	applied int                      // events applied since the start
 
 	web *webPlayers
 
@@ -171,6 +174,7 @@ func (h *Hub) Close() {
 	h.cancel()
 	h.nc.Close()
 	h.wg.Wait()
+	h.saveCheckpoint()
 	h.lib.Close()
 }
 
@@ -247,7 +251,13 @@ func (h *Hub) followOnce() error {
 	if h.lastSeq > 0 { // again after a failure: from where it stopped
 		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, h.lastSeq+1
 	}
+	first := h.lastSeq == 0
 	h.mu.Unlock()
+	if first && !h.opts.ReadOnly {
+		if from := h.startFrom(ctx); from > 1 {
+			cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, from
+		}
+	}
 	cons, err := h.js.OrderedConsumer(ctx, StreamGames, cfg)
 	if err != nil {
 		return err
@@ -350,7 +360,12 @@ func (h *Hub) onRecord(m jetstream.Msg) {
 		return
 	}
 	key := table + "/" + gid
+	var seq uint64
+	if md, err := m.Metadata(); err == nil {
+		seq = md.Sequence.Stream
+	}
 	h.mu.Lock()
+	h.applied++
 	g := h.games[key]
 	var err error
 	switch {
@@ -358,6 +373,7 @@ func (h *Hub) onRecord(m jetstream.Msg) {
 		ev.Table, ev.Game = table, gid // the subject names it: the body may not lie
 		g, err = NewGame(&ev)
 		if err == nil {
+			g.Seq = seq
 			h.games[key] = g
 			ts := h.tableLocked(table)
 			if ts.entry == nil || ts.entry.Game == gid || ts.game == "" || gid > ts.game {
@@ -365,7 +381,11 @@ func (h *Hub) onRecord(m jetstream.Msg) {
 			}
 		}
 	case g == nil:
-		err = fmt.Errorf("event %d before the header", ev.N)
+		h.mu.Unlock()
+		// a game that ended before the hub's checkpoint (it is in the
+		// library), or one whose header is lost
+		h.log.Debug("hub: event of a game not in memory", "game", key, "n", ev.N)
+		return
 	default:
 		err = g.Apply(ev.N, ev.Line)
 	}
@@ -376,6 +396,10 @@ func (h *Hub) onRecord(m jetstream.Msg) {
 	}
 	ts := h.tableLocked(table)
 	current := ts.game == gid
+	if g.Over() && !g.listed {
+		g.listed = true
+		h.ended = append(h.ended, key)
+	}
 	h.mu.Unlock()
 	if current {
 		h.bump(table)
@@ -383,6 +407,136 @@ func (h *Hub) onRecord(m jetstream.Msg) {
 	}
 	h.web.onRecord(table, gid)
 	h.store(key)
+	h.mu.Lock()
+	h.forgetLocked()
+	h.mu.Unlock()
+}
+
+// keepEnded is how many finished games the hub keeps in memory besides
+// every table's current game: the library holds them all.
+var keepEnded = 256
+
+// forgetLocked drops the oldest finished games beyond keepEnded that are
+// no table's current game and are in the library (or need not be).
+func (h *Hub) forgetLocked() {
+	for len(h.ended) > keepEnded {
+		dropped := false
+		for i, key := range h.ended {
+			g := h.games[key]
+			if g != nil && g.Over() && (h.currentKeyLocked(key) || !h.storedLocked(key, g)) {
+				continue // still shown, or not yet written
+			}
+			if g != nil {
+				g.listed = false
+				if g.Over() {
+					delete(h.games, key)
+					delete(h.written, key)
+				}
+			}
+			h.ended = slices.Delete(h.ended, i, i+1)
+			dropped = true
+			break
+		}
+		if !dropped {
+			return
+		}
+	}
+}
+
+// currentKeyLocked reports whether table/game is its table's current game.
+func (h *Hub) currentKeyLocked(key string) bool {
+	table, gid, _ := strings.Cut(key, "/")
+	ts := h.tables[table]
+	return ts != nil && ts.game == gid
+}
+
+// storedLocked reports whether a finished game is in the library (or is
+// not for it: a joiner's record, a game without a step).
+func (h *Hub) storedLocked(key string, g *Game) bool {
+	return g.Remote != nil || len(g.Steps) == 0 || h.written[key] == g.N
+}
+
+// checkpointFile keeps, in the hub's data directory, where to start
+// reading TABLA_GAMES again: the first event of the oldest game the hub
+// still needs (one under way, or a table's current one). Games that ended
+// before are in the library.
+const checkpointFile = "hub-state.json"
+
+type checkpoint struct {
+	Seq  uint64 `json:"seq"`  // the last event followed
+	From uint64 `json:"from"` // where to start again
+}
+
+// saveCheckpoint writes the checkpoint if the hub followed more since.
+func (h *Hub) saveCheckpoint() {
+	if h.opts.ReadOnly {
+		return
+	}
+	h.mu.Lock()
+	if h.lastSeq == h.saved || !h.loaded {
+		h.mu.Unlock()
+		return
+	}
+	cp := checkpoint{Seq: h.lastSeq, From: h.lastSeq + 1}
+	for key, g := range h.games {
+		if (!g.Over() || h.currentKeyLocked(key)) && g.Seq > 0 && g.Seq < cp.From {
+			cp.From = g.Seq
+		}
+	}
+	h.mu.Unlock()
+	data, _ := json.Marshal(cp)
+	if err := writeFileSync(filepath.Join(h.opts.Dir, checkpointFile), data); err != nil {
+		h.log.Warn("hub: writing the checkpoint (the next start reads every game again)", "err", err)
+		return
+	}
+	h.mu.Lock()
+	h.saved = cp.Seq
+	h.mu.Unlock()
+}
+
+// startFrom is where to start following TABLA_GAMES: the checkpoint's
+// From, unless the stream is not the one it was written for (it holds
+// less than the checkpoint saw: a new or restored stream).
+func (h *Hub) startFrom(ctx context.Context) uint64 {
+	data, err := os.ReadFile(filepath.Join(h.opts.Dir, checkpointFile))
+	if err != nil {
+		return 1
+	}
+	var cp checkpoint
+	if err := json.Unmarshal(data, &cp); err != nil || cp.From == 0 {
+		h.log.Warn("hub: unreadable checkpoint: reading every game", "err", err)
+		return 1
+	}
+	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	st, err := h.js.Stream(sctx, StreamGames)
+	if err != nil {
+		return 1
+	}
+	info, err := st.Info(sctx)
+	if err != nil || info.State.LastSeq < cp.Seq {
+		return 1
+	}
+	h.log.Info("hub: reading the games from the checkpoint", "from", cp.From, "last", info.State.LastSeq)
+	return cp.From
+}
+
+func writeFileSync(path string, data []byte) error {
+	f, err := os.OpenFile(path+".tmp", os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if serr := f.Sync(); err == nil {
+		err = serr
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(path+".tmp", path)
 }
 
 // store writes a finished game into the library (once per change).
@@ -487,6 +641,7 @@ func (h *Hub) watchOnline() {
 			return
 		case <-tick.C:
 		}
+		h.saveCheckpoint()
 		var gone []string
 		h.mu.Lock()
 		for name, ts := range h.tables {
