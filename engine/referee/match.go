@@ -434,7 +434,9 @@ func (r *Referee) revisionsAt(d int, out []candidate) []candidate {
 			// may as well be the next player's move under way: asked.
 			// (A displaced GYGES piece put elsewhere is the next player's
 			// replace as well as a revision.)
-			same := nt.from == first.note.from && nt.place == first.note.place && (first.note.extra < 0 || nt.extra == first.note.extra)
+			// (A replace's displaced piece is put down by the same hand:
+			// put elsewhere, it went on.)
+			same := nt.from == first.note.from && nt.place == first.note.place && (first.note.extra < 0 || nt.to == first.note.to)
 			out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i], note: nt, evidence: len(keys), cells: slices.Clone(keys), ask: !same, depth: d})
 		}
 	}
@@ -486,15 +488,15 @@ func (r *Referee) composites(d int, c *posCache, now []uint8, m []int, out []can
 		if nt.from != first.note.from || nt.to < 0 || nt.extra >= 0 || nt.place || !r.hasSensor[nt.to] || r.touched[nt.to] <= first.since {
 			continue // the same piece, rested on a cell and lifted again
 		}
-		if r.sensed[nt.to] != empty {
-			continue
-		}
 		r.st.Play(c.moves[i])
 		r.buf2 = r.st.Moves(r.buf2[:0])
 		for _, m2 := range r.buf2 {
 			text := r.st.AppendMove(nb[:0], m2)
 			n2 := r.parse(string(text), -1)
-			if n2.from != nt.to || n2.to < 0 || n2.to == nt.to {
+			// the next player moves that piece on, or displaces it
+			onward := n2.from == nt.to && n2.to >= 0 && n2.to != nt.to && r.sensed[nt.to] == empty
+			displaced := n2.extra >= 0 && n2.to == nt.to && n2.from != nt.to
+			if !onward && !displaced {
 				continue
 			}
 			// the board after both, and where it differs from the board now
@@ -520,13 +522,18 @@ func (r *Referee) composites(d int, c *posCache, now []uint8, m []int, out []can
 					keys = append(keys, cell)
 				}
 			}
-			// the next player's move was made since the last accepted one
+			// the next player's move was made after the piece was put down,
+			// and since the last accepted move when the board shows that one
+			since := first.since
+			if len(keys) == 0 {
+				since = r.lastAcc
+			}
 			for _, cell := range [...]int{n2.from, n2.to, n2.extra} {
-				if ok && cell >= 0 && r.hasSensor[cell] && r.touched[cell] <= r.lastAcc {
+				if ok && cell >= 0 && r.hasSensor[cell] && r.touched[cell] <= since {
 					ok = false
 				}
 			}
-			if ok && r.emptiedBefore(nt.to, n2.to, first.since) {
+			if ok && (displaced || r.emptiedBefore(nt.to, n2.to, first.since)) {
 				out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i] + ";" + string(text), then: string(text),
 					note: nt, evidence: len(keys), cells: keys, ask: true, depth: d})
 			}
@@ -571,7 +578,11 @@ func (r *Referee) recognise() {
 			return
 		case current:
 			// The board fits the position as it stands and a move that
-			// looks the same: never guess.
+			// looks the same: never guess. In GYGES the position as it
+			// stands is offered too (a piece counted on and back).
+			if r.info.Game == "gyges" && len(r.ops) > 0 && !r.ops[len(r.ops)-1].roll {
+				others = append(others, candidate{kind: candCurrent, text: r.ops[len(r.ops)-1].text})
+			}
 			r.ask(others)
 			return
 		}

@@ -689,6 +689,7 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64, mode playMode) (res no
 	}
 	buf := make([]engine.Move, 0, 4096)
 	rolled := ""
+	lastMove := "" // the last move, until a roll
 	for ply := 0; ply < 80 && shadow.Awaiting() != engine.AwaitNone; ply++ {
 		n.trace = n.trace[:0]
 		n.debug = os.Getenv("TABLA_NOISY_DEBUG") == fmt.Sprintf("%s/%d/%d", nc, seed, ply)
@@ -743,6 +744,7 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64, mode playMode) (res no
 				fail(&res.lost, ply, "after the roll the referee's game differs")
 				return
 			}
+			lastMove = ""
 			if x != nil {
 				// a roll ends the last move's revisions
 				if k := len(h.rollAfter); k > 0 {
@@ -776,6 +778,8 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64, mode playMode) (res no
 		}
 		before := len(tb.actions)
 		committed := shadow.Clone()
+		prevMove := lastMove
+		lastMove = ops.text
 		shadow.Play(m)
 		res.moves++
 		n.carry(ops, path, slow)
@@ -822,6 +826,10 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64, mode playMode) (res no
 			i := slices.Index(st.Candidates, ops.text)
 			if i < 0 {
 				i = slices.Index(st.Candidates, "revise:"+ops.text)
+			}
+			if i < 0 && prevMove != "" {
+				// the last move as it was, and this one after it
+				i = slices.Index(st.Candidates, "revise:"+prevMove+";"+ops.text)
 			}
 			if i < 0 {
 				fail(&res.notOffered, ply, "%s: confirm offers %v, not the true move", ops.text, st.Candidates)

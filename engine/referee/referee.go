@@ -1010,7 +1010,10 @@ func (r *Referee) Choose(i int, at time.Duration) error {
 		from -= max(c.depth, 1)
 	}
 	r.take(c, r.cfg.Source)
-	if c.kind == candMove || c.kind == candRevise {
+	if c.kind == candCurrent {
+		from = len(r.ops) - 1
+	}
+	if c.kind == candMove || c.kind == candRevise || c.kind == candCurrent {
 		for k := max(from, 0); k < len(r.ops); k++ {
 			r.ops[k].chosen = true
 		}
@@ -1054,6 +1057,13 @@ func (r *Referee) take(c candidate, source string) {
 		}
 		return
 	case candRevise:
+		// the revised move's evidence began where the replaced one's did
+		since := r.ops[len(r.ops)-max(c.depth, 1)].since
+		defer func(n int) {
+			if n < len(r.ops) {
+				r.ops[n].since = since
+			}
+		}(len(r.ops) - max(c.depth, 1))
 		if c.depth <= 1 && c.then == "" {
 			saved := r.prev // the position before the last move, with its moves
 			r.prev = posCache{}

@@ -123,6 +123,8 @@ func (r *Referee) State() State {
 			s.Candidates = append(s.Candidates, fmt.Sprintf("takeback:%d", c.plies))
 		case candNew:
 			s.Candidates = append(s.Candidates, "new")
+		case candCurrent:
+			s.Candidates = append(s.Candidates, c.text) // the last move, as it stands
 		}
 	}
 	s.Proposal = r.proposal
