@@ -103,8 +103,29 @@ func (t *tail) close() {
 	}
 }
 
-// decisionPrefixes are the journal lines that are record events.
-var decisionPrefixes = [][]byte{[]byte(`{"move":`), []byte(`{"roll":`), []byte(`{"takeback":`), []byte(`{"end":`)}
+// recordKinds are the kinds of journal line (a line's kind is its first
+// key, as the companion's journal and the record writer write them) that
+// are record events: decisions and the end of a game. Every other kind —
+// board events, commands, markers — stays in the journal only.
+var recordKinds = map[string]bool{"move": true, "roll": true, "takeback": true, "end": true}
+
+// undoneKind wraps a decision a takeback undid: {"undone":{…}}.
+const undoneKind = "undone"
+
+// lineKind is the first key of a journal line ("" if it is no JSON
+// object).
+func lineKind(line []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return ""
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return ""
+	}
+	k, _ := tok.(string)
+	return k
+}
 
 // take takes one complete line: the header (the file's first line), a
 // decision line, or an {"undone":…} line as the decision it wraps; board
@@ -113,18 +134,17 @@ func (t *tail) take(table string, line []byte) {
 	first := t.lines == 0
 	t.lines++
 	var inner []byte
-	switch {
-	case first:
-	case bytes.HasPrefix(line, []byte(`{"undone":`)):
-		inner = bytes.TrimSuffix(bytes.TrimPrefix(line, []byte(`{"undone":`)), []byte("}"))
-	default:
-		for _, p := range decisionPrefixes {
-			if bytes.HasPrefix(line, p) {
-				inner = line
-				break
+	if !first {
+		switch kind := lineKind(line); {
+		case kind == undoneKind:
+			var w map[string]json.RawMessage
+			if json.Unmarshal(line, &w) != nil || len(w[undoneKind]) == 0 {
+				return
 			}
-		}
-		if inner == nil {
+			inner = w[undoneKind]
+		case recordKinds[kind]:
+			inner = line
+		default:
 			return // a board event, a command, a marker
 		}
 	}
