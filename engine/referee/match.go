@@ -182,6 +182,23 @@ func (r *Referee) coEmpty(a, b int, since uint64) (bool, int) {
 	return co, first
 }
 
+// filledThenLifted replays the trace since since: was c filled, and then
+// emptied again?
+func (r *Referee) filledThenLifted(c int, since uint64) bool {
+	filled := false
+	for _, t := range r.trace {
+		if t.seq <= since || int(t.cell) != c {
+			continue
+		}
+		if !t.empty {
+			filled = true
+		} else if filled {
+			return true
+		}
+	}
+	return false
+}
+
 // liftedBeforeFill replays the trace since since: was a emptied at some
 // moment before b was last filled? (b not filled at all since: yes.)
 func (r *Referee) liftedBeforeFill(a, b int, since uint64) bool {
@@ -472,7 +489,7 @@ func (r *Referee) compositesAt(d int, out []candidate) []candidate {
 // and then moved on from there by the next player: pieces have no owner, so
 // a hand counting a path on looks exactly like that. The engine and r.cur
 // stand at the position before the first replaced move; now is the board
-// of the position as it stands. Such a reading is always asked.
+// of the position as it stands.
 func (r *Referee) composites(d int, c *posCache, now []uint8, m []int, out []candidate) []candidate {
 	n := len(r.ops)
 	first := &r.ops[n-d]
@@ -482,8 +499,8 @@ func (r *Referee) composites(d int, c *posCache, now []uint8, m []int, out []can
 	var nb [64]byte
 	for i := range c.moves {
 		nt := c.notes[i]
-		if c.moves[i] == first.move && d == 1 {
-			continue // the position as it stands, and a move: no revision
+		if c.moves[i] == first.move {
+			continue // the position as it stands (or a shallower revision), and a move
 		}
 		if nt.from != first.note.from || nt.to < 0 || nt.extra >= 0 || nt.place || !r.hasSensor[nt.to] || r.touched[nt.to] <= first.since {
 			continue // the same piece, rested on a cell and lifted again
@@ -495,7 +512,7 @@ func (r *Referee) composites(d int, c *posCache, now []uint8, m []int, out []can
 			n2 := r.parse(string(text), -1)
 			// the next player moves that piece on, or displaces it
 			onward := n2.from == nt.to && n2.to >= 0 && n2.to != nt.to && r.sensed[nt.to] == empty
-			displaced := n2.extra >= 0 && n2.to == nt.to && n2.from != nt.to
+			displaced := n2.extra >= 0 && n2.to == nt.to && n2.from != nt.to && r.filledThenLifted(nt.to, first.since)
 			if !onward && !displaced {
 				continue
 			}
@@ -535,7 +552,7 @@ func (r *Referee) composites(d int, c *posCache, now []uint8, m []int, out []can
 			}
 			if ok && (displaced || r.emptiedBefore(nt.to, n2.to, first.since)) {
 				out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i] + ";" + string(text), then: string(text),
-					note: nt, evidence: len(keys), cells: keys, ask: true, depth: d})
+					note: nt, evidence: len(keys), cells: keys, depth: d})
 			}
 		}
 		r.st.Undo()
