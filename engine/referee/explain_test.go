@@ -139,7 +139,9 @@ func (e *evidence) emptiedBefore(c int, t time.Duration) bool {
 }
 
 type explainer struct {
-	idx    map[string]int // cell name → index
+	kindOf map[string]byte // piece → kind number (1…)
+	code   [256]byte       // kind number → what a sensor reads
+	idx    map[string]int  // cell name → index
 	b      *boards.Board
 	game   string
 	ident  bool
@@ -149,7 +151,7 @@ type explainer struct {
 }
 
 func newExplainer(b *boards.Board, game string, cfg engine.Config, ident bool, settle time.Duration) *explainer {
-	x := &explainer{b: b, game: game, ident: ident, cfg: cfg, settle: settle, sensor: make([]bool, len(b.Cells)), idx: map[string]int{}}
+	x := &explainer{b: b, game: game, ident: ident, cfg: cfg, settle: settle, sensor: make([]bool, len(b.Cells)), idx: map[string]int{}, kindOf: map[string]byte{}}
 	for i, c := range b.Cells {
 		x.idx[c.Name] = i
 	}
@@ -161,8 +163,11 @@ func newExplainer(b *boards.Board, game string, cfg engine.Config, ident bool, s
 	return x
 }
 
-// board returns what the sensors read on a position (ok false when a piece
-// stands off the physical board).
+// board returns the pieces of a position on the sensed cells, as kinds
+// (0 empty, then one number a piece kind; ok false when a piece stands off
+// the physical board). Which piece stands where decides what a reading
+// changes — a presence sensor cannot see two pieces swap, but a hand had to
+// move them; what the sensors read of it is code.
 func (x *explainer) board(p engine.Position) ([]byte, bool) {
 	out := make([]byte, len(x.b.Cells))
 	for name, piece := range p.Pieces {
@@ -173,14 +178,30 @@ func (x *explainer) board(p engine.Position) ([]byte, bool) {
 		if !x.sensor[c] {
 			continue
 		}
-		out[c] = CodeOccupied
-		if x.ident {
-			if code, ok := x.b.CodeOf(piece); ok {
-				out[c] = code
+		k, ok := x.kindOf[piece]
+		if !ok {
+			k = byte(len(x.kindOf) + 1)
+			x.kindOf[piece] = k
+			x.code[k] = CodeOccupied
+			if x.ident {
+				if code, ok := x.b.CodeOf(piece); ok {
+					x.code[k] = code
+				}
 			}
 		}
+		out[c] = k
 	}
 	return out, true
+}
+
+// shows reports whether the settled sensors read board b.
+func (x *explainer) shows(e *evidence, b []byte) bool {
+	for c := range b {
+		if x.sensor[c] && e.final[c] != x.code[b[c]] {
+			return false
+		}
+	}
+	return true
 }
 
 // named appends to dst the cells a move's notation names (with a sensor),
@@ -265,7 +286,7 @@ func (x *explainer) admits(e *evidence, from, to []byte, named []int) bool {
 		if !x.sensor[c] {
 			continue
 		}
-		if e.final[c] != to[c] {
+		if e.final[c] != x.code[to[c]] {
 			return false
 		}
 		if from[c] != to[c] && !e.touched(c) {
@@ -388,7 +409,7 @@ func (x *explainer) explain(cur engine.State, h *history, w, prev *window, now t
 		return nil
 	}
 	var out []string
-	if slices.Equal(e.final, maskSensors(base, x.sensor)) {
+	if x.shows(e, base) {
 		out = append(out, "none")
 	}
 	buf := make([]engine.Move, 0, 4096)
@@ -525,7 +546,7 @@ func (x *explainer) explain(cur engine.State, h *history, w, prev *window, now t
 // was touched.
 func (x *explainer) admitsBoard(e *evidence, from, to []byte) bool {
 	for c := range to {
-		if x.sensor[c] && (e.final[c] != to[c] || from[c] != to[c] && !e.touched(c)) {
+		if x.sensor[c] && (e.final[c] != x.code[to[c]] || from[c] != to[c] && !e.touched(c)) {
 			return false
 		}
 	}
@@ -550,15 +571,6 @@ func allTouched(e *evidence, cells []int) bool {
 	return true
 }
 
-func maskSensors(b []byte, sensor []bool) []byte {
-	out := slices.Clone(b)
-	for c := range out {
-		if !sensor[c] {
-			out[c] = 0
-		}
-	}
-	return out
-}
 
 // joinWindows is a followed by b, as one window from a's start.
 func joinWindows(a, b *window) *window {
