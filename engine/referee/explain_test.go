@@ -571,7 +571,6 @@ func allTouched(e *evidence, cells []int) bool {
 	return true
 }
 
-
 // joinWindows is a followed by b, as one window from a's start.
 func joinWindows(a, b *window) *window {
 	return &window{start: a.start, init: a.init, events: append(slices.Clone(a.events), b.events...)}
