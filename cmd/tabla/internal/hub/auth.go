@@ -44,7 +44,50 @@ type Credentials struct {
 	Browser string `json:"browser"`
 	// Hashes cache the passwords' bcrypt hashes that the server's
 	// configuration holds (user → SHA-256 of the password, hex, ":" hash).
+	// The hub keeps them in a file of its own (HashesFile): only `tabla hub
+	// table add` writes the credentials, so that an add while the hub
+	// reloads is never lost and the hub's writes start no reload. Older
+	// hubs kept them here; they are still read.
 	Hashes map[string]string `json:"hashes,omitempty"`
+}
+
+// HashesFile caches the hub's bcrypt hashes of the credentials, in its
+// data directory.
+const HashesFile = "credentials-hashes.json"
+
+// LoadHashes adds dir's cached hashes to c's.
+func (c *Credentials) LoadHashes(dir string) {
+	data, err := os.ReadFile(filepath.Join(dir, HashesFile))
+	if err != nil {
+		return
+	}
+	var h map[string]string
+	if json.Unmarshal(data, &h) != nil {
+		return // recomputed
+	}
+	if c.Hashes == nil {
+		c.Hashes = map[string]string{}
+	}
+	for k, v := range h {
+		c.Hashes[k] = v
+	}
+}
+
+// SaveHashes writes c's hashes to dir's cache (0600, unchanged left alone).
+func (c *Credentials) SaveHashes(dir string) error {
+	data, err := json.MarshalIndent(c.Hashes, "", "  ")
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, HashesFile)
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // LoadCredentials reads dir's credentials, creating them (an admin and a
@@ -175,7 +218,7 @@ func (c *Credentials) NATSConfig() string {
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		user(n, c.Tables[n], tableAllow(n), []string{Inbox(n) + ".>"})
+		user(n, c.Tables[n], tableAllow(n), []string{Inbox(n) + ".>", livePrefix + ">"}) // live: is the other board there
 	}
 	b.WriteString("    ]\n  }\n}\n")
 	return b.String()

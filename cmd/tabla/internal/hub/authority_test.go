@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
 	"github.com/tabla-board/tabla/engine/record"
 )
 
@@ -224,4 +226,46 @@ func TestLivePageOnlyForKnownTables(t *testing.T) {
 			t.Fatalf("/t/%s/: %d, want %d", name, resp.StatusCode, want)
 		}
 	}
+}
+
+// TestOtherBoardGone: when the board that plays the seat to move goes
+// away, asking this board for a hint says so (the board shows that none
+// comes) instead of waiting without a word.
+func TestOtherBoardGone(t *testing.T) {
+	th := startHub(t)
+	host := openVTable(t, th.tableURL("h"), "h", t.TempDir(), record.Header{Game: "gyges"}, "", 71)
+	waitFor(t, "the host's game", 10*time.Second, func() bool { return th.hub.Game("h", GameID(host.sess.JournalPath())) != nil })
+	guest := openVTable(t, th.tableURL("g"), "g", t.TempDir(), record.Header{}, "h", 72)
+	joined(t, host, guest)
+	seat := guest.rem.Seat()
+	// play until the guest's seat is to move
+	for range 200 {
+		st := host.state()
+		if st.ToMove() >= 0 && st.Info().Seats[st.ToMove()] == seat && len(host.sess.History()) > 2 {
+			break
+		}
+		steps(t, 1, host, guest)
+	}
+	st := host.state()
+	if st.ToMove() < 0 || st.Info().Seats[st.ToMove()] != seat {
+		t.Skip("the game never came to the guest's seat")
+	}
+	waitFor(t, "the guest's live status", 10*time.Second, func() bool {
+		host.rem.mu.Lock()
+		defer host.rem.mu.Unlock()
+		s := host.rem.sourcesLocked([]string{seat})[seat]
+		return s != nil && !s.seen.IsZero()
+	})
+	if _, err := host.rem.Hint(st); !errors.Is(err, companion.ErrNoHintYet) {
+		t.Fatalf("with the other board there: %v, want ErrNoHintYet", err)
+	}
+	guest.close()
+	host.rem.mu.Lock()
+	host.rem.now = func() time.Time { return time.Now().Add(2 * offlineAfter) }
+	host.rem.mu.Unlock()
+	_, err := host.rem.Hint(st)
+	if err == nil || errors.Is(err, companion.ErrNoHintYet) || !strings.Contains(err.Error(), "board g") {
+		t.Fatalf("with the other board gone: %v, want it said", err)
+	}
+	t.Log(err)
 }

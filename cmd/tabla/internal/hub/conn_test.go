@@ -131,6 +131,10 @@ func TestTableBeforeAdd(t *testing.T) {
 	if err := creds.Save(dir); err != nil { // what `tabla hub table add late` does
 		t.Fatal(err)
 	}
+	before, err := os.ReadFile(filepath.Join(dir, CredentialsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
 	added := time.Now()
 	if !w.check() {
 		t.Fatal("no reload after table add")
@@ -142,6 +146,11 @@ func TestTableBeforeAdd(t *testing.T) {
 	}
 	if n := srv.Loads(); n != 2 {
 		t.Fatalf("the server loaded its configuration %d times, want 2 (the start and one reload)", n)
+	}
+	// the hub never writes the credentials (an add while it reloads would
+	// be lost, and its write would look like another change)
+	if after, err := os.ReadFile(filepath.Join(dir, CredentialsFile)); err != nil || string(after) != string(before) {
+		t.Fatalf("the hub rewrote %s on reload (%v)", CredentialsFile, err)
 	}
 	connected(t, link, 5*time.Second)
 	t.Logf("refused %d times; connected %v after the reload", refused.Load(), time.Since(added).Round(time.Millisecond))

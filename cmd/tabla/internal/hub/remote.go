@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
@@ -66,6 +67,7 @@ type Remote struct {
 	backAt   int // local history length the last takeback was asked at (-1: none)
 	warned   string
 	answered int // host: seat requests answered (granted or not)
+	now      func() time.Time
 
 	poke chan struct{}
 }
@@ -83,6 +85,8 @@ type source struct {
 	caught bool // read to the end once
 	err    error
 	cancel context.CancelFunc
+	since  time.Time // followed since
+	seen   time.Time // the other board's last live status
 }
 
 // RemoteOptions set up remote play.
@@ -111,7 +115,7 @@ func NewRemote(t *Table, o RemoteOptions) *Remote {
 	if o.Hint == nil {
 		o.Hint = companion.SearchHint(nil)
 	}
-	return &Remote{t: t, log: o.Logger, join: o.Join, dir: o.JournalDir, innerHint: o.Hint, innerRand: o.Rand,
+	return &Remote{t: t, log: o.Logger, join: o.Join, now: time.Now, dir: o.JournalDir, innerHint: o.Hint, innerRand: o.Rand,
 		face: -1, sources: map[string]*source{}, claims: map[string]Ref{}, backAt: -1, poke: make(chan struct{}, 1)}
 }
 
@@ -298,6 +302,13 @@ func (r *Remote) Hint(st engine.State) (string, error) {
 		return d.move, nil
 	}
 	if elsewhere {
+		r.mu.Lock()
+		table, quiet := r.quietLocked(seat)
+		r.mu.Unlock()
+		if quiet > 0 {
+			// not "no hint yet": the board shows that none comes
+			return "", fmt.Errorf("hub: %s plays at board %s, which has sent nothing for %v: it may be off or cut off", seat, table, quiet.Round(time.Second))
+		}
 		return "", fmt.Errorf("%w: %s plays at another board", companion.ErrNoHintYet, seat)
 	}
 	return r.innerHint(st)
@@ -360,6 +371,7 @@ func (r *Remote) Run(ctx context.Context, sess *companion.Session) {
 		case <-link:
 		case <-r.poke:
 		case <-tick.C:
+			r.checkQuiet()
 			if n++; n%5 == 0 && r.join == "" {
 				go r.refreshClaims(ctx) // besides the watch, in case it stalls
 			}
@@ -671,7 +683,7 @@ func (r *Remote) follow(ctx context.Context, ref Ref) *source {
 		return s
 	}
 	sctx, cancel := context.WithCancel(ctx)
-	s := &source{ref: ref, cancel: cancel}
+	s := &source{ref: ref, cancel: cancel, since: r.now()}
 	r.sources[key] = s
 	r.mu.Unlock()
 	go r.consume(sctx, s)
@@ -681,6 +693,16 @@ func (r *Remote) follow(ctx context.Context, ref Ref) *source {
 // consume reads a record into its source, again after every failure.
 func (r *Remote) consume(ctx context.Context, s *source) {
 	subj := RecSubject(s.ref.Table, s.ref.Game)
+	if s.ref.Table != WebTable {
+		// the other board's live status says it is there
+		if sub, err := r.t.nc.Subscribe(LiveSubject(s.ref.Table), func(*nats.Msg) {
+			r.mu.Lock()
+			s.seen = r.now()
+			r.mu.Unlock()
+		}); err == nil {
+			defer sub.Unsubscribe()
+		}
+	}
 	for ctx.Err() == nil {
 		err := func() error {
 			cons, err := r.t.js.OrderedConsumer(ctx, StreamGames, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}})
@@ -954,6 +976,51 @@ func (r *Remote) warnOnce(key, msg string, args ...any) {
 	r.mu.Unlock()
 	if !again {
 		r.log.Warn(msg, args...)
+	}
+}
+
+// offlineAfter is how long a board may send no live status before the
+// board playing with it is told it may be off (three beats).
+const offlineAfter = 3 * LiveBeat
+
+// quietLocked says, for a seat played at another board, which board and
+// how long it has been silent beyond offlineAfter (0: it is there, or the
+// seat is a browser's).
+func (r *Remote) quietLocked(seat string) (string, time.Duration) {
+	s := r.sourcesLocked([]string{seat})[seat]
+	if s == nil || s.ref.Table == WebTable {
+		return "", 0
+	}
+	last := s.seen
+	if last.Before(s.since) {
+		last = s.since
+	}
+	if d := r.now().Sub(last); d > offlineAfter {
+		return s.ref.Table, d
+	}
+	return s.ref.Table, 0
+}
+
+// checkQuiet logs, once per silence, that a board this one plays with
+// has sent nothing for offlineAfter.
+func (r *Remote) checkQuiet() {
+	r.mu.Lock()
+	var msgs [][2]string
+	for _, s := range r.sources {
+		if s.ref.Table == WebTable {
+			continue
+		}
+		last := s.seen
+		if last.Before(s.since) {
+			last = s.since
+		}
+		if d := r.now().Sub(last); d > offlineAfter {
+			msgs = append(msgs, [2]string{s.ref.Table, last.UTC().Format(time.RFC3339)})
+		}
+	}
+	r.mu.Unlock()
+	for _, m := range msgs {
+		r.warnOnce("quiet:"+m[0]+m[1], "hub: the other board sends nothing: it may be off or cut off", "table", m[0], "since", m[1])
 	}
 }
 

@@ -109,10 +109,19 @@ func StartServer(cfg ServerConfig) (*Server, error) {
 
 // writeConf writes nats.conf from the credentials.
 func (s *Server) writeConf() error {
+	// the file's sum before it is read: an add between the two is seen
+	// again by the watcher, never missed
+	sum, serr := credentialsSum(s.cfg.Dir)
 	creds, err := LoadCredentials(s.cfg.Dir)
 	if err != nil {
 		return err
 	}
+	if serr != nil { // created just now
+		if sum, err = credentialsSum(s.cfg.Dir); err != nil {
+			return err
+		}
+	}
+	creds.LoadHashes(s.cfg.Dir)
 	s.creds = creds
 	var b strings.Builder
 	fmt.Fprintf(&b, "# written by tabla hub from %s: edits are lost\n", CredentialsFile)
@@ -124,14 +133,10 @@ func (s *Server) writeConf() error {
 		fmt.Fprintf(&b, "tls {\n  cert_file: %s\n  key_file: %s\n}\n", strconv.Quote(cert), strconv.Quote(key))
 	}
 	b.WriteString(creds.NATSConfig())
-	if err := creds.Save(s.cfg.Dir); err != nil { // the hashes cached
+	if err := creds.SaveHashes(s.cfg.Dir); err != nil { // the hashes cached; the credentials left as they are
 		return err
 	}
-	sum, err := credentialsSum(s.cfg.Dir)
-	if err != nil {
-		return err
-	}
-	s.sum = sum
+	s.sum = sum // what was read before: an add since is the next reload's
 	s.loads++
 	tmp := s.conf + ".tmp"
 	if err := os.WriteFile(tmp, []byte(b.String()), 0o600); err != nil {

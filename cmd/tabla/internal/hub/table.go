@@ -220,6 +220,9 @@ func Dial(u, name, ca string, wait time.Duration, log *slog.Logger, change func(
 			return d - time.Duration(rand.Int64N(int64(d/4)+1)) // jitter: tables do not come back in step
 		}),
 		nats.PingInterval(5 * time.Second), nats.MaxPingsOutstanding(2),
+		// the server checks a bcrypt hash at every connect: seconds on a
+		// small or busy machine, beyond nats.go's 2 s default
+		nats.Timeout(10 * time.Second),
 		nats.ConnectHandler(func(nc *nats.Conn) {
 			log.Info("hub connected", "server", redact(nc.ConnectedUrl()))
 			change(nc)

@@ -185,6 +185,7 @@ func newConfigCmd(streams *cmdutil.IO) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			creds.LoadHashes(dir) // the running hub's hashes, not new ones
 			fmt.Fprint(streams.Out, creds.NATSConfig())
 			return nil
 		},
