@@ -17,8 +17,8 @@
 // status document of `tabla run`), Subscribe (a channel poked on every
 // change), Command (takeback, new, roll, hint, confirm, choose), SetEngine
 // (the seats the engine plays, Engines), RequestPairing (a phone asks to
-// control the table: every LED pulses until the board's confirm button is
-// pressed, pairing.go) and, on a virtual board, LivePlayer.Act to perform a
+// control the table: one corner LED pulses until the board's confirm button
+// is pressed, pairing.go) and, on a virtual board, LivePlayer.Act to perform a
 // SCRIPTS.md action.
 //
 // # Journal

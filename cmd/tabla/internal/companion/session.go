@@ -262,7 +262,7 @@ func (s *Session) Die() []string {
 }
 
 // State is the referee's state, with the LEDs as the board shows them: while
-// a phone asks to control the board every LED pulses (pairing.go).
+// a phone asks to control the board one corner pulses (pairing.go).
 func (s *Session) State() referee.State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -335,6 +335,24 @@ func (s *Session) tickLocked(now time.Duration) {
 // afterLocked sends a changed LED frame, journals the referee's decisions
 // and tells subscribers.
 func (s *Session) afterLocked() {
+	s.sendFrameLocked()
+	pairing := s.pair != nil
+	for _, a := range s.ref.Actions() {
+		s.decide(a)
+	}
+	if pairing && s.pair == nil { // a move cancelled the pairing request
+		s.sendFrameLocked()
+		s.notifyLocked()
+	}
+	if v := s.ref.Version(); v != s.version {
+		s.version = v
+		s.notifyLocked()
+	}
+}
+
+// sendFrameLocked sends the referee's LED frame (with a pairing request's
+// corner) if it changed.
+func (s *Session) sendFrameLocked() {
 	s.frame = hwFrame(s.frame, s.ref.Frame())
 	if s.pair != nil {
 		s.frame = s.pairingOverlayLocked(s.frame)
@@ -347,13 +365,6 @@ func (s *Session) afterLocked() {
 			s.log.Warn("leds", "err", err)
 			s.ledErr = err
 		}
-	}
-	for _, a := range s.ref.Actions() {
-		s.decide(a)
-	}
-	if v := s.ref.Version(); v != s.version {
-		s.version = v
-		s.notifyLocked()
 	}
 }
 
@@ -380,6 +391,9 @@ func (s *Session) decide(a referee.Action) {
 			}
 		}
 		return
+	}
+	if a.Kind == referee.Moved {
+		s.pairMovedLocked() // pairing.go: a move cancels a pairing request
 	}
 	s.log.Info(a.Kind.String(), "seat", a.Seat, "move", a.Move, "face", a.Face, "ops", a.Ops, "at", a.At)
 	if err := s.journal.Decision(a, st.Info().Die); err != nil {
