@@ -883,6 +883,9 @@ var noisyRegressions = []struct {
 	{"gyges-advanced-identifying", 8913, "the same", false},
 	{"gyges-advanced-identifying", 9478, "the same", false},
 	{"gyges-advanced-presence", 2821, "the same, presence sensors", false},
+	// found by real hands and the explainer (issue 23)
+	{"six-advanced-2p-presence", 837, "a takeback that swaps pieces presence sensors cannot tell apart counted as a reading (the explainer's)", true},
+	{"daha-presence", 160, "the same, a DAHA takeback of four moves", true},
 }
 
 func TestNoisyRegressions(t *testing.T) {
