@@ -148,6 +148,19 @@ func TestSpectatorRights(t *testing.T) {
 		[]byte(`{"stream_name":"TABLA_GAMES","config":{"durable_name":"mine","ack_policy":"none"}}`), time.Second); err == nil {
 		t.Fatal("the spectator created a durable consumer")
 	}
+	// a durable one through the consumer API (its name in the subject, which
+	// permissions cannot tell from an ephemeral one's): it goes when unused
+	kept, err := js.CreateOrUpdateConsumer(ctx, StreamGames, jetstream.ConsumerConfig{Durable: "kept", AckPolicy: jetstream.AckNonePolicy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := kept.CachedInfo().Config.InactiveThreshold; d <= 0 || d > ConsumerIdle {
+		t.Fatalf("a reader's durable consumer stays for %v unused, want at most %v", d, ConsumerIdle)
+	}
+	if _, err := js.CreateOrUpdateConsumer(ctx, StreamGames, jetstream.ConsumerConfig{Durable: "forever", AckPolicy: jetstream.AckNonePolicy,
+		InactiveThreshold: 100 * ConsumerIdle}); err == nil {
+		t.Fatal("a consumer that stays 100 hours unused")
+	}
 	// the hub's consumer (the admin's): not to be deleted
 	adm, err := th.hub.js.CreateOrUpdateConsumer(ctx, StreamGames, jetstream.ConsumerConfig{Durable: "hubs", AckPolicy: jetstream.AckNonePolicy})
 	if err != nil {

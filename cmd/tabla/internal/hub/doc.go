@@ -48,6 +48,12 @@
 // Each referee still checks everything its board senses. A browser plays a
 // seat through the hub, which keeps a record for it like a table's.
 //
+// # Packages
+//
+// What the tables' side and the hub's side share — the NATS names, a
+// game's record (Event, Game) and which journal lines are record events —
+// is package wire; this package names them as before.
+//
 // # Security
 //
 // The NATS account TABLA has an admin (the hub), a read-only spectator and

@@ -336,7 +336,7 @@ func (b *tableBackend) State() any {
 	if g == nil {
 		return map[string]any{"state": map[string]any{"message": "no game yet"}}
 	}
-	v := g.view()
+	v := gameView(g)
 	st := map[string]any{"game": v.Game, "variant": v.Variant, "to_move": v.ToMove, "awaiting": v.Awaiting,
 		"status": v.Status, "ply": v.Plies, "moves": v.Moves, "last_move": v.LastMove, "roll": v.Roll,
 		"conn": "offline", "in_sync": true, "mode": "play", "painted": v.Painted, "hands": v.Hands,

@@ -396,8 +396,7 @@ func (h *Hub) onRecord(m jetstream.Msg) {
 	}
 	ts := h.tableLocked(table)
 	current := ts.game == gid
-	if g.Over() && !g.listed {
-		g.listed = true
+	if g.Over() && !slices.Contains(h.ended, key) {
 		h.ended = append(h.ended, key)
 	}
 	h.mu.Unlock()
@@ -427,7 +426,6 @@ func (h *Hub) forgetLocked() {
 				continue // still shown, or not yet written
 			}
 			if g != nil {
-				g.listed = false
 				if g.Over() {
 					delete(h.games, key)
 					delete(h.written, key)
@@ -720,7 +718,7 @@ func (h *Hub) Game(table, game string) *GameInfo {
 	if g == nil {
 		return nil
 	}
-	return g.info()
+	return gameInfo(g)
 }
 
 // GameInfo is a snapshot of a game's record.
@@ -736,7 +734,7 @@ type GameInfo struct {
 	Record    []byte
 }
 
-func (g *Game) info() *GameInfo {
+func gameInfo(g *Game) *GameInfo {
 	st, w := g.Result()
 	return &GameInfo{Table: g.Table, ID: g.ID, Events: g.N, Steps: slices.Clone(g.Steps), Status: st, Winner: w,
 		Ended: g.Ended, Remote: g.Remote, Err: g.Err, Record: g.Record()}

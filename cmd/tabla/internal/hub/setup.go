@@ -3,9 +3,16 @@ package hub
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
+
+// ConsumerIdle is how long a consumer of the hub's streams may go unused
+// before the server removes it: NATS permissions cannot keep a reader from
+// naming its consumer as a durable one, this keeps such a consumer from
+// staying for ever.
+const ConsumerIdle = time.Hour
 
 // Setup creates (or updates) the hub's streams and buckets: the admin's
 // job, once per start of `tabla hub`. replicas is 1 on a single server, 3
@@ -21,6 +28,9 @@ func Setup(ctx context.Context, js jetstream.JetStream, replicas int) error {
 		Storage:     jetstream.FileStorage,
 		Replicas:    replicas,
 		AllowDirect: true,
+		// every consumer, a durable one a reader asked for included, goes
+		// after an hour unused (readers' own are ordered: 5 minutes)
+		ConsumerLimits: jetstream.StreamConsumerLimits{InactiveThreshold: ConsumerIdle},
 	}, {
 		Name:              StreamJournals,
 		Description:       "tabla: finished journals with their board events (tabla.journal.TABLE.GAME)",
@@ -29,6 +39,7 @@ func Setup(ctx context.Context, js jetstream.JetStream, replicas int) error {
 		Replicas:          replicas,
 		MaxMsgsPerSubject: 1,
 		AllowDirect:       true,
+		ConsumerLimits:    jetstream.StreamConsumerLimits{InactiveThreshold: ConsumerIdle},
 	}}
 	for _, cfg := range streams {
 		if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/wire"
 )
 
 // tail follows one journal file and turns its header and decision lines
@@ -103,30 +105,6 @@ func (t *tail) close() {
 	}
 }
 
-// recordKinds are the kinds of journal line (a line's kind is its first
-// key, as the companion's journal and the record writer write them) that
-// are record events: decisions and the end of a game. Every other kind —
-// board events, commands, markers — stays in the journal only.
-var recordKinds = map[string]bool{"move": true, "roll": true, "takeback": true, "end": true}
-
-// undoneKind wraps a decision a takeback undid: {"undone":{…}}.
-const undoneKind = "undone"
-
-// lineKind is the first key of a journal line ("" if it is no JSON
-// object).
-func lineKind(line []byte) string {
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return ""
-	}
-	tok, err := dec.Token()
-	if err != nil {
-		return ""
-	}
-	k, _ := tok.(string)
-	return k
-}
-
 // take takes one complete line: the header (the file's first line), a
 // decision line, or an {"undone":…} line as the decision it wraps; board
 // events are left out.
@@ -135,14 +113,14 @@ func (t *tail) take(table string, line []byte) {
 	t.lines++
 	var inner []byte
 	if !first {
-		switch kind := lineKind(line); {
-		case kind == undoneKind:
+		switch kind := wire.LineKind(line); {
+		case kind == wire.UndoneKind:
 			var w map[string]json.RawMessage
-			if json.Unmarshal(line, &w) != nil || len(w[undoneKind]) == 0 {
+			if json.Unmarshal(line, &w) != nil || len(w[wire.UndoneKind]) == 0 {
 				return
 			}
-			inner = w[undoneKind]
-		case recordKinds[kind]:
+			inner = w[wire.UndoneKind]
+		case wire.RecordKinds[kind]:
 			inner = line
 		default:
 			return // a board event, a command, a marker

@@ -67,7 +67,7 @@ type GameView struct {
 	Error    string            `json:"error,omitempty"`
 }
 
-func (g *Game) view() *GameView {
+func gameView(g *Game) *GameView {
 	st := g.State
 	info := st.Info()
 	pos := st.Position()
@@ -132,7 +132,7 @@ func (h *Hub) tableViewLocked(name string) []byte {
 	}
 	v := TableView{Table: name, Online: ts.online, Seen: ts.seen, Eval: ts.eval}
 	if g := h.games[name+"/"+ts.game]; g != nil {
-		v.Game = g.view()
+		v.Game = gameView(g)
 		if ts.eval != nil && ts.eval.Events != g.N {
 			v.Eval = ts.eval // the previous position's, until the new one is done
 		}
@@ -176,7 +176,7 @@ func (h *Hub) Summaries() []TableSummary {
 	for name, ts := range h.tables {
 		s := TableSummary{Table: name, Online: ts.online}
 		if g := h.games[name+"/"+ts.game]; g != nil {
-			v := g.view()
+			v := gameView(g)
 			s.ID, s.Game, s.Board, s.Plies, s.ToMove, s.Status, s.Winner, s.LastMove, s.Pieces, s.Remote =
 				v.ID, v.Game, v.Board, v.Plies, v.ToMove, v.Status, v.Winner, v.LastMove, v.Pieces, v.Remote
 		}

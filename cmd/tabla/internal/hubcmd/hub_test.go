@@ -95,7 +95,7 @@ func TestHubCommands(t *testing.T) {
 		done <- cli.Run(ctx, &cmdutil.IO{In: strings.NewReader(""), Out: &hout, Err: &herr},
 			[]string{"hub", "--data", dir, "--listen", "127.0.0.1:0", "--nats-listen", hostPort, "--eval-time", "-1ns"})
 	}()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(patience)
 	for !strings.Contains(hout.String(), "tabla hub: pages on") {
 		if time.Now().After(deadline) {
 			t.Fatalf("the hub did not start: %s", herr.String())
@@ -222,9 +222,15 @@ func TestRunWithHub(t *testing.T) {
 	waitState(t, "http://"+httpHub+"/api/tables/alpha", `"moves":["3@b1"]`)
 }
 
+// patience bounds the waits for the real commands: the embedded server
+// hashes every password with bcrypt at its default cost, and checks one at
+// every connect — seconds each under the race detector on a busy 2-core
+// machine (the waits end as soon as what they wait for is there).
+const patience = 2 * time.Minute
+
 func waitLog(t *testing.T, b *syncBuf, s string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(patience)
 	for !strings.Contains(b.String(), s) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no %q in:\n%s", s, b.String())
@@ -249,7 +255,7 @@ func postJSON(t *testing.T, url, body string) string {
 
 func waitState(t *testing.T, url, want string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(patience)
 	last := ""
 	for time.Now().Before(deadline) {
 		resp, err := http.Get(url)

@@ -1,0 +1,70 @@
+package hub
+
+import (
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/wire"
+	"github.com/tabla-board/tabla/engine/record"
+)
+
+// The names and the record of package wire, shared with the tables' side,
+// under the names this package has always given them.
+
+// NATS names (wire).
+const (
+	StreamGames    = wire.StreamGames
+	StreamJournals = wire.StreamJournals
+	BucketTables   = wire.BucketTables
+	BucketSeats    = wire.BucketSeats
+	WebTable       = wire.WebTable
+
+	recPrefix     = wire.RecPrefix
+	livePrefix    = wire.LivePrefix
+	journalPrefix = wire.JournalPrefix
+	hdrN          = wire.HdrN
+)
+
+// A game's record on the hub (wire).
+type (
+	Event = wire.Event
+	Ref   = wire.Ref
+	Line  = wire.Line
+	Step  = wire.Step
+	Game  = wire.Game
+)
+
+// ErrOrder: an event came out of order (a gap or a repeat).
+var ErrOrder = wire.ErrOrder
+
+// CheckTable checks a table name (wire.CheckTable).
+func CheckTable(name string) error { return wire.CheckTable(name) }
+
+// GameID names a journal's game on the hub (wire.GameID).
+func GameID(journal string) string { return wire.GameID(journal) }
+
+// RecSubject is the subject of a game's record events.
+func RecSubject(table, game string) string { return wire.RecSubject(table, game) }
+
+// LiveSubject is the subject of a table's live status.
+func LiveSubject(table string) string { return wire.LiveSubject(table) }
+
+// JournalSubject is the subject of a finished journal.
+func JournalSubject(table, game string) string { return wire.JournalSubject(table, game) }
+
+// NewGame starts a game from its event 0.
+func NewGame(ev *Event) (*Game, error) { return wire.NewGame(ev) }
+
+// ParseHeader reads a record header.
+func ParseHeader(raw []byte) (*record.Header, error) { return wire.ParseHeader(raw) }
+
+// ParseLine reads one decision line.
+func ParseLine(raw []byte) (Line, error) { return wire.ParseLine(raw) }
+
+func sanitize(s string) string                       { return wire.Sanitize(s) }
+func seatKey(host, game, seat string) string         { return wire.SeatKey(host, game, seat) }
+func isSeatKey(key string) bool                      { return wire.IsSeatKey(key) }
+func splitRec(subject string) (string, string, bool) { return wire.SplitRec(subject) }
+func requestKey(asker, host, game, seat string) string {
+	return wire.RequestKey(asker, host, game, seat)
+}
+func parseRequestKey(key, host string) (string, string, string, bool) {
+	return wire.ParseRequestKey(key, host)
+}
