@@ -171,6 +171,12 @@ func TestTablePage(t *testing.T) {
 	browsertest.Wait(t, "the paired phone's hint", func() bool { return tb.sess.State().Hint != "" }, func() string { return tb.sess.State().Message })
 	tb.mirrors(phone, "the hint lit on the phone")
 	click(t, phone, `#seats input[data-seat="white"]`)
+	// giving a seat to the engine asks first
+	browsertest.Wait(t, "the confirm dialog", func() bool { return browsertest.Eval[bool](t, phone, dialogOpen) }, func() string { return "closed" })
+	if ai := tb.sess.StatusJSON().AI; len(ai) != 0 {
+		t.Fatalf("the engine plays %v before Confirm", ai)
+	}
+	click(t, phone, "#confirmok")
 	browsertest.Wait(t, "the engine on white", func() bool { return slices.Contains(tb.sess.StatusJSON().AI, "white") },
 		func() string { return fmt.Sprint(tb.sess.StatusJSON().AI) })
 	browsertest.Screenshot(t, phone, "table-phone-paired")

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -73,9 +74,9 @@ type Options struct {
 // tablePages are what tabla run serves: the live board page (read-only;
 // a paired phone or the token controls), the status API, and the library
 // of the journal directory under /library/.
-func tablePages(sess *companion.Session, hw hardware.Board, lib *library.Library, token string) http.Handler {
+func tablePages(sess *companion.Session, hw hardware.Board, lib *library.Library, token string, pairing *webui.Pairing, log *slog.Logger) http.Handler {
 	po := webui.Options{Mode: webui.ModeTable, Command: sess.Command, Commands: companion.Commands, SetEngine: sess.SetEngine,
-		Pairing: &webui.Pairing{Request: sess.RequestPairing}, Token: token, Library: "library/"}
+		Pairing: pairing, Token: token, Library: "library/", Logger: log}
 	if vb := companion.Sim(hw); vb != nil {
 		// a virtual board takes physical actions (scripts, tests)
 		po.Act = companion.NewLivePlayer(vb, sess).Act
@@ -85,6 +86,26 @@ func tablePages(sess *companion.Session, hw hardware.Board, lib *library.Library
 	mux.Handle("/library/", http.StripPrefix("/library", webui.Library(lib, webui.LibraryOptions{Live: "../"})))
 	mux.Handle("GET /library", http.RedirectHandler("library/", http.StatusMovedPermanently))
 	return mux
+}
+
+// newPairing is the phones' pairing of a session, its sessions kept in
+// the journal directory (webui.SessionsFile) across restarts.
+func newPairing(sess *companion.Session, journal string, log *slog.Logger) *webui.Pairing {
+	p := &webui.Pairing{File: filepath.Join(journal, webui.SessionsFile), Logger: log,
+		Request: func(window time.Duration) (<-chan bool, error) {
+			ch, err := sess.RequestPairing(window)
+			switch {
+			case errors.Is(err, companion.ErrPairingBusy):
+				err = fmt.Errorf("%w: %w", webui.ErrPairBusy, err)
+			case errors.Is(err, companion.ErrNoButtons):
+				err = fmt.Errorf("%w: %w", webui.ErrPairNoButton, err)
+			}
+			return ch, err
+		}}
+	if err := p.Load(); err != nil {
+		log.Warn("the paired phones' sessions could not be read: phones pair again", "err", err)
+	}
+	return p
 }
 
 // statusView is the session as the live page and the status API see it:
@@ -370,7 +391,7 @@ func Run(ctx context.Context, o *Options) error {
 		if o.Limits != nil {
 			limits = *o.Limits
 		}
-		srv = webui.NewServer(ctx, guard.Wrap(tablePages(sess, hw, lib, o.Token)), limits)
+		srv = webui.NewServer(ctx, guard.Wrap(tablePages(sess, hw, lib, o.Token, newPairing(sess, o.Journal, log), log)), limits)
 		go srv.Serve(limits.Listener(ln))
 		log.Info("status API", "addr", "http://"+addr+"/", "page", "live board (read-only; paired phones control)", "library", "http://"+addr+"/library/",
 			"token", o.Token != "", "hosts", strings.Join(guard.Allowed(), ", "))

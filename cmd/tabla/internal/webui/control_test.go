@@ -77,7 +77,8 @@ func (c *client) pair() PairStatus {
 // until it gives control back; a refused request leaves it watching.
 func TestTableControl(t *testing.T) {
 	be := &tableBackend{engines: map[string]bool{}}
-	p := &Pairing{Request: be.request}
+	clock := newClock()
+	p := &Pairing{Request: be.request, Now: clock.now}
 	srv := httptest.NewServer(Handler(be, Options{Mode: ModeTable, Command: be.Command, Commands: []string{"takeback", "hint", "new"},
 		SetEngine: be.setEngine, Pairing: p, Token: "sesame", Act: be.Act}))
 	defer srv.Close()
@@ -88,7 +89,7 @@ func TestTableControl(t *testing.T) {
 	controls := []struct{ path, body string }{{"/api/hint", ""}, {"/api/new", ""}, {"/api/ai", `{"seat":"north","on":true}`}, {"/api/action", `{"lift":"c1"}`}}
 	for _, c := range controls {
 		code, body := phone.do("POST", c.path, "", c.body)
-		if code != http.StatusForbidden || !strings.Contains(body, "not paired") || !strings.Contains(body, "confirm button") {
+		if code != http.StatusForbidden || !strings.Contains(body, `"reason":"not_paired"`) || !strings.Contains(body, "confirm button") {
 			t.Errorf("unpaired %s: %d %q", c.path, code, body)
 		}
 		if code, _ := phone.do("POST", c.path, "wrong", c.body); code != http.StatusUnauthorized {
@@ -122,6 +123,10 @@ func TestTableControl(t *testing.T) {
 	}
 
 	// granted: the phone controls, another browser does not
+	if code, body := phone.do("POST", "/api/pair", "", "{}"); code != http.StatusTooManyRequests || !strings.Contains(body, `"reason":"pair_cooldown"`) {
+		t.Errorf("asking again at once: %d %s", code, body)
+	}
+	clock.add(DefaultPairCooldown)
 	phone.do("POST", "/api/pair", "", "{}")
 	be.grant(true)
 	waitPair(t, phone, func(s PairStatus) bool { return s.Paired })
@@ -160,11 +165,9 @@ func TestTableControl(t *testing.T) {
 // TestPairingExpiry: a session ends on the server when its time is up,
 // whatever the cookie says.
 func TestPairingExpiry(t *testing.T) {
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	var mu sync.Mutex
-	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	clock := newClock()
 	be := &tableBackend{engines: map[string]bool{}}
-	p := &Pairing{Request: be.request, Now: clock, TTL: time.Hour}
+	p := &Pairing{Request: be.request, Now: clock.now, TTL: time.Hour}
 	srv := httptest.NewServer(Handler(be, Options{Mode: ModeTable, Command: be.Command, Commands: []string{"hint"}, Pairing: p}))
 	defer srv.Close()
 	jar, _ := cookiejar.New(nil)
@@ -175,17 +178,30 @@ func TestPairingExpiry(t *testing.T) {
 	if code, _ := phone.do("POST", "/api/hint", "", ""); code != http.StatusOK {
 		t.Fatalf("paired: %d", code)
 	}
-	mu.Lock()
-	now = now.Add(time.Hour + time.Second)
-	mu.Unlock()
-	if code, _ := phone.do("POST", "/api/hint", "", ""); code != http.StatusForbidden {
-		t.Errorf("after the session's time: %d", code)
+	clock.add(time.Hour + time.Second)
+	if code, body := phone.do("POST", "/api/hint", "", ""); code != http.StatusForbidden || !strings.Contains(body, `"reason":"session_ended"`) {
+		t.Errorf("after the session's time: %d %s", code, body)
+	}
+	if st := phone.pair(); !st.Ended || st.Paired {
+		t.Errorf("status after the session's time: %+v, want ended", st)
 	}
 	// no token configured: scripts get 403 too
 	if code, _ := phone.do("POST", "/api/hint", "any", ""); code != http.StatusUnauthorized {
 		t.Errorf("a token where none is configured: %d", code)
 	}
 }
+
+// fakeClock is an injected clock.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *fakeClock { return &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)} }
+
+func (c *fakeClock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+func (c *fakeClock) add(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.t = c.t.Add(d) }
 
 func waitPair(t *testing.T, c *client, ok func(PairStatus) bool) {
 	t.Helper()

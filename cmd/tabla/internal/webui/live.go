@@ -5,8 +5,12 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
+	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tabla-board/tabla/boards"
@@ -58,7 +62,71 @@ type Options struct {
 	Token string
 	// Library is the path of the game library the page links to ("" none).
 	Library string
+	// Logger logs the detail of the API's errors (nil: discard); the page
+	// words them for people by their reason.
+	Logger *slog.Logger
 }
+
+// Reasons of the live page's API errors (APIError.Reason): the page shows
+// people a sentence for each, never the detail.
+const (
+	ReasonNotPaired    = "not_paired"     // 403: the browser never paired
+	ReasonSessionEnded = "session_ended"  // 403: its session is unknown to the board (expired, lost)
+	ReasonBadToken     = "bad_token"      // 401: a wrong or missing token
+	ReasonNoControl    = "no_control"     // 403: neither pairing nor a token is configured
+	ReasonUnknown      = "unknown"        // 404: no such command
+	ReasonBadRequest   = "bad_request"    // 400, 413: a malformed request
+	ReasonRefused      = "refused"        // 409, 422: the board could not do it now
+	ReasonPairBusy     = "pair_busy"      // 409: another phone is asking
+	ReasonPairCooldown = "pair_cooldown"  // 429: this client asked too recently (Retry-After)
+	ReasonPairNoButton = "pair_no_button" // 409: the board has no confirm button
+	ReasonPairFailed   = "pair_failed"    // 500: the request could not be made
+)
+
+// APIError is the JSON body of the live page API's errors: a reason for
+// programs and the page, and the detail for developers (and the log).
+type APIError struct {
+	Reason string `json:"reason"`
+	Error  string `json:"error"`
+}
+
+func (o *Options) log() *slog.Logger {
+	if o.Logger != nil {
+		return o.Logger
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// apiError answers with an APIError and logs it.
+func (o *Options) apiError(w http.ResponseWriter, r *http.Request, code int, reason, detail string) {
+	o.log().Info("live page API", "path", r.URL.Path, "status", code, "reason", reason, "err", detail)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(APIError{Reason: reason, Error: detail})
+}
+
+// readBody is ReadAction answering with an APIError.
+func (o *Options) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	rec := &errRecorder{header: http.Header{}}
+	body, ok := ReadAction(rec, r)
+	if !ok {
+		o.apiError(w, r, rec.code, ReasonBadRequest, strings.TrimSpace(rec.body.String()))
+	}
+	return body, ok
+}
+
+// errRecorder keeps ReadAction's error answer.
+type errRecorder struct {
+	header http.Header
+	code   int
+	body   strings.Builder
+}
+
+func (e *errRecorder) Header() http.Header         { return e.header }
+func (e *errRecorder) Write(b []byte) (int, error) { return e.body.Write(b) }
+func (e *errRecorder) WriteHeader(code int)        { e.code = code }
 
 // Cell is a board cell as the page draws it.
 type Cell struct {
@@ -110,13 +178,16 @@ func View(b *boards.Board, seats, die []string) BoardView {
 //	POST /api/action      sim: one physical action on the virtual board
 //	POST /api/{command}   takeback, new, roll, hint, confirm, choose (?arg=N)
 //	POST /api/ai          {"seat":"north","on":true,"level":3}: the engine plays a seat
-//	GET  /api/pair        table: is this browser paired?
-//	POST /api/pair        table: ask to control (the board's confirm button grants it)
+//	GET  /api/pair        table: is this browser paired? (PairStatus)
+//	POST /api/pair        table: ask to control (the board's confirm button grants it;
+//	                      once a minute per client)
 //	POST /api/unpair      table: give control back
 //
 // Control (commands, engine seats, and actions on a table's virtual board)
 // needs a paired browser or the token; the simulator page's own actions and
-// engine seats need nothing. Put it behind sameorigin's guard.
+// engine seats need nothing. Errors are APIError JSON: a reason the page
+// words for people (Reason…), the detail in the log. Put it behind
+// sameorigin's guard.
 func Handler(be Backend, o Options) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /", assets())
@@ -134,12 +205,12 @@ func Handler(be Backend, o Options) http.Handler {
 			if !o.authorize(w, r, o.Mode == ModeSim) {
 				return
 			}
-			body, ok := ReadAction(w, r)
+			body, ok := o.readBody(w, r)
 			if !ok {
 				return
 			}
 			if err := o.Act(body); err != nil {
-				http.Error(w, err.Error(), http.StatusUnprocessableEntity)
+				o.apiError(w, r, http.StatusUnprocessableEntity, ReasonRefused, err.Error())
 				return
 			}
 			writeJSON(w, be.State())
@@ -149,14 +220,14 @@ func Handler(be Backend, o Options) http.Handler {
 		mux.HandleFunc("POST /api/{command}", func(w http.ResponseWriter, r *http.Request) {
 			cmd := r.PathValue("command")
 			if !slices.Contains(o.Commands, cmd) {
-				httpError(w, http.StatusNotFound, "webui: unknown command %q (want %s)", cmd, strings.Join(o.Commands, ", "))
+				o.apiError(w, r, http.StatusNotFound, ReasonUnknown, fmt.Sprintf("webui: unknown command %q (want %s)", cmd, strings.Join(o.Commands, ", ")))
 				return
 			}
 			if !o.authorize(w, r, false) {
 				return
 			}
 			if err := o.Command(cmd, r.URL.Query().Get("arg")); err != nil {
-				http.Error(w, err.Error(), http.StatusConflict)
+				o.apiError(w, r, http.StatusConflict, ReasonRefused, err.Error())
 				return
 			}
 			writeJSON(w, be.State())
@@ -167,7 +238,7 @@ func Handler(be Backend, o Options) http.Handler {
 			if !o.authorize(w, r, o.Mode == ModeSim) {
 				return
 			}
-			body, ok := ReadAction(w, r)
+			body, ok := o.readBody(w, r)
 			if !ok {
 				return
 			}
@@ -179,22 +250,34 @@ func Handler(be Backend, o Options) http.Handler {
 			dec := json.NewDecoder(strings.NewReader(string(body)))
 			dec.DisallowUnknownFields()
 			if err := dec.Decode(&req); err != nil || req.Seat == "" || req.On == nil {
-				httpError(w, http.StatusBadRequest, `webui: want {"seat":"SEAT","on":true|false,"level":0–5}`)
+				o.apiError(w, r, http.StatusBadRequest, ReasonBadRequest, `webui: want {"seat":"SEAT","on":true|false,"level":0–5}`)
 				return
 			}
 			if err := o.SetEngine(req.Seat, *req.On, req.Level); err != nil {
-				http.Error(w, err.Error(), http.StatusUnprocessableEntity)
+				o.apiError(w, r, http.StatusUnprocessableEntity, ReasonRefused, err.Error())
 				return
 			}
 			writeJSON(w, be.State())
 		})
 	}
 	if p := o.Pairing; p != nil {
-		mux.HandleFunc("GET /api/pair", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, p.Status(r)) })
+		mux.HandleFunc("GET /api/pair", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, p.Status(w, r)) })
 		mux.HandleFunc("POST /api/pair", func(w http.ResponseWriter, r *http.Request) {
 			st, err := p.Start(w, r)
-			if err != nil {
-				httpError(w, http.StatusConflict, "webui: %v", err)
+			var cool *CooldownError
+			switch {
+			case errors.As(err, &cool):
+				w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(cool.Left.Seconds()))))
+				o.apiError(w, r, http.StatusTooManyRequests, ReasonPairCooldown, err.Error())
+				return
+			case errors.Is(err, ErrPairBusy):
+				o.apiError(w, r, http.StatusConflict, ReasonPairBusy, err.Error())
+				return
+			case errors.Is(err, ErrPairNoButton):
+				o.apiError(w, r, http.StatusConflict, ReasonPairNoButton, err.Error())
+				return
+			case err != nil:
+				o.apiError(w, r, http.StatusInternalServerError, ReasonPairFailed, err.Error())
 				return
 			}
 			w.Header().Set("Content-Type", "application/json")
@@ -212,36 +295,47 @@ func Handler(be Backend, o Options) http.Handler {
 	return SecurityHeaders(mux)
 }
 
-// ErrNotPaired is the message of a control request from a browser that is
+// ErrNotPaired is the detail of a control request from a browser that is
 // not paired.
 var ErrNotPaired = errors.New("webui: this browser is not paired with the board, so it cannot control it: " +
 	`tap "Control this board" on the page and press the board's confirm button within 30 s ` +
 	"(scripts: Authorization: Bearer TOKEN with the token of the config)")
 
-// authorize lets a control request through, or answers it: a token given
-// must be right (401); a paired browser passes; open requests pass (the
-// simulator's own page); the rest get 403 (not paired, or control off) or
-// 401 (the token is missing).
+// ErrSessionEnded is the detail of a control request whose session the
+// board does not know (expired, or lost).
+var ErrSessionEnded = errors.New("webui: this browser's session has ended (expired, or unknown to the board), so it no longer controls the board: ask to control it again")
+
+// authorize lets a control request through, or answers it with an
+// APIError: a token given must be right (401 bad_token); a paired browser
+// passes; open requests pass (the simulator's own page); the rest get 403
+// (not_paired, session_ended, no_control) or 401 (bad_token: missing).
 func (o *Options) authorize(w http.ResponseWriter, r *http.Request, open bool) bool {
 	got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if got == "" {
 		got = r.URL.Query().Get("token")
 	}
-	switch {
-	case got != "":
+	if got != "" {
 		if o.Token != "" && subtle.ConstantTimeCompare([]byte(got), []byte(o.Token)) == 1 {
 			return true
 		}
-		http.Error(w, "webui: bad token", http.StatusUnauthorized)
+		o.apiError(w, r, http.StatusUnauthorized, ReasonBadToken, "webui: bad token")
 		return false
-	case o.Pairing != nil && o.Pairing.Paired(r), open:
+	}
+	paired, ended := false, false
+	if o.Pairing != nil {
+		paired, ended = o.Pairing.Check(r)
+	}
+	switch {
+	case paired, open:
 		return true
+	case ended:
+		o.apiError(w, r, http.StatusForbidden, ReasonSessionEnded, ErrSessionEnded.Error())
 	case o.Pairing != nil:
-		http.Error(w, ErrNotPaired.Error(), http.StatusForbidden)
+		o.apiError(w, r, http.StatusForbidden, ReasonNotPaired, ErrNotPaired.Error())
 	case o.Token == "":
-		http.Error(w, "webui: control is disabled (no token configured)", http.StatusForbidden)
+		o.apiError(w, r, http.StatusForbidden, ReasonNoControl, "webui: control is disabled (no token configured)")
 	default:
-		http.Error(w, "webui: bad or missing token", http.StatusUnauthorized)
+		o.apiError(w, r, http.StatusUnauthorized, ReasonBadToken, "webui: bad or missing token")
 	}
 	return false
 }

@@ -5,6 +5,9 @@
 "use strict";
 const svg = document.getElementById("board");
 let view = null, board = null, state = null, selectedKind = null, plugged = true, drag = null, paired = false;
+// ended: this phone controlled the board and no longer does (its session
+// is unknown to the board); said until it asks again
+let ended = false;
 const $ = id => document.getElementById(id);
 
 function setMessage(text) { $("message").textContent = text || ""; }
@@ -19,19 +22,110 @@ function normal(d) {
 }
 
 async function send(path, body) {
-  const r = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {}) });
-  if (!r.ok) { setMessage(await r.text()); return null; }
+  let r;
+  try {
+    r = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {}) });
+  } catch (e) {
+    console.warn(path, e);
+    setMessage("The board cannot be reached: check the phone's Wi-Fi, then try again.");
+    return null;
+  }
+  if (!r.ok) { await failed(path, r); return null; }
   const d = await r.json();
   if (d && (d.state || d.moves)) render(normal(d));
   return d;
 }
+
+// failed tells people why a request did not work, in words: the API's
+// errors carry a reason (webui.APIError); the detail goes to the console.
+async function failed(path, r) {
+  let e = {};
+  try { e = await r.json(); } catch (_) { /* not an APIError */ }
+  console.warn(path, r.status, e.error || "");
+  if (e.reason === "session_ended" || e.reason === "not_paired") {
+    if (e.reason === "session_ended" || paired) ended = true;
+    paired = false;
+    showPairing({});
+    if (state) renderEngines(state);
+    setMessage(ended ? endedText : "This phone does not control the board: tap \u201cControl this board\u201d first.");
+    return;
+  }
+  setMessage(peopleText(path, e.reason, r));
+}
+
+const endedText = "This phone no longer controls the board \u2014 ask to control it again.";
+
+// peopleText words an API error for the players.
+function peopleText(path, reason, r) {
+  const name = path.replace(/^api\//, "");
+  switch (reason) {
+    case "pair_busy": return "Another phone is asking to control the board. Try again when its request is settled (at most 30 s).";
+    case "pair_cooldown": {
+      const s = +(r.headers.get("Retry-After") || 60);
+      return "This phone asked a moment ago. You can ask again in " + s + " s.";
+    }
+    case "pair_no_button": return "This board has no confirm button, so phones cannot control it.";
+    case "bad_token": case "no_control": return "This page cannot control the board.";
+    case "refused":
+      return ({
+        takeback: "There is no move to take back.",
+        new: "A new game cannot start right now.",
+        roll: "The die cannot be rolled right now.",
+        hint: "No hint right now.",
+        confirm: "There is nothing to confirm right now.",
+        choose: "That choice is no longer offered.",
+        ai: "The engine cannot take that seat right now.",
+        action: "The board did not take that.",
+      })[name] || "The board could not do that right now.";
+  }
+  if (r.status >= 500) return "Something went wrong on the board. Try again; if it keeps happening, restart it.";
+  return "The board could not do that.";
+}
 const post = action => send("api/action", action);
 
 // control: a board button. The simulator presses the virtual board's; the
-// table runs the command (a paired phone).
-function control(name) {
+// table runs the command (a paired phone). Destructive ones ask first.
+async function control(name) {
+  const q = question(name);
+  if (q && !(await ask(q.text, q.yes))) return null;
   if (view.physical && view.mode === "sim") return post({ press: name });
   return send("api/" + name);
+}
+
+// inProgress: a game with moves and no result.
+function inProgress() {
+  return !!state && (state.moves || []).length > 0 && state.status !== "won" && state.status !== "draw";
+}
+
+// question is what to ask before a control, or null: a new game wipes a
+// game in progress; a takeback of more than one move (arg > 1).
+function question(name, arg) {
+  if (name === "new" && inProgress()) {
+    const n = state.moves.length;
+    return { text: "Start a new game? The game in progress (" + n + (n === 1 ? " move" : " moves") + ") ends; it stays in the library.", yes: "New game" };
+  }
+  if (name === "takeback" && arg > 1) return { text: "Take back the last " + arg + " moves?", yes: "Take back " + arg };
+  return null;
+}
+
+// ask shows the page's confirm dialog; it resolves true on Confirm, false
+// on Cancel (or Escape). Nothing is sent before Confirm.
+function ask(text, yes) {
+  const dlg = $("confirmdlg");
+  $("confirmtext").textContent = text;
+  $("confirmok").textContent = yes || "Confirm";
+  dlg.hidden = false;
+  $("confirmcancel").focus();
+  return new Promise(resolve => {
+    const done = v => {
+      dlg.hidden = true;
+      $("confirmok").onclick = $("confirmcancel").onclick = dlg.onkeydown = null;
+      resolve(v);
+    };
+    $("confirmok").onclick = () => done(true);
+    $("confirmcancel").onclick = () => done(false);
+    dlg.onkeydown = e => { if (e.key === "Escape") done(false); };
+  });
 }
 
 function onDown(ev) {
@@ -129,20 +223,32 @@ function renderEngines(s) {
     l.className = "seat";
     const c = document.createElement("input");
     c.type = "checkbox"; c.dataset.seat = seat; c.checked = (s.ai || []).includes(seat); c.disabled = !canControl();
-    c.onchange = () => send("api/ai", { seat, on: c.checked, level: 0 });
+    c.onchange = async () => {
+      // giving a seat to the engine asks first; taking it back does not
+      if (c.checked && !(await ask("Let the engine play " + seat + "? It chooses " + seat + "'s moves and the board lights them for you to carry out.", "Engine plays " + seat))) {
+        c.checked = false;
+        return;
+      }
+      send("api/ai", { seat, on: c.checked, level: 0 });
+    };
     const dot = document.createElement("span"); dot.className = "dot"; dot.style.background = Tabla.sideColour(seat);
     l.append(c, dot, document.createTextNode(seat));
     box.appendChild(l);
   }
 }
 
-// Pairing (the table): a phone asks; every LED pulses; the board's confirm
-// button grants it.
+// Pairing (the table): a phone asks; a corner of the board pulses; the
+// board's confirm button grants it.
 let pairPoll = null;
 async function pairStatus() {
-  const r = await fetch("api/pair");
-  if (!r.ok) return;
-  const p = await r.json();
+  let p;
+  try {
+    const r = await fetch("api/pair");
+    if (!r.ok) return;
+    p = await r.json();
+  } catch (e) { console.warn("api/pair", e); return; }
+  if (p.ended || (paired && !p.paired)) ended = true;
+  if (p.paired || p.pending) ended = false;
   paired = p.paired;
   showPairing(p);
   if (p.pending && !pairPoll) pairPoll = setInterval(pairStatus, 1000);
@@ -155,8 +261,11 @@ function showPairing(p) {
   document.querySelectorAll("[data-press]").forEach(b => { b.disabled = !canControl(); });
   $("pairbtn").hidden = p.paired || p.pending;
   $("unpairbtn").hidden = !p.paired;
+  t.classList.toggle("ended", !p.paired && !p.pending && ended);
   if (p.paired) t.textContent = "This phone controls the board.";
-  else if (p.pending) t.textContent = "Every light on the board pulses: press the board's confirm button within " + p.seconds + " s.";
+  else if (p.pending) t.textContent = "A light at a corner of the board pulses magenta: press the board's confirm button within " + p.seconds + " s.";
+  else if (ended) t.textContent = endedText;
+  else if (p.refused) t.textContent = "The board did not allow this phone: its confirm button was not pressed in time, or a move was made. You can ask again in a minute.";
   else t.textContent = "Watching. To control the board (hint, takeback, confirm, new game, AI seats), ask and press the board's confirm button.";
 }
 
@@ -196,11 +305,16 @@ async function start() {
   if (view.pairing) {
     $("pairing").hidden = false;
     $("pairbtn").onclick = async () => {
-      const r = await fetch("api/pair", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
-      if (!r.ok) { setMessage(await r.text()); return; }
+      let r;
+      try {
+        r = await fetch("api/pair", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
+      } catch (e) { console.warn("api/pair", e); setMessage("The board cannot be reached: check the phone's Wi-Fi, then try again."); return; }
+      if (!r.ok) { await failed("api/pair", r); return; }
+      ended = false;
+      setMessage("");
       pairStatus();
     };
-    $("unpairbtn").onclick = async () => { await send("api/unpair"); pairStatus(); };
+    $("unpairbtn").onclick = async () => { await send("api/unpair"); ended = false; paired = false; pairStatus(); };
     await pairStatus();
   } else {
     showPairing({ paired: true });
@@ -211,6 +325,8 @@ async function start() {
   // EventSource reconnects by itself; say so while it is away, and redraw
   // from the first state it sends when it is back.
   es.onerror = () => { $("conn").textContent = "page offline"; $("conn").classList.add("down"); };
-  es.onopen = () => { if (state) render(state); };
+  // Back after a restart of the board's daemon: ask at once whether this
+  // phone still controls it.
+  es.onopen = () => { if (state) render(state); if (view.pairing) pairStatus(); };
 }
 start();

@@ -1,0 +1,155 @@
+package runcmd
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/webui"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/webui/browsertest"
+	"github.com/tabla-board/tabla/hardware"
+)
+
+// dialogOpen: the page's confirm dialog shows.
+const dialogOpen = `!document.getElementById("confirmdlg").hidden`
+
+// runDaemon runs `tabla run --board sim` (STAR) in-process on a journal
+// directory and an address; stop ends it (also at the test's end), so
+// that a test can restart the daemon on the same directory and address.
+func runDaemon(t *testing.T, journal, listen string) (tb *table, addr string, stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	type ready struct {
+		s    *companion.Session
+		addr string
+	}
+	rc := make(chan ready, 1)
+	var logs bytes.Buffer
+	o := &Options{IO: &cmdutil.IO{Out: &logs, Err: &logs}, Game: "star", First: "red", Board: "sim", Sensors: "identifying",
+		Journal: journal, Listen: listen, Seed: 7,
+		Ready: func(s *companion.Session, addr string) { rc <- ready{s, addr} }}
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, o) }()
+	var r ready
+	select {
+	case r = <-rc:
+	case err := <-done:
+		cancel()
+		t.Fatalf("run: %v\n%s", err, logs.String())
+	}
+	var once sync.Once
+	stop = func() { once.Do(func() { cancel(); <-done }) }
+	t.Cleanup(stop)
+	return &table{t: t, sess: r.s, vb: companion.Sim(r.s.HW()), url: "http://" + r.addr + "/"}, r.addr, stop
+}
+
+func pairText(t *testing.T, ctx context.Context) string {
+	return browsertest.Eval[string](t, ctx, `document.getElementById("pairtext").textContent`)
+}
+
+// TestPhoneControl, on a 390×844 phone: a paired phone's New game asks
+// first (nothing is sent before Confirm, Cancel sends nothing), Confirm
+// starts it; the phone stays paired across a restart of the daemon on the
+// same journal directory; when the board no longer knows its session (the
+// sessions file lost) the page says so in words at once, buttons off.
+func TestPhoneControl(t *testing.T) {
+	journal := t.TempDir()
+	tb, addr, stop := runDaemon(t, journal, "127.0.0.1:0")
+	phone := browsertest.Start(t)
+	browsertest.Phone(t, phone)
+	tb.open(phone)
+
+	// pair the phone
+	click(t, phone, "#pairbtn")
+	browsertest.Wait(t, "the pairing request", func() bool { p, _ := tb.sess.Pairing(); return p }, func() string { return "none" })
+	if err := tb.vb.Press(hardware.ButtonConfirm); err != nil {
+		t.Fatal(err)
+	}
+	controls := `!document.querySelector('[data-press="new"]').disabled && !document.querySelector('#seats input').disabled`
+	browsertest.Wait(t, "the phone to control the board", func() bool { return browsertest.Eval[bool](t, phone, controls) },
+		func() string { return pairText(t, phone) })
+
+	// a game in progress
+	if err := tb.vb.Lift("b1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.vb.Place("f3", ""); err != nil {
+		t.Fatal(err)
+	}
+	browsertest.Wait(t, "the move on the phone", func() bool {
+		return browsertest.Eval[int](t, phone, `document.querySelectorAll("#moves li").length`) == 1
+	}, func() string { return fmt.Sprint(tb.sess.State().Moves) })
+	journal1 := tb.sess.JournalPath()
+
+	// New game asks; nothing is sent before Confirm
+	browsertest.Eval[bool](t, phone, `(() => { window.posts = []; const f = window.fetch; window.fetch = (u, o) => { if (o && o.method === "POST") window.posts.push(String(u)); return f(u, o); }; return true; })()`)
+	click(t, phone, `[data-press="new"]`)
+	browsertest.Wait(t, "the confirm dialog", func() bool { return browsertest.Eval[bool](t, phone, dialogOpen) }, func() string { return "closed" })
+	text := browsertest.Eval[string](t, phone, `document.getElementById("confirmtext").textContent`)
+	if !strings.Contains(text, "new game") || !strings.Contains(text, "1 move") {
+		t.Errorf("the question: %q", text)
+	}
+	for _, b := range []string{"confirmok", "confirmcancel"} {
+		if h := browsertest.Eval[float64](t, phone, `document.getElementById("`+b+`").getBoundingClientRect().height`); h < 44 {
+			t.Errorf("#%s is %.0f px high, want 44 at least", b, h)
+		}
+	}
+	if o := browsertest.Eval[int](t, phone, browsertest.Overflow); o > 0 {
+		t.Errorf("the page with the dialog is %d px wider than the phone", o)
+	}
+	browsertest.Screenshot(t, phone, "table-phone-confirm-new")
+	if posts := browsertest.Eval[[]string](t, phone, `window.posts`); len(posts) != 0 {
+		t.Fatalf("sent before Confirm: %v", posts)
+	}
+	click(t, phone, "#confirmcancel")
+	if browsertest.Eval[bool](t, phone, dialogOpen) {
+		t.Error("the dialog stays after Cancel")
+	}
+	if posts := browsertest.Eval[[]string](t, phone, `window.posts`); len(posts) != 0 {
+		t.Fatalf("sent on Cancel: %v", posts)
+	}
+	if got := tb.sess.State().Moves; len(got) != 1 || tb.sess.JournalPath() != journal1 {
+		t.Fatalf("Cancel changed the game: moves %v, journal %s", got, tb.sess.JournalPath())
+	}
+	click(t, phone, `[data-press="new"]`)
+	browsertest.Wait(t, "the confirm dialog", func() bool { return browsertest.Eval[bool](t, phone, dialogOpen) }, func() string { return "closed" })
+	click(t, phone, "#confirmok")
+	browsertest.Wait(t, "the new game", func() bool { return tb.sess.JournalPath() != journal1 && len(tb.sess.State().Moves) == 0 },
+		func() string {
+			return fmt.Sprint(tb.sess.State().Moves, browsertest.Eval[string](t, phone, `document.getElementById("message").textContent`))
+		})
+	if posts := browsertest.Eval[[]string](t, phone, `window.posts`); len(posts) != 1 || !strings.HasSuffix(posts[0], "api/new") {
+		t.Errorf("sent on Confirm: %v, want api/new once", posts)
+	}
+
+	// a restart on the same journal directory: still paired
+	stop()
+	tb, _, stop = runDaemon(t, journal, addr)
+	if got := browsertest.Eval[string](t, phone, `fetch("api/pair").then(r => r.text())`); !strings.Contains(got, `"paired":true`) {
+		t.Fatalf("after a restart: %s, want paired", got)
+	}
+	tb.mirrors(phone, "the page back on the restarted daemon")
+
+	// a restart that lost the sessions: the page says so at once
+	stop()
+	if err := os.Remove(filepath.Join(journal, webui.SessionsFile)); err != nil {
+		t.Fatal(err)
+	}
+	tb, _, _ = runDaemon(t, journal, addr)
+	ended := `document.getElementById("pairtext").textContent.includes("This phone no longer controls the board") && document.querySelector('[data-press="new"]').disabled && document.querySelector('[data-press="takeback"]').disabled && document.querySelector('#seats input').disabled && !document.getElementById("pairbtn").hidden`
+	browsertest.Wait(t, "the page to say control ended", func() bool { return browsertest.Eval[bool](t, phone, ended) },
+		func() string { return pairText(t, phone) })
+	browsertest.Screenshot(t, phone, "table-phone-control-ended")
+	// a refused control is told in words, never the API's detail
+	got := browsertest.Eval[string](t, phone, `send("api/hint").then(() => document.getElementById("message").textContent)`)
+	if !strings.Contains(got, "no longer controls the board") || strings.Contains(got, "webui") || strings.Contains(got, "Bearer") {
+		t.Errorf("the message of a refused control: %q", got)
+	}
+}
