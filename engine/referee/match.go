@@ -454,6 +454,13 @@ func (r *Referee) revisionsAt(d int, out []candidate) []candidate {
 			// (A replace's displaced piece is put down by the same hand:
 			// put elsewhere, it went on.)
 			same := nt.from == first.note.from && nt.place == first.note.place && (first.note.extra < 0 || nt.to == first.note.to)
+			// A piece knocked off and set back that was read as the mover
+			// (six: the hexagon beside the real one) is no other hand: its
+			// cell shows it again, as before the move.
+			if f := first.note.from; !same && r.info.Game == "six" && d == 1 && f >= 0 && r.hasSensor[f] &&
+				r.sensed[f] != empty && r.cur[f] != empty && r.touched[f] > r.lastAcc {
+				same = true
+			}
 			out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i], note: nt, evidence: len(keys), cells: slices.Clone(keys), ask: !same, depth: d})
 		}
 	}

@@ -884,6 +884,10 @@ var noisyRegressions = []struct {
 	{"gyges-advanced-identifying", 9478, "the same", false},
 	{"gyges-advanced-presence", 2821, "the same, presence sensors", false},
 	// found by real hands and the explainer (issue 23)
+	{"six-advanced-2p-presence", 488, "a knocked hexagon read as the mover, then revised to the real one: asked though the one reading", true},
+	{"six-advanced-2p-presence", 178, "the same", true},
+	{"six-advanced-2p-presence", 369, "the same", true},
+	{"six-advanced-2p-presence", 537, "the same", true},
 	{"six-advanced-2p-presence", 837, "a takeback that swaps pieces presence sensors cannot tell apart counted as a reading (the explainer's)", true},
 	{"daha-presence", 160, "the same, a DAHA takeback of four moves", true},
 }
