@@ -458,7 +458,29 @@ func (r *Remote) claim(ctx context.Context) {
 				return err
 			}
 			defer w.Stop()
-			for e := range w.Updates() {
+			// asked again while no answer comes: a host that was not ready
+			// (its new game not yet its own) answers the next ask
+			again := time.NewTicker(askAgain)
+			defer again.Stop()
+			for {
+				var e jetstream.KeyValueEntry
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-again.C:
+					pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+					_, err := kv.Put(pctx, req, val)
+					cancel()
+					if err != nil {
+						return err
+					}
+					continue
+				case u, ok := <-w.Updates():
+					if !ok {
+						return errors.New("the watch of the seat ended")
+					}
+					e = u
+				}
 				if e == nil || e.Operation() != jetstream.KeyValuePut {
 					continue
 				}
@@ -472,7 +494,6 @@ func (r *Remote) claim(ctx context.Context) {
 				}
 				// an earlier journal of ours: the host updates it
 			}
-			return errors.New("the watch of the seat ended")
 		}()
 		if err == nil {
 			r.log.Info("hub: seat claimed", "game", r.host.String(), "seat", r.seat) // granted by the host
@@ -492,6 +513,9 @@ func (r *Remote) claim(ctx context.Context) {
 		}
 	}
 }
+
+// askAgain is how often a joiner asks again for a seat not yet granted.
+const askAgain = 5 * time.Second
 
 // watchRequests grants the seats other tables (and the hub, for a
 // browser) ask for in this table's current game: a seat nobody plays
