@@ -424,15 +424,40 @@ func ledsEqual(a, b []hardware.LED) bool {
 // Commands a control endpoint or a test may run.
 var Commands = []string{"takeback", "new", "roll", "hint", "confirm", "choose"}
 
-// Command runs a control command at the current board time: takeback, new,
-// roll, hint, confirm, choose (arg: the candidate's index).
+// MaxTakeback bounds the moves one takeback command undoes.
+const MaxTakeback = 8
+
+// Command runs a control command at the current board time: takeback (arg:
+// how many moves, 1 to MaxTakeback, default 1), new, roll, hint, confirm,
+// choose (arg: the candidate's index).
 func (s *Session) Command(name, arg string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	at := s.nowLocked()
 	var err error
 	switch name {
-	case "takeback", "new", "roll", "confirm", "hint":
+	case "takeback":
+		if arg == "" || arg == "1" {
+			break
+		}
+		n, err := strconv.Atoi(arg)
+		if err != nil || n < 1 || n > MaxTakeback {
+			return fmt.Errorf("companion: takeback wants a number of moves from 1 to %d, got %q", MaxTakeback, arg)
+		}
+		if moves := len(s.ref.State().Moves); n > moves {
+			return fmt.Errorf("companion: takeback of %d moves, but the game has %d", n, moves)
+		}
+		// as n takebacks, one after the other: replay runs them as they are
+		for range n {
+			s.journal.Command(name, "", at)
+			err = runCommand(s.ref, name, "", at)
+			s.afterLocked()
+			if err != nil {
+				break
+			}
+		}
+		return err
+	case "new", "roll", "confirm", "hint":
 	case "choose":
 		if _, err := strconv.Atoi(arg); err != nil {
 			return fmt.Errorf("companion: choose wants a candidate index, got %q", arg)

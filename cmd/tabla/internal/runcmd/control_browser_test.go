@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -54,9 +55,10 @@ func pairText(t *testing.T, ctx context.Context) string {
 	return browsertest.Eval[string](t, ctx, `document.getElementById("pairtext").textContent`)
 }
 
-// TestPhoneControl, on a 390×844 phone: a paired phone's New game asks
-// first (nothing is sent before Confirm, Cancel sends nothing), Confirm
-// starts it; the phone stays paired across a restart of the daemon on the
+// TestPhoneControl, on a 390×844 phone: a paired phone's destructive
+// controls ask first and send nothing before Confirm (Cancel sends
+// nothing): giving white to the engine, taking back a round against it,
+// a new game over a game in progress, which Confirm then starts; the phone stays paired across a restart of the daemon on the
 // same journal directory; when the board no longer knows its session (the
 // sessions file lost) the page says so in words at once, buttons off.
 func TestPhoneControl(t *testing.T) {
@@ -76,6 +78,60 @@ func TestPhoneControl(t *testing.T) {
 	browsertest.Wait(t, "the phone to control the board", func() bool { return browsertest.Eval[bool](t, phone, controls) },
 		func() string { return pairText(t, phone) })
 
+	// giving a seat to the engine asks first: Cancel sends nothing
+	browsertest.Eval[bool](t, phone, `(() => { window.posts = []; const f = window.fetch; window.fetch = (u, o) => { if (o && o.method === "POST") window.posts.push(String(u)); return f(u, o); }; return true; })()`)
+	white := `#seats input[data-seat="white"]`
+	click(t, phone, white)
+	browsertest.Wait(t, "the confirm dialog", func() bool { return browsertest.Eval[bool](t, phone, dialogOpen) }, func() string { return "closed" })
+	click(t, phone, "#confirmcancel")
+	if posts := browsertest.Eval[[]string](t, phone, `window.posts`); len(posts) != 0 || len(tb.sess.StatusJSON().AI) != 0 ||
+		browsertest.Eval[bool](t, phone, `document.querySelector('`+white+`').checked`) {
+		t.Fatalf("Cancel gave white to the engine: sent %v, engine %v", posts, tb.sess.StatusJSON().AI)
+	}
+	click(t, phone, white)
+	browsertest.Wait(t, "the confirm dialog", func() bool { return browsertest.Eval[bool](t, phone, dialogOpen) }, func() string { return "closed" })
+	click(t, phone, "#confirmok")
+	waitFor(t, "the engine on white", func() bool { return slices.Contains(tb.sess.StatusJSON().AI, "white") })
+
+	// against the engine, a round is taken back at once, after a question
+	for i, mv := range [][2]string{{"b1", "f3"}, {"l13", "h11"}} {
+		if err := tb.vb.Lift(mv[0]); err != nil {
+			t.Fatal(err)
+		}
+		if err := tb.vb.Place(mv[1], ""); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, mv[0]+"-"+mv[1], func() bool { return len(tb.sess.State().Moves) == i+1 })
+	}
+	browsertest.Wait(t, "a round on the phone", func() bool {
+		return browsertest.Eval[bool](t, phone, `!document.getElementById("takebackround").hidden && document.querySelectorAll("#moves li").length == 2`)
+	}, func() string { return fmt.Sprint(tb.sess.State().Moves) })
+	browsertest.Eval[bool](t, phone, `(window.posts = [], true)`)
+	click(t, phone, "#takebackround")
+	browsertest.Wait(t, "the confirm dialog", func() bool { return browsertest.Eval[bool](t, phone, dialogOpen) }, func() string { return "closed" })
+	if text := browsertest.Eval[string](t, phone, `document.getElementById("confirmtext").textContent`); !strings.Contains(text, "2 moves (b1-f3, l13-h11)") {
+		t.Errorf("the takeback question: %q", text)
+	}
+	click(t, phone, "#confirmcancel")
+	if posts := browsertest.Eval[[]string](t, phone, `window.posts`); len(posts) != 0 || len(tb.sess.State().Moves) != 2 {
+		t.Fatalf("Cancel took back: sent %v, moves %v", posts, tb.sess.State().Moves)
+	}
+	click(t, phone, "#takebackround")
+	browsertest.Wait(t, "the confirm dialog", func() bool { return browsertest.Eval[bool](t, phone, dialogOpen) }, func() string { return "closed" })
+	click(t, phone, "#confirmok")
+	waitFor(t, "the round taken back", func() bool { return len(tb.sess.State().Moves) == 0 })
+	// the pieces go back where they were
+	for _, mv := range [][2]string{{"h11", "l13"}, {"f3", "b1"}} {
+		if err := tb.vb.Lift(mv[0]); err != nil {
+			t.Fatal(err)
+		}
+		if err := tb.vb.Place(mv[1], ""); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, mv[1]+" back", func() bool { return tb.sess.State().Sensed[mv[1]] != "" })
+	}
+	waitFor(t, "the board in sync", func() bool { st := tb.sess.State(); return st.InSync && len(st.Moves) == 0 })
+
 	// a game in progress
 	if err := tb.vb.Lift("b1"); err != nil {
 		t.Fatal(err)
@@ -89,7 +145,7 @@ func TestPhoneControl(t *testing.T) {
 	journal1 := tb.sess.JournalPath()
 
 	// New game asks; nothing is sent before Confirm
-	browsertest.Eval[bool](t, phone, `(() => { window.posts = []; const f = window.fetch; window.fetch = (u, o) => { if (o && o.method === "POST") window.posts.push(String(u)); return f(u, o); }; return true; })()`)
+	browsertest.Eval[bool](t, phone, `(window.posts = [], true)`)
 	click(t, phone, `[data-press="new"]`)
 	browsertest.Wait(t, "the confirm dialog", func() bool { return browsertest.Eval[bool](t, phone, dialogOpen) }, func() string { return "closed" })
 	text := browsertest.Eval[string](t, phone, `document.getElementById("confirmtext").textContent`)

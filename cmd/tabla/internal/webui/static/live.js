@@ -85,9 +85,10 @@ const post = action => send("api/action", action);
 
 // control: a board button. The simulator presses the virtual board's; the
 // table runs the command (a paired phone). Destructive ones ask first.
-async function control(name) {
-  const q = question(name);
+async function control(name, arg) {
+  const q = question(name, arg);
   if (q && !(await ask(q.text, q.yes))) return null;
+  if (arg > 1) return send("api/" + name + "?arg=" + arg);
   if (view.physical && view.mode === "sim") return post({ press: name });
   return send("api/" + name);
 }
@@ -104,7 +105,10 @@ function question(name, arg) {
     const n = state.moves.length;
     return { text: "Start a new game? The game in progress (" + n + (n === 1 ? " move" : " moves") + ") ends; it stays in the library.", yes: "New game" };
   }
-  if (name === "takeback" && arg > 1) return { text: "Take back the last " + arg + " moves?", yes: "Take back " + arg };
+  if (name === "takeback" && arg > 1) {
+    const last = state.moves.slice(-arg).join(", ");
+    return { text: "Take back the last " + arg + " moves (" + last + ")?", yes: "Take back " + arg };
+  }
   return null;
 }
 
@@ -188,6 +192,7 @@ function render(s) {
   for (const m of (s.moves || [])) { const li = document.createElement("li"); li.textContent = m; moves.appendChild(li); }
   moves.scrollTop = moves.scrollHeight;
   renderHand(s);
+  renderRound(s);
   renderEngines(s);
   renderPairing(s);
 }
@@ -212,6 +217,17 @@ function renderHand(s) {
 }
 
 function canControl() { return view.mode === "sim" || paired; }
+
+// renderRound offers "Take back a round" (as many moves as there are
+// seats: back to the same seat's turn) while the engine plays a seat,
+// where one takeback would only give the engine its move back.
+function renderRound(s) {
+  const b = $("takebackround"), n = view.seats.length;
+  b.dataset.arg = n;
+  b.textContent = "Take back a round (" + n + " moves)";
+  b.hidden = !((s.ai || []).length && (s.moves || []).length >= n);
+  b.disabled = !canControl();
+}
 
 function renderEngines(s) {
   if (!view.engines) return;
@@ -300,7 +316,7 @@ async function start() {
       }
     }
   }
-  document.querySelectorAll("[data-press]").forEach(b => b.onclick = () => control(b.dataset.press));
+  document.querySelectorAll("[data-press]").forEach(b => b.onclick = () => control(b.dataset.press, +b.dataset.arg || 0));
   $("plug").onclick = () => post({ fault: plugged ? "unplug" : "replug" });
   if (view.pairing) {
     $("pairing").hidden = false;
