@@ -97,9 +97,15 @@ func (o *Options) log() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
-// apiError answers with an APIError and logs it.
+// apiError answers with an APIError and logs it (at debug level what any
+// client on the LAN can repeat at will: refusals of control and pairing).
 func (o *Options) apiError(w http.ResponseWriter, r *http.Request, code int, reason, detail string) {
-	o.log().Info("live page API", "path", r.URL.Path, "status", code, "reason", reason, "err", detail)
+	level := slog.LevelInfo
+	switch reason {
+	case ReasonNotPaired, ReasonSessionEnded, ReasonBadToken, ReasonNoControl, ReasonPairBusy, ReasonPairCooldown:
+		level = slog.LevelDebug
+	}
+	o.log().Log(r.Context(), level, "live page API", "path", r.URL.Path, "status", code, "reason", reason, "err", detail)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
