@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/natsrv"
 )
 
 func TestServers(t *testing.T) {
@@ -103,8 +105,8 @@ func TestTableBeforeAdd(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Shutdown)
-	w := credWatch{srv: srv, log: testLog(t)}
-	if w.check() {
+	w := natsrv.CredWatch{Server: srv, Log: testLog(t)}
+	if w.Check() {
 		t.Fatal("a reload with no change to the credentials")
 	}
 	// the password `table add` will give it, known in advance
@@ -136,11 +138,11 @@ func TestTableBeforeAdd(t *testing.T) {
 		t.Fatal(err)
 	}
 	added := time.Now()
-	if !w.check() {
+	if !w.Check() {
 		t.Fatal("no reload after table add")
 	}
 	for i := range 3 {
-		if w.check() {
+		if w.Check() {
 			t.Fatalf("reload %d after one table add", i+2)
 		}
 	}

@@ -52,7 +52,8 @@
 //
 // What the tables' side and the hub's side share — the NATS names, a
 // game's record (Event, Game) and which journal lines are record events —
-// is package wire; this package names them as before.
+// is package wire; the NATS server, its users and permissions and the
+// streams are package natsrv. This package names both as before.
 //
 // # Security
 //

@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/natsrv"
 	"github.com/tabla-board/tabla/engine"
 	"github.com/tabla-board/tabla/engine/record"
 )
@@ -35,7 +36,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	bcryptCost = bcrypt.MinCost
+	natsrv.BcryptCost = bcrypt.MinCost
 	os.Exit(m.Run())
 }
 

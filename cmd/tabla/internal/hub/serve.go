@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/natsrv"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/sameorigin"
 )
 
@@ -69,7 +70,7 @@ func Serve(ctx context.Context, o ServeOptions) error {
 		}
 		defer srv.Shutdown()
 		url, natsURL = srv.URL("admin", creds.Admin), srv.ClientURL()
-		go watchCredentials(ctx, o.Dir, srv, log)
+		go natsrv.WatchCredentials(ctx, srv, log)
 	} else {
 		natsURL = redact(natsURL)
 	}
@@ -108,45 +109,6 @@ func Serve(ctx context.Context, o ServeOptions) error {
 		err = nil
 	}
 	return err
-}
-
-// watchCredentials reloads the server's users when the credentials file
-// changes (`tabla hub table add` on a running hub), looking every 2 s.
-func watchCredentials(ctx context.Context, dir string, srv *Server, log *slog.Logger) {
-	w := credWatch{srv: srv, log: log}
-	tick := time.NewTicker(2 * time.Second)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		w.check()
-	}
-}
-
-// credWatch compares the credentials file with what the server loaded
-// last — by content, not time: the server's own write of the file (the
-// hashes it caches) is what it loaded, not a change to reload for.
-type credWatch struct {
-	srv *Server
-	log *slog.Logger
-}
-
-// check reloads the server's users if the file changed; it reports
-// whether it did.
-func (w *credWatch) check() bool {
-	sum, err := credentialsSum(w.srv.cfg.Dir)
-	if err != nil || sum == w.srv.loadedSum() {
-		return false
-	}
-	if err := w.srv.Reload(); err != nil {
-		w.log.Error("hub: reloading the credentials", "err", err)
-		return false
-	}
-	w.log.Info("hub: credentials reloaded", "tables", len(w.srv.Credentials().Tables))
-	return true
 }
 
 // redact hides the passwords of NATS URLs.

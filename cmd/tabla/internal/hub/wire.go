@@ -1,6 +1,11 @@
 package hub
 
 import (
+	"context"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/natsrv"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/wire"
 	"github.com/tabla-board/tabla/engine/record"
 )
@@ -68,3 +73,33 @@ func requestKey(asker, host, game, seat string) string {
 func parseRequestKey(key, host string) (string, string, string, bool) {
 	return wire.ParseRequestKey(key, host)
 }
+
+// The NATS side (natsrv), under the names this package has always given it.
+type (
+	Server       = natsrv.Server
+	ServerConfig = natsrv.ServerConfig
+	Credentials  = natsrv.Credentials
+)
+
+const (
+	CredentialsFile = natsrv.CredentialsFile
+	HashesFile      = natsrv.HashesFile
+	ConsumerIdle    = natsrv.ConsumerIdle
+)
+
+// StartServer starts the embedded NATS server (natsrv.StartServer).
+func StartServer(cfg ServerConfig) (*Server, error) { return natsrv.StartServer(cfg) }
+
+// LoadCredentials reads a hub's credentials (natsrv.LoadCredentials).
+func LoadCredentials(dir string) (*Credentials, error) { return natsrv.LoadCredentials(dir) }
+
+// UserURL puts a user and password into a NATS URL.
+func UserURL(u, user, password string) string { return natsrv.UserURL(u, user, password) }
+
+// Setup creates (or updates) the hub's streams and buckets.
+func Setup(ctx context.Context, js jetstream.JetStream, replicas int) error {
+	return natsrv.Setup(ctx, js, replicas)
+}
+
+// Inbox is the prefix of a user's reply subjects.
+func Inbox(user string) string { return wire.Inbox(user) }

@@ -86,6 +86,11 @@ func LiveSubject(table string) string { return LivePrefix + table }
 // JournalSubject is the subject of a finished journal.
 func JournalSubject(table, game string) string { return JournalPrefix + table + "." + game }
 
+// Inbox is the prefix of a user's reply subjects (nats.CustomInboxPrefix;
+// the hub's Dial sets it): a user may subscribe to its own only, so no one reads
+// another's replies.
+func Inbox(user string) string { return "_INBOX_" + user }
+
 // SeatKey is the tabla_seats key of a seat of a game.
 func SeatKey(host, game, seat string) string { return host + "." + game + "." + Sanitize(seat) }
 

@@ -1,4 +1,4 @@
-package hub
+package natsrv
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/wire"
 )
 
 // ConsumerIdle is how long a consumer of the hub's streams may go unused
@@ -22,9 +24,9 @@ func Setup(ctx context.Context, js jetstream.JetStream, replicas int) error {
 		replicas = 1
 	}
 	streams := []jetstream.StreamConfig{{
-		Name:        StreamGames,
+		Name:        wire.StreamGames,
 		Description: "tabla: every game's record, one message per line (tabla.rec.TABLE.GAME)",
-		Subjects:    []string{recPrefix + ">"},
+		Subjects:    []string{wire.RecPrefix + ">"},
 		Storage:     jetstream.FileStorage,
 		Replicas:    replicas,
 		AllowDirect: true,
@@ -32,9 +34,9 @@ func Setup(ctx context.Context, js jetstream.JetStream, replicas int) error {
 		// after an hour unused (readers' own are ordered: 5 minutes)
 		ConsumerLimits: jetstream.StreamConsumerLimits{InactiveThreshold: ConsumerIdle},
 	}, {
-		Name:              StreamJournals,
+		Name:              wire.StreamJournals,
 		Description:       "tabla: finished journals with their board events (tabla.journal.TABLE.GAME)",
-		Subjects:          []string{journalPrefix + ">"},
+		Subjects:          []string{wire.JournalPrefix + ">"},
 		Storage:           jetstream.FileStorage,
 		Replicas:          replicas,
 		MaxMsgsPerSubject: 1,
@@ -46,7 +48,7 @@ func Setup(ctx context.Context, js jetstream.JetStream, replicas int) error {
 			return fmt.Errorf("hub: stream %s: %w", cfg.Name, err)
 		}
 	}
-	for _, b := range []string{BucketTables, BucketSeats} {
+	for _, b := range []string{wire.BucketTables, wire.BucketSeats} {
 		if _, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: b, History: 1,
 			Storage: jetstream.FileStorage, Replicas: replicas}); err != nil {
 			return fmt.Errorf("hub: bucket %s: %w", b, err)

@@ -1,4 +1,4 @@
-package hub
+package natsrv
 
 import (
 	"crypto/sha256"

@@ -1,4 +1,4 @@
-package hub
+package natsrv
 
 import (
 	"bytes"
@@ -17,6 +17,8 @@ import (
 	"strings"
 
 	"golang.org/x/crypto/bcrypt"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/wire"
 )
 
 // CredentialsFile holds a hub's NATS users, in its data directory (mode
@@ -122,7 +124,7 @@ func LoadCredentials(dir string) (*Credentials, error) {
 		}
 	}
 	for name := range c.Tables {
-		if err := CheckTable(name); err != nil {
+		if err := wire.CheckTable(name); err != nil {
 			return nil, fmt.Errorf("hub: %s: %v", path, err)
 		}
 	}
@@ -149,7 +151,7 @@ func (c *Credentials) Save(dir string) error {
 
 // AddTable adds a table (or returns its password if it has one).
 func (c *Credentials) AddTable(name string) (string, error) {
-	if err := CheckTable(name); err != nil {
+	if err := wire.CheckTable(name); err != nil {
 		return "", err
 	}
 	if pw, ok := c.Tables[name]; ok {
@@ -175,21 +177,16 @@ func secret() string {
 var jsRead = []string{
 	"$JS.API.INFO", "$JS.API.STREAM.INFO.>", "$JS.API.STREAM.NAMES", "$JS.API.STREAM.LIST",
 	"$JS.API.STREAM.MSG.GET.>", "$JS.API.DIRECT.GET.>",
-	"$JS.API.CONSUMER.CREATE." + StreamGames + ".>", "$JS.API.CONSUMER.CREATE." + StreamJournals + ".>",
-	"$JS.API.CONSUMER.CREATE.KV_" + BucketTables + ".>", "$JS.API.CONSUMER.CREATE.KV_" + BucketSeats + ".>",
+	"$JS.API.CONSUMER.CREATE." + wire.StreamGames + ".>", "$JS.API.CONSUMER.CREATE." + wire.StreamJournals + ".>",
+	"$JS.API.CONSUMER.CREATE.KV_" + wire.BucketTables + ".>", "$JS.API.CONSUMER.CREATE.KV_" + wire.BucketSeats + ".>",
 	"$JS.API.CONSUMER.INFO.>", "$JS.API.CONSUMER.MSG.NEXT.>", "$JS.ACK.>", "$JS.FC.>",
 }
-
-// Inbox is the prefix of a user's reply subjects (nats.CustomInboxPrefix;
-// Dial sets it): a user may subscribe to its own only, so no one reads
-// another's replies.
-func Inbox(user string) string { return "_INBOX_" + user }
 
 // tableAllow is what table name may publish.
 func tableAllow(name string) []string {
 	return append([]string{
-		recPrefix + name + ".>", LiveSubject(name), journalPrefix + name + ".>",
-		"$KV." + BucketTables + "." + name, "$KV." + BucketSeats + "." + name + ".>", // its seats and its requests
+		wire.RecPrefix + name + ".>", wire.LiveSubject(name), wire.JournalPrefix + name + ".>",
+		"$KV." + wire.BucketTables + "." + name, "$KV." + wire.BucketSeats + "." + name + ".>", // its seats and its requests
 	}, jsRead...)
 }
 
@@ -211,22 +208,22 @@ func (c *Credentials) NATSConfig() string {
 		b.WriteString("}\n")
 	}
 	user("admin", c.Admin, nil, nil)
-	user("spectator", c.Spectator, jsRead, []string{Inbox("spectator") + ".>", livePrefix + ">"})
+	user("spectator", c.Spectator, jsRead, []string{wire.Inbox("spectator") + ".>", wire.LivePrefix + ">"})
 	names := make([]string, 0, len(c.Tables))
 	for n := range c.Tables {
 		names = append(names, n)
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		user(n, c.Tables[n], tableAllow(n), []string{Inbox(n) + ".>", livePrefix + ">"}) // live: is the other board there
+		user(n, c.Tables[n], tableAllow(n), []string{wire.Inbox(n) + ".>", wire.LivePrefix + ">"}) // live: is the other board there
 	}
 	b.WriteString("    ]\n  }\n}\n")
 	return b.String()
 }
 
-// bcryptCost is the cost of the passwords' hashes (tests lower it: under
+// BcryptCost is the cost of the passwords' hashes (tests lower it: under
 // the race detector one hash takes seconds).
-var bcryptCost = bcrypt.DefaultCost
+var BcryptCost = bcrypt.DefaultCost
 
 // hash is the bcrypt hash of a user's password, from the cache when the
 // password has not changed.
@@ -236,7 +233,7 @@ func (c *Credentials) hash(user, pw string) string {
 	if h, ok := strings.CutPrefix(c.Hashes[user], key+":"); ok {
 		return h
 	}
-	h, err := bcrypt.GenerateFromPassword([]byte(pw), bcryptCost)
+	h, err := bcrypt.GenerateFromPassword([]byte(pw), BcryptCost)
 	if err != nil {
 		return pw // too long for bcrypt: plain (the server takes both)
 	}
