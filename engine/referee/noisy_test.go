@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"slices"
 	"sort"
 	"strconv"
@@ -37,7 +38,40 @@ func noisyGameCount() int {
 	if testing.Short() {
 		return 15
 	}
+	if raceEnabled {
+		// the race detector checks the referee on a few games a
+		// configuration; TestNoisyGamesFull plays the full count
+		// without it
+		return 15
+	}
 	return 120
+}
+
+// TestNoisyGamesFull plays the harness at its full count (120 games a
+// configuration, 2,160 in all) when the tests run under the race detector,
+// as CI's `go test -race ./...` does: it runs this package's harness again
+// in a test binary built without it, five to ten times faster.
+func TestNoisyGamesFull(t *testing.T) {
+	if !raceEnabled {
+		t.Skip("TestNoisyGames plays the full count in this binary")
+	}
+	if testing.Short() || *noisyGames > 0 || os.Getenv("TABLA_NOISY_GAMES") != "" {
+		t.Skip("a count was set: TestNoisyGames plays it")
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI: no go command to run the full harness: %v", err)
+		}
+		t.Skipf("no go command: %v", err)
+	}
+	cmd := exec.Command(gobin, "test", "-count=1", "-timeout=30m", "-run", "^TestNoisyGames$", ".")
+	cmd.Env = append(os.Environ(), "TABLA_NOISY_GAMES=120")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the full noisy harness failed: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
 }
 
 type noisyConfig struct {

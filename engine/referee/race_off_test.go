@@ -1,0 +1,5 @@
+//go:build !race
+
+package referee
+
+const raceEnabled = false
