@@ -922,6 +922,8 @@ var noisyRegressions = []struct {
 	{"six-advanced-2p-presence", 178, "the same", true},
 	{"six-advanced-2p-presence", 369, "the same", true},
 	{"six-advanced-2p-presence", 537, "the same", true},
+	{"six-advanced-2p-identifying", 208, "the same, identifying sensors", true},
+	{"six-advanced-2p-identifying", 525, "the same", true},
 	{"six-advanced-2p-presence", 837, "a takeback that swaps pieces presence sensors cannot tell apart counted as a reading (the explainer's)", true},
 	{"daha-presence", 160, "the same, a DAHA takeback of four moves", true},
 }
