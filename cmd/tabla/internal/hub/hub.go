@@ -519,6 +519,8 @@ func (h *Hub) startFrom(ctx context.Context) uint64 {
 	return cp.From
 }
 
+// writeFileSync replaces path with data durably: written to path.tmp,
+// synced, then renamed over it.
 func writeFileSync(path string, data []byte) error {
 	f, err := os.OpenFile(path+".tmp", os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {

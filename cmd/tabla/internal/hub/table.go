@@ -481,22 +481,7 @@ func (t *Table) saveState(st *pubState) error {
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(t.opts.JournalDir, stateFile)
-	f, err := os.OpenFile(path+".tmp", os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if serr := f.Sync(); err == nil {
-		err = serr
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(path+".tmp", path)
+	return writeFileSync(filepath.Join(t.opts.JournalDir, stateFile), data)
 }
 
 // markDone records that all events of journal name, events of them, are
