@@ -282,6 +282,9 @@ func (r *Referee) candidates() []candidate {
 		// back there may have been moved there by the next player
 		out = r.compositesAt(1, out)
 	}
+	if len(m) > 0 && r.info.Game == "gyges" && r.st.Awaiting() == engine.AwaitMove {
+		out = r.movesThen(m, out)
+	}
 	if len(m) > 0 {
 		out = r.takebacks(out)
 		n0 := len(out)
@@ -466,6 +469,61 @@ func (r *Referee) revisionsAt(d int, out []candidate) []candidate {
 	}
 	if r.info.Game == "gyges" {
 		out = r.composites(d, c, now, m, out)
+	}
+	return out
+}
+
+// movesThen adds, in GYGES, the readings of a move whose piece was put
+// down on a cell it rested on and then moved on from there by the next
+// player (pieces have no owner): a hand counting a path on, whose rest was
+// not recorded as a move, looks exactly like that.
+func (r *Referee) movesThen(m []int, out []candidate) []candidate {
+	c := r.ensure()
+	if r.board2 == nil {
+		r.board2 = make([]uint8, r.ncell)
+	}
+	var nb [64]byte
+	for i := range c.moves {
+		nt := c.notes[i]
+		if nt.from < 0 || nt.to < 0 || nt.extra >= 0 || nt.place || !r.hasSensor[nt.to] || !r.hasSensor[nt.from] ||
+			r.sensed[nt.from] != empty || r.sensed[nt.to] != empty || r.touched[nt.to] <= r.lastAcc {
+			continue // its piece lifted, put on a cell and lifted again
+		}
+		r.st.Play(c.moves[i])
+		r.buf2 = r.st.Moves(r.buf2[:0])
+		for _, m2 := range r.buf2 {
+			text := r.st.AppendMove(nb[:0], m2)
+			n2 := r.parse(string(text), -1)
+			if n2.from != nt.to || n2.to < 0 || n2.to == nt.to || n2.to == nt.from {
+				continue
+			}
+			r.st.Play(m2)
+			r.toBoard(r.st.Position(), r.board2)
+			r.st.Undo()
+			ok := true
+			var keys []int
+			for cell := range r.board2 {
+				if !r.hasSensor[cell] {
+					continue
+				}
+				if !matches(r.sensed[cell], r.board2[cell]) {
+					ok = false
+					break
+				}
+				if r.board2[cell] != r.cur[cell] {
+					if r.touched[cell] <= r.lastAcc {
+						ok = false
+						break
+					}
+					keys = append(keys, cell)
+				}
+			}
+			if ok && len(keys) > 0 && r.emptiedBefore(nt.to, n2.to, r.lastAcc) {
+				out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i] + ";" + string(text), then: string(text),
+					note: nt, evidence: len(keys), cells: keys})
+			}
+		}
+		r.st.Undo()
 	}
 	return out
 }

@@ -1007,7 +1007,7 @@ func (r *Referee) Choose(i int, at time.Duration) error {
 	r.confirm = nil
 	from := len(r.ops) // the ops the choice adds start here
 	if c.kind == candRevise {
-		from -= max(c.depth, 1)
+		from -= c.depth
 	}
 	r.take(c, r.cfg.Source)
 	if c.kind == candCurrent {
@@ -1058,13 +1058,15 @@ func (r *Referee) take(c candidate, source string) {
 		return
 	case candRevise:
 		// the revised move's evidence began where the replaced one's did
-		since := r.ops[len(r.ops)-max(c.depth, 1)].since
-		defer func(n int) {
-			if n < len(r.ops) {
-				r.ops[n].since = since
-			}
-		}(len(r.ops) - max(c.depth, 1))
-		if c.depth <= 1 && c.then == "" {
+		if c.depth > 0 {
+			since := r.ops[len(r.ops)-c.depth].since
+			defer func(n int) {
+				if n < len(r.ops) {
+					r.ops[n].since = since
+				}
+			}(len(r.ops) - c.depth)
+		}
+		if c.depth == 1 && c.then == "" {
 			saved := r.prev // the position before the last move, with its moves
 			r.prev = posCache{}
 			r.undo(1)
@@ -1072,7 +1074,9 @@ func (r *Referee) take(c candidate, source string) {
 			r.apply(&r.cache, c.idx, r.now, source)
 			break
 		}
-		r.undo(c.depth)
+		if c.depth > 0 {
+			r.undo(c.depth)
+		}
 		first, _, _ := strings.Cut(c.text, ";")
 		for _, mv := range []string{first, c.then} {
 			if mv == "" {

@@ -118,6 +118,10 @@ func (r *Referee) State() State {
 		case candMove:
 			s.Candidates = append(s.Candidates, c.text)
 		case candRevise:
+			if c.depth == 0 { // a move and the next player's after it
+				s.Candidates = append(s.Candidates, c.text)
+				break
+			}
 			s.Candidates = append(s.Candidates, "revise:"+c.text)
 		case candTakeback:
 			s.Candidates = append(s.Candidates, fmt.Sprintf("takeback:%d", c.plies))
