@@ -180,3 +180,302 @@ func TestCluster(t *testing.T) {
 	once(t, th, "h", host)
 	once(t, th, "g", guest)
 }
+
+// TestClusterREADME runs the README's club set-up on a real three-node
+// cluster: the hub with `--nats nats://admin:PW@n1:P1,n2:P2,n3:P3
+// --replicas 3` (the credentials in the first URL only) and tables whose
+// `hub =` lines are of the same form. The hub and the tables connect
+// while only n1 is up, so all are on n1. While two tables play, n1 is
+// killed, started again, and then the games stream's JetStream leader is
+// killed: the hub and the tables reconnect by themselves, and every
+// journal is on the hub once, whole — in the stream and in the hub's own
+// state.
+func TestClusterREADME(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds nats-server and starts a three-node cluster")
+	}
+	began := time.Now()
+	bin := natsServer(t)
+	dir := t.TempDir()
+	creds, err := LoadCredentials(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"alpha", "beta"}
+	for _, n := range names {
+		if _, err := creds.AddTable(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := creds.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	nodes := make([]*clusterNode, 3)
+	routes := make([]string, 3)
+	cports := make([]int, 3)
+	for i := range nodes {
+		cports[i] = freePort(t)
+		routes[i] = fmt.Sprintf("nats://127.0.0.1:%d", cports[i])
+	}
+	byName := map[string]*clusterNode{}
+	for i := range nodes {
+		n := &clusterNode{name: fmt.Sprintf("n%d", i+1), port: freePort(t)}
+		n.conf = filepath.Join(dir, n.name+".conf")
+		conf := fmt.Sprintf("server_name: %s\nhost: 127.0.0.1\nport: %d\njetstream { store_dir: %q }\n"+
+			"cluster { name: tabla, host: 127.0.0.1, port: %d, routes: [%s] }\n%s",
+			n.name, n.port, filepath.Join(dir, n.name), cports[i], strings.Join(routes, ", "), creds.NATSConfig())
+		if err := os.WriteFile(n.conf, []byte(conf), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		nodes[i] = n
+		byName[n.name] = n
+	}
+	t.Cleanup(func() {
+		for _, n := range nodes {
+			n.kill()
+		}
+	})
+	n1 := nodes[0]
+	// the README's form: nats://USER:PW@n1:P1,n2:P2,n3:P3
+	readme := func(user, pw string) string {
+		return fmt.Sprintf("%s,127.0.0.1:%d,127.0.0.1:%d", UserURL(fmt.Sprintf("nats://127.0.0.1:%d", n1.port), user, pw), nodes[1].port, nodes[2].port)
+	}
+	portOf := func(nc *nats.Conn) int {
+		u, err := url.Parse(nc.ConnectedUrl())
+		if err != nil {
+			return 0
+		}
+		p, _ := strconv.Atoi(u.Port())
+		return p
+	}
+	nodeOf := func(nc *nats.Conn) string {
+		if !nc.IsConnected() {
+			return "none"
+		}
+		for _, n := range nodes {
+			if n.port == portOf(nc) {
+				return n.name
+			}
+		}
+		return "?"
+	}
+
+	n1.start(t, bin)
+	waitFor(t, "n1 to take clients", 30*time.Second, func() bool {
+		nc, err := nats.Connect(UserURL(fmt.Sprintf("nats://127.0.0.1:%d", n1.port), "admin", creds.Admin), nats.Timeout(2*time.Second))
+		if err == nil {
+			nc.Close()
+		}
+		return err == nil
+	})
+	h, err := Open(Options{URL: readme("admin", creds.Admin), Dir: dir, Replicas: 3, Logger: testLog(t), EvalTime: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.Close)
+	// hubOn waits, on the hub's connection reports, until ok holds of its
+	// connection
+	hubOn := func(what string, d time.Duration, ok func(nc *nats.Conn) bool) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), d)
+		defer cancel()
+		changes := h.Subscribe(ctx, "")
+		for !ok(h.Conn()) {
+			select {
+			case <-changes:
+			case <-ctx.Done():
+				t.Fatalf("the hub: %s: not within %v (on %s, last error %v)", what, d, nodeOf(h.Conn()), h.Conn().LastError())
+			}
+		}
+	}
+	// tableOn is hubOn for a table's link
+	tableOn := func(jt *journalTable, what string, d time.Duration, ok func(nc *nats.Conn, s TableStats) bool) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), d)
+		defer cancel()
+		changes := jt.link.Subscribe(ctx)
+		for !ok(jt.link.Conn(), jt.link.Stats()) {
+			select {
+			case <-changes:
+			case <-ctx.Done():
+				t.Fatalf("%s: %s: not within %v (on %s, link %+v)", jt.name, what, d, nodeOf(jt.link.Conn()), jt.link.Stats())
+			}
+		}
+	}
+	hubOn("connected to n1", 30*time.Second, func(nc *nats.Conn) bool { return nc.IsConnected() && portOf(nc) == n1.port })
+	stop := make(chan struct{})
+	var tables []*journalTable
+	for i, n := range names {
+		jt := newJournalTable(t, readme(n, creds.Tables[n]), n, uint64(i+500))
+		jt.until = stop
+		tables = append(tables, jt)
+		tableOn(jt, "connected to n1", 30*time.Second, func(nc *nats.Conn, _ TableStats) bool { return nc.IsConnected() && portOf(nc) == n1.port })
+	}
+	nodes[1].start(t, bin)
+	nodes[2].start(t, bin)
+	waitFor(t, "the hub to set the streams up on three nodes", 60*time.Second, h.Ready)
+	t.Logf("cluster up, hub and tables on n1 after %v", time.Since(began).Round(time.Millisecond))
+
+	// an observer of the games stream's cluster state
+	obs, err := Dial(readme("admin", creds.Admin), "test observer", "", 50*time.Millisecond, testLog(t), func(*nats.Conn) {}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer obs.Close()
+	ojs, err := jetstream.New(obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	streamCluster := func() *jetstream.ClusterInfo {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		st, err := ojs.Stream(ctx, StreamGames)
+		if err != nil {
+			return nil
+		}
+		info, err := st.Info(ctx)
+		if err != nil {
+			return nil
+		}
+		return info.Cluster
+	}
+
+	played := make(chan error, len(tables))
+	for _, jt := range tables {
+		go func() { played <- jt.play(t, 1000, 80*time.Millisecond) }()
+	}
+	defer func() {
+		select {
+		case <-stop:
+		default:
+			close(stop)
+		}
+	}()
+	// progress waits until every table has had n more events acknowledged
+	progress := func(what string, n int) {
+		t.Helper()
+		for _, jt := range tables {
+			base := jt.link.Stats().Published
+			tableOn(jt, what, 90*time.Second, func(nc *nats.Conn, s TableStats) bool { return s.Published >= base+n })
+		}
+	}
+	progress("events published before the kill", 10)
+
+	// kill n1, the node the hub and the tables are on
+	n1.kill()
+	killed := time.Now()
+	t.Logf("killed n1 at %v", killed.Sub(began).Round(time.Millisecond))
+	hubOn("reconnected to another node", 60*time.Second, func(nc *nats.Conn) bool { return nc.IsConnected() && portOf(nc) != n1.port })
+	for _, jt := range tables {
+		tableOn(jt, "reconnected to another node", 60*time.Second, func(nc *nats.Conn, _ TableStats) bool {
+			return nc.IsConnected() && portOf(nc) != n1.port
+		})
+	}
+	progress("events published after n1's kill", 10)
+	t.Logf("play went on %v after n1's kill (hub on %s, tables on %s and %s)", time.Since(killed).Round(time.Millisecond),
+		nodeOf(h.Conn()), nodeOf(tables[0].link.Conn()), nodeOf(tables[1].link.Conn()))
+
+	// n1 again, caught up: then the stream's leader is killed
+	n1.start(t, bin)
+	var leader string
+	waitFor(t, "n1 back as a current replica of the games stream", 60*time.Second, func() bool {
+		c := streamCluster()
+		if c == nil || c.Leader == "" || len(c.Replicas) != 2 {
+			return false
+		}
+		for _, r := range c.Replicas {
+			if !r.Current || r.Offline {
+				return false
+			}
+		}
+		leader = c.Leader
+		return true
+	})
+	victim := byName[leader]
+	if victim == nil {
+		t.Fatalf("the games stream's leader %q is not a node of the cluster", leader)
+	}
+	progress("events published with n1 back", 5)
+	hubWas, tablesWere := nodeOf(h.Conn()), []string{nodeOf(tables[0].link.Conn()), nodeOf(tables[1].link.Conn())}
+	victim.kill()
+	killed = time.Now()
+	t.Logf("killed %s, the games stream's leader, at %v (hub on %s, tables on %v)", leader, killed.Sub(began).Round(time.Millisecond), hubWas, tablesWere)
+	waitFor(t, "a new leader of the games stream", 60*time.Second, func() bool {
+		c := streamCluster()
+		return c != nil && c.Leader != "" && c.Leader != leader
+	})
+	hubOn("connected to a live node", 60*time.Second, func(nc *nats.Conn) bool { return nc.IsConnected() && portOf(nc) != victim.port })
+	for _, jt := range tables {
+		tableOn(jt, "connected to a live node", 60*time.Second, func(nc *nats.Conn, _ TableStats) bool {
+			return nc.IsConnected() && portOf(nc) != victim.port
+		})
+	}
+	progress("events published after the leader's kill", 10)
+	t.Logf("play went on %v after the leader's kill", time.Since(killed).Round(time.Millisecond))
+
+	close(stop)
+	for range tables {
+		select {
+		case err := <-played:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatal("the tables did not end their games within 60 s")
+		}
+	}
+	for _, jt := range tables {
+		jt.sent(t, 90*time.Second)
+	}
+	// the stream's copy
+	var all []string
+	for _, n := range nodes {
+		all = append(all, UserURL(fmt.Sprintf("nats://127.0.0.1:%d", n.port), "admin", creds.Admin))
+	}
+	j, e := sameAsJournals(t, hubCopy(t, strings.Join(all, ",")), tables...)
+	// the hub's own copy: every game with all of its events
+	for _, jt := range tables {
+		for _, p := range jt.journals(t) {
+			tl := newTail(p, nil)
+			if _, err := tl.read(jt.name); err != nil {
+				t.Fatal(err)
+			}
+			tl.close()
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			changes := h.Subscribe(ctx, jt.name)
+			for {
+				g := h.Game(jt.name, tl.gid)
+				if g != nil && g.Events == len(tl.events)-1 { // numbered from 0, the header
+					if g.Err != nil {
+						t.Fatalf("the hub: %s/%s: %v", jt.name, tl.gid, g.Err)
+					}
+					break
+				}
+				select {
+				case <-changes:
+					continue
+				case <-ctx.Done():
+				}
+				held := 0
+				if g != nil {
+					held = g.Events + 1
+				}
+				h.mu.Lock()
+				seq := h.lastSeq
+				h.mu.Unlock()
+				t.Fatalf("the hub holds %d of %s/%s's %d events within 60 s (it followed the stream to %d)", held, jt.name, tl.gid, len(tl.events), seq)
+			}
+			cancel()
+		}
+	}
+	// nobody but the nodes' deaths made them reconnect
+	if r := h.Conn().Stats().Reconnects; r < 1 {
+		t.Errorf("the hub reconnected %d times", r)
+	}
+	for _, jt := range tables {
+		if r := jt.link.Conn().Stats().Reconnects; r < 1 {
+			t.Errorf("%s reconnected %d times", jt.name, r)
+		}
+	}
+	t.Logf("%d journals, %d events: the stream's and the hub's copies match the journals; %v in all", j, e, time.Since(began).Round(time.Millisecond))
+}

@@ -126,6 +126,19 @@ type journalTable struct {
 	link *Table
 	rng  *rand.Rand
 	at   time.Time // the journals' clock (their names)
+	// until, when closed, makes play end with the game under way (nil:
+	// play plays every game asked for)
+	until <-chan struct{}
+}
+
+// stopped reports whether until is closed.
+func (jt *journalTable) stopped() bool {
+	select {
+	case <-jt.until:
+		return true
+	default:
+		return false
+	}
 }
 
 func newJournalTable(t testing.TB, url, name string, seed uint64) *journalTable {
@@ -148,7 +161,8 @@ func (jt *journalTable) open(t testing.TB) {
 
 // play writes games journals, pausing pace between lines (the pace of
 // people at a board); each game is played to its end (or 60 plies) and
-// then a new one started, as the session does.
+// then a new one started, as the session does — fewer once until is
+// closed.
 func (jt *journalTable) play(t testing.TB, games int, pace time.Duration) error {
 	for g := range games {
 		jt.at = jt.at.Add(time.Minute)
@@ -179,12 +193,16 @@ func (jt *journalTable) play(t testing.TB, games int, pace time.Duration) error 
 			}
 			jt.link.Journalled(path, ply+1)
 		}
-		if g < games-1 {
+		last := g == games-1 || jt.stopped()
+		if !last {
 			fmt.Fprintf(f, "{\"end\":\"new\"}\n")
 			jt.link.Journalled(path, st.Plies())
 		}
 		if err := f.Close(); err != nil {
 			return err
+		}
+		if last {
+			break
 		}
 	}
 	return nil
