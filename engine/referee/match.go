@@ -182,6 +182,28 @@ func (r *Referee) coEmpty(a, b int, since uint64) (bool, int) {
 	return co, first
 }
 
+// touchedAfterFill replays the trace since since: did x change after p was
+// first filled?
+func (r *Referee) touchedAfterFill(x, p int, since uint64) bool {
+	filled := false
+	for _, t := range r.trace {
+		if t.seq <= since {
+			continue
+		}
+		switch int(t.cell) {
+		case p:
+			if !t.empty {
+				filled = true
+			}
+		case x:
+			if filled {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // filledThenLifted replays the trace since since: was c filled, and then
 // emptied again?
 func (r *Referee) filledThenLifted(c int, since uint64) bool {
@@ -292,7 +314,7 @@ func (r *Referee) candidates() []candidate {
 		// The next player's move under way may look like the last mover
 		// going on (GYGES: a displaced piece put down first): then a
 		// revision is only proposed.
-		if len(out) > n0 && r.st.Awaiting() == engine.AwaitMove && r.nextUnderWay(m) {
+		if len(out) > n0 && r.info.Game != "gyges" && r.st.Awaiting() == engine.AwaitMove && r.nextUnderWay(m) {
 			for i := n0; i < len(out); i++ {
 				out[i].ask = true
 			}
@@ -464,7 +486,10 @@ func (r *Referee) revisionsAt(d int, out []candidate) []candidate {
 				r.sensed[f] != empty && r.cur[f] != empty && r.touched[f] > r.lastAcc {
 				same = true
 			}
-			out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i], note: nt, evidence: len(keys), cells: slices.Clone(keys), ask: !same, depth: d})
+			// (In GYGES the next player's move under way is followed by the
+			// composites instead: the revised piece moved on or displaced.)
+			ask := !same && r.info.Game != "gyges"
+			out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i], note: nt, evidence: len(keys), cells: slices.Clone(keys), ask: ask, depth: d})
 		}
 	}
 	if r.info.Game == "gyges" {
@@ -510,12 +535,17 @@ func (r *Referee) movesThen(m []int, out []candidate) []candidate {
 					ok = false
 					break
 				}
-				if r.board2[cell] != r.cur[cell] {
+				if r.board2[cell] != r.cur[cell] && !(r.board2[cell] != empty && r.cur[cell] != empty && r.sensed[cell] == unknown) {
 					if r.touched[cell] <= r.lastAcc {
 						ok = false
 						break
 					}
 					keys = append(keys, cell)
+				}
+			}
+			for _, x := range [...]int{n2.to, n2.extra} {
+				if ok && x >= 0 && x != nt.to && r.hasSensor[x] && !r.touchedAfterFill(x, nt.to, r.lastAcc) {
+					ok = false
 				}
 			}
 			if ok && len(keys) > 0 && r.emptiedBefore(nt.to, n2.to, r.lastAcc) {
@@ -567,8 +597,18 @@ func (r *Referee) composites(d int, c *posCache, now []uint8, m []int, out []can
 		if c.moves[i] == first.move {
 			continue // the position as it stands (or a shallower revision), and a move
 		}
-		if nt.from != first.note.from || nt.to < 0 || nt.extra >= 0 || nt.place || !r.hasSensor[nt.to] || r.touched[nt.to] <= first.since {
-			continue // the same piece, rested on a cell and lifted again
+		if nt.from != first.note.from || nt.to < 0 || nt.place {
+			continue
+		}
+		// p: where it put the piece the next player then takes on — its
+		// destination, or a replace's displaced piece's cell — put down
+		// and lifted again since
+		p := nt.to
+		if nt.extra >= 0 {
+			p = nt.extra
+		}
+		if !r.hasSensor[p] || r.touched[p] <= first.since || !r.filledThenLifted(p, first.since) {
+			continue
 		}
 		r.st.Play(c.moves[i])
 		r.buf2 = r.st.Moves(r.buf2[:0])
@@ -576,8 +616,8 @@ func (r *Referee) composites(d int, c *posCache, now []uint8, m []int, out []can
 			text := r.st.AppendMove(nb[:0], m2)
 			n2 := r.parse(string(text), -1)
 			// the next player moves that piece on, or displaces it
-			onward := n2.from == nt.to && n2.to >= 0 && n2.to != nt.to && r.sensed[nt.to] == empty
-			displaced := n2.extra >= 0 && n2.to == nt.to && n2.from != nt.to && r.filledThenLifted(nt.to, first.since)
+			onward := n2.from == p && n2.to >= 0 && n2.to != p && r.sensed[p] == empty
+			displaced := n2.extra >= 0 && n2.to == p && n2.from != p && r.filledThenLifted(p, first.since)
 			if !onward && !displaced {
 				continue
 			}
@@ -596,7 +636,7 @@ func (r *Referee) composites(d int, c *posCache, now []uint8, m []int, out []can
 					ok = false
 					break
 				}
-				if want != now[cell] {
+				if want != now[cell] && !(want != empty && now[cell] != empty && r.sensed[cell] == unknown) {
 					if r.touched[cell] <= r.lastAcc {
 						ok = false
 						break
@@ -615,7 +655,13 @@ func (r *Referee) composites(d int, c *posCache, now []uint8, m []int, out []can
 					ok = false
 				}
 			}
-			if ok && (displaced || r.emptiedBefore(nt.to, n2.to, first.since)) {
+			// and the next player's move came after the piece was put there
+			for _, x := range [...]int{n2.to, n2.extra} {
+				if ok && x >= 0 && x != p && r.hasSensor[x] && !r.touchedAfterFill(x, p, first.since) {
+					ok = false
+				}
+			}
+			if ok && (displaced || r.emptiedBefore(p, n2.to, first.since)) {
 				out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i] + ";" + string(text), then: string(text),
 					note: nt, evidence: len(keys), cells: keys, depth: d})
 			}
