@@ -476,9 +476,14 @@ func (r *Referee) Handle(ev Input) {
 		if r.fresh {
 			r.seed(ev.Codes)
 		}
-		for s, code := range ev.Codes {
-			if s < len(r.b.Sensors) && r.b.Sensors[s] >= 0 {
-				r.sense(r.b.Sensors[s], r.code[code])
+		// A snapshot tells no order: the cells it empties are read first,
+		// as a hand lifts a piece before it puts one down (the order the
+		// evidence rules look at).
+		for pass := 0; pass < 2; pass++ {
+			for s, code := range ev.Codes {
+				if s < len(r.b.Sensors) && r.b.Sensors[s] >= 0 && (r.code[code] == empty) == (pass == 0) {
+					r.sense(r.b.Sensors[s], r.code[code])
+				}
 			}
 		}
 		r.known = true

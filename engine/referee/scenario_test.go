@@ -263,6 +263,19 @@ func TestMoveWhileDown(t *testing.T) {
 	}
 }
 
+// A GYGES move made while the cable was out is read from the snapshot
+// after it: a snapshot tells no order, so its lifts count before its fills.
+func TestGygesMoveWhileUnplugged(t *testing.T) {
+	start := &engine.Position{ToMove: "north", Pieces: map[string]string{
+		"a1": "1", "b1": "2", "c1": "3", "d1": "1", "e1": "2", "f1": "3",
+		"a6": "1", "b6": "2", "c6": "3", "d6": "1", "e6": "2", "f6": "3"}}
+	for _, ident := range []bool{false, true} {
+		tb := newTable(t, "gyges", engine.Config{Start: start}, ident, 1)
+		tb.do("unplug", "offline lift a6", "offline place a5", "replug")
+		tb.expect("last_move=a6-a5", "in_sync=true", "ply=1")
+	}
+}
+
 // The other example of issue 12: a six advanced move that lifts exactly the
 // hexagons placed in the last two turns passes through the position before
 // them. That transient board is no takeback: the move is recorded.
