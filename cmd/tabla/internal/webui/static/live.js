@@ -177,7 +177,16 @@ function render(s) {
   if (s.status === "won") text = "🏆 " + s.winner + " wins";
   else if (s.status === "draw") text = "Draw";
   else text = (s.to_move || "?") + " to " + (s.awaiting || "move");
-  const sync = s.in_sync === false ? '<span class="sync bad">board out of sync</span>' : '<span class="sync">in sync</span>';
+  // What the board shows against the game, in words that agree with the
+  // connection: a piece in the hand is a move under way, not a fault;
+  // "out of sync" only when no reading explains the board.
+  let sync;
+  if (s.conn && s.conn !== "connected") sync = '<span class="sync bad">board not connected</span>';
+  else if (s.in_sync !== false) sync = '<span class="sync">in sync</span>';
+  else if (s.mode === "play") sync = '<span class="sync">move under way</span>';
+  else if (s.mode === "setup") sync = '<span class="sync">setting up</span>';
+  else if (s.mode === "confirm") sync = '<span class="sync">confirm which move</span>';
+  else sync = '<span class="sync bad">board out of sync</span>';
   $("turn").innerHTML = sync + '<span class="dot" style="background:' + Tabla.sideColour(s.to_move) + '"></span>' + Tabla.escapeHTML(text) +
     (s.mode && s.mode !== "play" ? " <small>(" + Tabla.escapeHTML(s.mode) + ")</small>" : "");
   setMessage(s.message || (s.lifted && s.lifted.length ? "Holding " + s.lifted.map(h => h.piece || "a piece").join(", ") + " — tap a cell to put it down" : ""));
