@@ -182,9 +182,9 @@ func (r *Referee) coEmpty(a, b int, since uint64) (bool, int) {
 	return co, first
 }
 
-// touchedAfterFill replays the trace since since: did x change after p was
-// first filled?
-func (r *Referee) touchedAfterFill(x, p int, since uint64) bool {
+// touchedAfterFill replays the trace since since: did x change (lifted:
+// was x emptied) after p was first filled?
+func (r *Referee) touchedAfterFill(x, p int, since uint64, lifted bool) bool {
 	filled := false
 	for _, t := range r.trace {
 		if t.seq <= since {
@@ -196,8 +196,30 @@ func (r *Referee) touchedAfterFill(x, p int, since uint64) bool {
 				filled = true
 			}
 		case x:
-			if filled {
+			if filled && (!lifted || t.empty) {
 				return true
+			}
+		}
+	}
+	return false
+}
+
+// liftedBeforeFirstFill replays the trace since since: was a emptied before
+// b was first filled?
+func (r *Referee) liftedBeforeFirstFill(a, b int, since uint64) bool {
+	lifted := false
+	for _, t := range r.trace {
+		if t.seq <= since {
+			continue
+		}
+		switch int(t.cell) {
+		case a:
+			if t.empty {
+				lifted = true
+			}
+		case b:
+			if !t.empty {
+				return lifted
 			}
 		}
 	}
@@ -511,7 +533,8 @@ func (r *Referee) movesThen(m []int, out []candidate) []candidate {
 	for i := range c.moves {
 		nt := c.notes[i]
 		if nt.from < 0 || nt.to < 0 || nt.extra >= 0 || nt.place || !r.hasSensor[nt.to] || !r.hasSensor[nt.from] ||
-			r.sensed[nt.from] != empty || r.sensed[nt.to] != empty || r.touched[nt.to] <= r.lastAcc {
+			r.sensed[nt.from] != empty || r.sensed[nt.to] != empty || r.touched[nt.to] <= r.lastAcc ||
+			!r.liftedBeforeFirstFill(nt.from, nt.to, r.lastAcc) {
 			continue // its piece lifted, put on a cell and lifted again
 		}
 		r.st.Play(c.moves[i])
@@ -544,9 +567,13 @@ func (r *Referee) movesThen(m []int, out []candidate) []candidate {
 				}
 			}
 			for _, x := range [...]int{n2.to, n2.extra} {
-				if ok && x >= 0 && x != nt.to && r.hasSensor[x] && !r.touchedAfterFill(x, nt.to, r.lastAcc) {
+				if ok && x >= 0 && x != nt.to && r.hasSensor[x] && !r.touchedAfterFill(x, nt.to, r.lastAcc, false) {
 					ok = false
 				}
+			}
+			// a replace's landing piece was lifted after the piece came
+			if ok && n2.extra >= 0 && r.hasSensor[n2.to] && !r.touchedAfterFill(n2.to, nt.to, r.lastAcc, true) {
+				ok = false
 			}
 			if ok && len(keys) > 0 && r.emptiedBefore(nt.to, n2.to, r.lastAcc) {
 				out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i] + ";" + string(text), then: string(text),
@@ -657,9 +684,12 @@ func (r *Referee) composites(d int, c *posCache, now []uint8, m []int, out []can
 			}
 			// and the next player's move came after the piece was put there
 			for _, x := range [...]int{n2.to, n2.extra} {
-				if ok && x >= 0 && x != p && r.hasSensor[x] && !r.touchedAfterFill(x, p, first.since) {
+				if ok && x >= 0 && x != p && r.hasSensor[x] && !r.touchedAfterFill(x, p, first.since, false) {
 					ok = false
 				}
+			}
+			if ok && n2.extra >= 0 && n2.to != p && r.hasSensor[n2.to] && !r.touchedAfterFill(n2.to, p, first.since, true) {
+				ok = false
 			}
 			if ok && (displaced || r.emptiedBefore(p, n2.to, first.since)) {
 				out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i] + ";" + string(text), then: string(text),
