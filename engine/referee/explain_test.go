@@ -379,6 +379,17 @@ func (x *explainer) sequenceOK(e *evidence, boards [][]byte, named [][]int) bool
 	return true
 }
 
+// displacedAfter: a GYGES replace's displaced piece was put down after it
+// left the landing cell (a piece put there before is another piece).
+func (x *explainer) displacedAfter(e *evidence, text []byte, named []int) bool {
+	if x.game != "gyges" || !bytes.Contains(text, []byte("/")) || len(named) != 3 || named[2] == named[0] {
+		return true
+	}
+	to, extra := named[1], named[2]
+	t := e.lastFill(extra)
+	return t < 0 || e.emptiedBefore(to, t)
+}
+
 // history is what the explainer knows of the game: the states before each
 // of the recent moves (for takebacks and revisions).
 type history struct {
@@ -432,7 +443,7 @@ func (x *explainer) explain(cur engine.State, h *history, w, prev *window, now t
 			if !ok {
 				continue
 			}
-			if x.admits(e, base, after, named) && x.sequenceOK(e, [][]byte{base, after}, [][]int{named}) {
+			if x.admits(e, base, after, named) && x.sequenceOK(e, [][]byte{base, after}, [][]int{named}) && x.displacedAfter(e, tb, named) {
 				out = append(out, text)
 			}
 			// the next player's move after it
@@ -490,7 +501,8 @@ func (x *explainer) explain(cur engine.State, h *history, w, prev *window, now t
 					continue
 				}
 				// what differs from the last move's board was touched since
-				if x.admits(pe, pboard, after, named) && x.sequenceOK(pe, [][]byte{pboard, after}, [][]int{named}) && x.changedTouched(e, base, after) {
+				if x.admits(pe, pboard, after, named) && x.sequenceOK(pe, [][]byte{pboard, after}, [][]int{named}) && x.changedTouched(e, base, after) &&
+					x.displacedAfter(pe, []byte(text), named) {
 					out = append(out, "revise:"+text)
 				}
 				// the revised move, and the next player's move of that piece
