@@ -101,6 +101,10 @@ func TestAppendFrameInvalid(t *testing.T) {
 		{"button zero", &wire.Button{}},
 		{"error code zero", &wire.Error{}},
 		{"error long text", &wire.Error{Code: 1, Text: long}},
+		{"error text newline", &wire.Error{Code: 1, Text: "bad\n"}},
+		{"error text DEL", &wire.Error{Code: 1, Text: "\x7F"}},
+		{"hello model control byte", &wire.Hello{Major: 1, Cells: 1, MaxRX: 64, Model: "st\x01ar"}},
+		{"hello firmware high byte", &wire.Hello{Major: 1, Cells: 1, MaxRX: 64, Firmware: "1.0\xE9"}},
 		{"ack type zero", &wire.Ack{}},
 		{"config zero rate", &wire.Config{Debounce: 1}},
 		{"config zero debounce", &wire.Config{ScanHz: 1}},
@@ -164,6 +168,9 @@ func TestParseErrors(t *testing.T) {
 		{"hello long string", withCRC(append([]byte{1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 100, 0, 65}, make([]byte, 65)...)), wire.ErrInvalid, wire.TypeHello, 0},
 		{"hello cut string", withCRC([]byte{1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 100, 0, 3, 'a'}), wire.ErrTruncated, wire.TypeHello, 0},
 		{"hello missing strings", withCRC([]byte{1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 100, 0}), wire.ErrTruncated, wire.TypeHello, 0},
+		{"hello vendor control byte", withCRC([]byte{1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 100, 0, 2, 'a', 0x07, 0, 0, 0}), wire.ErrInvalid, wire.TypeHello, 0},
+		{"hello serial high byte", withCRC([]byte{1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 100, 0, 0, 0, 1, 0x80, 0}), wire.ErrInvalid, wire.TypeHello, 0},
+		{"error text control byte", withCRC([]byte{7, 0, 0, 1, 0, 0, 0, 0, 0, 3, 'o', 'k', 0x1B}), wire.ErrInvalid, wire.TypeError, 0},
 		{"error cut text", withCRC([]byte{7, 0, 0, 1, 0, 0, 0, 0, 0, 5, 'a'}), wire.ErrTruncated, wire.TypeError, 0},
 		{"led set past end", withCRC([]byte{0x44, 0, 0, 0, 0, 0, 0, 1, 0xFF, 0x0F, 2, 0}), wire.ErrInvalid, wire.TypeLEDSet, 0},
 		{"led frame past end", withCRC([]byte{0x43, 0, 0, 0xFF, 0x0F, 2, 0}), wire.ErrInvalid, wire.TypeLEDFrame, 0},
@@ -185,6 +192,46 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("got type %v seq %d, want %v seq %d", fe.Type, fe.Seq, tt.typ, tt.wantSeq)
 			}
 		})
+	}
+}
+
+// TestTextNamesFieldAndByte: protocol text that is not printable ASCII is
+// refused with an error naming the field, the byte and where it is.
+func TestTextNamesFieldAndByte(t *testing.T) {
+	withCRC := func(b []byte) []byte { return append(wire.AppendCOBS(nil, binaryAppendCRC(b)), 0) }
+	tests := []struct {
+		name string
+		in   []byte
+		want string
+	}{
+		{"hello vendor", withCRC([]byte{1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 100, 0, 2, 'a', 0x07, 0, 0, 0}),
+			"wire: bad frame at offset 0 (Hello seq 0): invalid field value: hello vendor: byte 0x07 at position 1 is not printable ASCII"},
+		{"hello firmware", withCRC([]byte{1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 100, 0, 0, 0, 0, 1, 0xFF}),
+			"wire: bad frame at offset 0 (Hello seq 0): invalid field value: hello firmware: byte 0xFF at position 0 is not printable ASCII"},
+		{"error text", withCRC([]byte{7, 0, 0, 1, 0, 0, 0, 0, 0, 3, 'o', 'k', '\n'}),
+			"wire: bad frame at offset 0 (Error seq 0): invalid field value: error text: byte 0x0A at position 2 is not printable ASCII"},
+	}
+	var p wire.Parser
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := p.Parse(tt.in)
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("got %v, want %s", err, tt.want)
+			}
+		})
+	}
+	// Every printable byte is accepted, both ways.
+	var all []byte
+	for c := byte(0x20); c <= 0x7E; c++ {
+		all = append(all, c)
+	}
+	m := &wire.Error{Code: 1, Text: string(all[:64])}
+	b, err := wire.AppendFrame(nil, 0, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fr, err := p.Parse(b[:len(b)-1]); err != nil || fr.Msg.(*wire.Error).Text != m.Text {
+		t.Errorf("printable text: got %v, want %q", err, m.Text)
 	}
 }
 

@@ -62,6 +62,9 @@ func FuzzDecode(f *testing.F) {
 				if err != nil {
 					t.Fatalf("unexpected error %v", err)
 				}
+				if s, ok := textOf(fr.Msg); ok && !printable(s) {
+					t.Fatalf("decoded %v with text %q: protocol text is printable ASCII", fr.Type(), s)
+				}
 				re, err := wire.AppendFrame(nil, fr.Seq, fr.Msg)
 				if err != nil {
 					t.Fatalf("decoded %v does not re-encode: %v", fr.Type(), err)
@@ -75,6 +78,27 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// textOf returns a message's protocol text (Hello's strings joined, Error's
+// text) and whether it has any.
+func textOf(m wire.Message) (string, bool) {
+	switch m := m.(type) {
+	case *wire.Hello:
+		return m.Vendor + m.Model + m.Serial + m.Firmware, true
+	case *wire.Error:
+		return m.Text, true
+	}
+	return "", false
+}
+
+func printable(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7E {
+			return false
+		}
+	}
+	return true
 }
 
 // fuzzBytes hands out fields from fuzz input, zeros once it runs out.
@@ -170,6 +194,9 @@ func FuzzRoundTrip(f *testing.F) {
 				t.Fatalf("AppendFrame: %v, want nil or ErrInvalid", err)
 			}
 			return
+		}
+		if s, ok := textOf(m); ok && !printable(s) {
+			t.Fatalf("AppendFrame encoded %v with text %q: protocol text is printable ASCII", m.Type(), s)
 		}
 		if bytes.IndexByte(enc, 0) != len(enc)-1 || len(enc) > wire.MaxWireLen(m) || len(enc) > wire.MaxFrameLen {
 			t.Fatalf("bad frame shape: %d bytes, zero at %d", len(enc), bytes.IndexByte(enc, 0))

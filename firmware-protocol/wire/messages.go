@@ -53,21 +53,35 @@ func setString(s *string, b []byte) {
 }
 
 // readString reads a length-prefixed string at p[i:] and returns the index
-// after it.
-func readString(p []byte, i int, s *string) (int, error) {
+// after it. field names it in errors ("hello vendor").
+func readString(p []byte, i int, s *string, field string) (int, error) {
 	if i >= len(p) {
 		return 0, ErrTruncated
 	}
 	n := int(p[i])
 	i++
 	if n > MaxStringLen {
-		return 0, ErrInvalid
+		return 0, invalid("%s: %d bytes, want at most %d", field, n, MaxStringLen)
 	}
 	if i+n > len(p) {
 		return 0, ErrTruncated
 	}
+	if err := checkText(p[i:i+n], field); err != nil {
+		return 0, err
+	}
 	setString(s, p[i:i+n])
 	return i + n, nil
+}
+
+// checkText reports the first byte of b that is not printable ASCII
+// (0x20–0x7E), the only bytes protocol text may hold.
+func checkText[T string | []byte](b T, field string) error {
+	for j := 0; j < len(b); j++ {
+		if c := b[j]; c < 0x20 || c > 0x7E {
+			return invalid("%s: byte 0x%02X at position %d is not printable ASCII", field, c, j)
+		}
+	}
+	return nil
 }
 
 func appendString(b []byte, s string) []byte {
@@ -130,13 +144,19 @@ func (m *Hello) check() error {
 	case m.MaxRX < MinRX || m.MaxRX > MaxBodyLen:
 		return invalid("hello: maxrx %d, want %d..%d", m.MaxRX, MinRX, MaxBodyLen)
 	}
-	for _, s := range [...]string{m.Vendor, m.Model, m.Serial, m.Firmware} {
+	for i, s := range [...]string{m.Vendor, m.Model, m.Serial, m.Firmware} {
 		if len(s) > MaxStringLen {
-			return invalid("hello: string of %d bytes, want at most %d", len(s), MaxStringLen)
+			return invalid("%s: %d bytes, want at most %d", helloFields[i], len(s), MaxStringLen)
+		}
+		if err := checkText(s, helloFields[i]); err != nil {
+			return err
 		}
 	}
 	return nil
 }
+
+// helloFields names Hello's strings in errors, in wire order.
+var helloFields = [...]string{"hello vendor", "hello model", "hello serial", "hello firmware"}
 
 func (m *Hello) appendPayload(b []byte) []byte {
 	b = append(b, m.Major, m.Minor)
@@ -174,8 +194,8 @@ func (m *Hello) unmarshal(p []byte) error {
 	m.MaxRX = le.Uint16(p[9:])
 	i := helloFixed
 	var err error
-	for _, s := range [...]*string{&m.Vendor, &m.Model, &m.Serial, &m.Firmware} {
-		if i, err = readString(p, i, s); err != nil {
+	for j, s := range [...]*string{&m.Vendor, &m.Model, &m.Serial, &m.Firmware} {
+		if i, err = readString(p, i, s, helloFields[j]); err != nil {
 			return err
 		}
 	}
@@ -558,9 +578,9 @@ func (m *Error) check() error {
 		return invalid("error: code 0")
 	}
 	if len(m.Text) > MaxStringLen {
-		return invalid("error: text of %d bytes, want at most %d", len(m.Text), MaxStringLen)
+		return invalid("error text: %d bytes, want at most %d", len(m.Text), MaxStringLen)
 	}
-	return nil
+	return checkText(m.Text, "error text")
 }
 
 func (m *Error) appendPayload(b []byte) []byte {
@@ -576,7 +596,7 @@ func (m *Error) unmarshal(p []byte) error {
 		return ErrTruncated
 	}
 	m.Code, m.Seq, m.Ref, m.Detail = ErrorCode(p[0]), le.Uint16(p[1:]), Type(p[3]), le.Uint16(p[4:])
-	if _, err := readString(p, 6, &m.Text); err != nil {
+	if _, err := readString(p, 6, &m.Text, "error text"); err != nil {
 		return err
 	}
 	if m.Code == 0 {

@@ -28,6 +28,9 @@ var (
 	ErrNoSnapshot = errors.New("serial: no snapshot from the board after the handshake")
 	// ErrDisconnected: the board is not connected right now.
 	ErrDisconnected = errors.New("serial: board disconnected")
+	// ErrWrongBoard: the board's Hello does not match what Config.Accept
+	// expects (another board model, or firmware built for another board).
+	ErrWrongBoard = errors.New("serial: refusing the board")
 	// ErrClosed: the Board was closed.
 	ErrClosed = errors.New("serial: board closed")
 )
@@ -58,6 +61,11 @@ type Config struct {
 	Board *wire.Config
 	// EventBuffer is the capacity of the Events channel [256].
 	EventBuffer int
+	// Accept checks the board a Hello describes before it is used [any
+	// board]. A board it returns an error for is refused: its events never
+	// reach Events, a Fault event carries the error (wrapped in
+	// ErrWrongBoard) and the driver keeps dialing until a board passes.
+	Accept func(hardware.Info) error
 }
 
 func (c *Config) defaults() {
@@ -248,6 +256,12 @@ func (b *Board) run(s *session) {
 		}
 		delay := b.cfg.BackoffMin
 		announced, lastErr := false, ""
+		if errors.Is(err, ErrWrongBoard) {
+			lastErr = err.Error()
+			if !b.emit(hardware.Event{Kind: hardware.Fault, Err: err}) {
+				return
+			}
+		}
 		for s = nil; s == nil; {
 			select {
 			case <-b.closing:
@@ -263,7 +277,7 @@ func (b *Board) run(s *session) {
 			if errors.Is(err, ErrClosed) {
 				return
 			}
-			if err != nil && errors.Is(err, wire.ErrIncompatible) && err.Error() != lastErr {
+			if err != nil && (errors.Is(err, wire.ErrIncompatible) || errors.Is(err, ErrWrongBoard)) && err.Error() != lastErr {
 				lastErr = err.Error()
 				b.emit(hardware.Event{Kind: hardware.Fault, Err: err})
 			}
@@ -627,6 +641,13 @@ func (s *session) onHello(seq uint16, h *wire.Hello) {
 		s.fail(fmt.Errorf("serial: refusing the board: %w", err))
 		return
 	}
+	info := wiremap.Info(h)
+	if accept := s.b.cfg.Accept; accept != nil {
+		if err := accept(info); err != nil {
+			s.fail(fmt.Errorf("%w: %w", ErrWrongBoard, err))
+			return
+		}
+	}
 	restarted := !s.hello || !s.haveSeq || seq != s.lastSeq+1
 	s.hello = true
 	s.lastSeq, s.haveSeq = seq, true
@@ -634,7 +655,6 @@ func (s *session) onHello(seq uint16, h *wire.Hello) {
 	if !restarted {
 		return // the board repeats Hello until it sees our Ack
 	}
-	info := wiremap.Info(h)
 	s.bclock.Reset()
 	s.syncing = true
 	s.state = make([]byte, info.Sensors)

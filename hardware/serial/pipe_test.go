@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strings"
@@ -388,5 +389,74 @@ func TestMatchPortIgnoresCase(t *testing.T) {
 	_, err = matchPort(ports[:1], KnownUSB)
 	if !errors.Is(err, ErrNoPort) || !strings.Contains(err.Error(), "/dev/ttyS0") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// TestPipeWrongBoardRefused: a board whose Hello Config.Accept refuses is
+// never used — no snapshot or change of it reaches Events, a Fault says
+// why — and the right board on the next dial is accepted.
+func TestPipeWrongBoardRefused(t *testing.T) {
+	accept := func(info hardware.Info) error {
+		if info.Sensors != 16 {
+			return fmt.Errorf("the board says %d sensors, the board file has 16", info.Sensors)
+		}
+		return nil
+	}
+	b, mcus, m := openPipe(t, Config{Heartbeat: 20 * time.Millisecond, MissedHeartbeats: 3, BackoffMin: time.Millisecond, Accept: accept}, make([]byte, 16))
+	nextEvent(t, b, hardware.Snapshot)
+	nextEvent(t, b, hardware.Status)
+	m.conn.Close() // unplugged
+
+	// A board of 841 cells is plugged in instead.
+	wrong := <-mcus
+	wrong.await(wire.TypeHelloRequest)
+	h := testHello
+	h.Cells, h.LEDs = 841, 841
+	wrong.send(&h)
+	wrong.send(&wire.Snapshot{Reason: wire.ReasonConnect, Cells: make([]byte, 841)})
+	wrong.send(&wire.CellChange{Time: 5, Changes: []wire.Change{{Cell: 3, Code: 255}}})
+	var fault hardware.Event
+	for fault.Kind != hardware.Fault {
+		ev := nextEvent(t, b, hardware.Fault, hardware.Snapshot, hardware.Change, hardware.Status)
+		if ev.Kind == hardware.Snapshot || ev.Kind == hardware.Change || ev.Conn == hardware.Connected {
+			t.Fatalf("the refused board reached Events: %v", ev)
+		}
+		fault = ev
+	}
+	if !errors.Is(fault.Err, ErrWrongBoard) || !strings.Contains(fault.Err.Error(), "the board says 841 sensors, the board file has 16") {
+		t.Fatalf("fault %v, want ErrWrongBoard naming the sizes", fault.Err)
+	}
+	for f := range wrong.host {
+		if f.Type() == wire.TypeAck || f.Type() == wire.TypeConfig || f.Type() == wire.TypeLEDFrame {
+			t.Errorf("the refused board was sent %v", f.Type())
+		}
+	}
+
+	// The driver keeps dialing; the right board is accepted.
+	var right *fakeMCU
+	for right == nil {
+		next := <-mcus
+		select {
+		case f, ok := <-next.host:
+			if ok && f.Type() == wire.TypeHelloRequest {
+				right = next
+				continue
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatal("no HelloRequest after the refusal")
+		}
+	}
+	h = testHello
+	right.send(&h)
+	right.await(wire.TypeAck)
+	cells := make([]byte, 16)
+	cells[2] = 255
+	right.send(&wire.Snapshot{Reason: wire.ReasonConnect, Cells: cells})
+	if ev := nextEvent(t, b, hardware.Snapshot, hardware.Change); ev.Kind != hardware.Snapshot || ev.Codes[2] != 255 {
+		t.Fatalf("got %v, want the right board's snapshot", ev)
+	}
+	right.send(&wire.CellChange{Time: 9, Changes: []wire.Change{{Cell: 4, Code: 255}}})
+	if ev := nextEvent(t, b, hardware.Change); ev.Sensor != 4 {
+		t.Fatalf("got %v, want the right board's change", ev)
 	}
 }

@@ -71,7 +71,11 @@ func openSerial(ctx context.Context, arg string, o BoardOptions) (hardware.Board
 	if arg == "" {
 		arg = "auto"
 	}
-	return serial.OpenPath(ctx, arg)
+	cfg := serial.Config{Dial: serial.PortDialer(arg, 0, nil)}
+	if o.Def != nil {
+		cfg.Accept = acceptBoard(o.Def)
+	}
+	return serial.Open(ctx, cfg)
 }
 
 // realTimeSim is a virtual board whose clock follows the host's, for
