@@ -28,6 +28,7 @@ type state struct {
 		Moves  []string `json:"moves"`
 		// Candidates in confirm mode
 		Candidates []string `json:"candidates"`
+		Conn       string   `json:"conn"` // "waiting" until the board's first snapshot was read
 	} `json:"state"`
 	Journal string `json:"journal"`
 }
@@ -126,7 +127,9 @@ func TestKillAndRestart(t *testing.T) {
 	d.cmd.Wait()
 
 	d = start(t, bin, journal, addr)
-	s = d.wait(func(s state) bool { return true })
+	// the first state served may come before the board's first snapshot
+	// was read (conn "waiting"): wait for the board
+	s = d.wait(func(s state) bool { return s.State.Conn == "connected" })
 	if s.Journal != path || !slices.Equal(s.State.Moves, []string{"b1-f3"}) {
 		t.Fatalf("after restart: journal %s (want %s), moves %v\nlog:\n%s", s.Journal, path, s.State.Moves, d.log.String())
 	}
