@@ -95,6 +95,26 @@ func (p *pageRun) waitHand(n int) {
 	}
 }
 
+// waitTurn waits for the page's turn line to say want (the board's state
+// against the game, in words).
+func (p *pageRun) waitTurn(want string) {
+	p.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		text, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](`document.getElementById("turn").textContent`))
+		if err != nil {
+			p.t.Fatal(err)
+		}
+		if strings.Contains(text, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("waiting for the turn line to say %q: it says %q", want, text)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func (p *pageRun) moves(n int) referee.State {
 	return p.waitFor(fmt.Sprintf("%d moves", n), func(s referee.State) bool { return len(s.Moves) == n && s.InSync })
 }
@@ -123,6 +143,7 @@ func (p *pageRun) liftAndPlaceLit(from string, pick func([]string) string) strin
 	p.cell(from)
 	p.waitHand(1)
 	s := p.waitFor("destinations of "+from, func(s referee.State) bool { return len(lit(s, "dest")) > 0 })
+	p.waitTurn("move under way") // a piece in the hand is no fault
 	to := pick(lit(s, "dest"))
 	p.cell(to)
 	p.waitHand(0)
@@ -141,6 +162,7 @@ func TestPageGYGES(t *testing.T) {
 	p.click(`#palette button[data-kind="2"]`)
 	p.cell("c3")
 	p.waitFor("correction mode", func(s referee.State) bool { return !s.InSync && len(s.Moves) == 1 })
+	p.waitTurn("board out of sync")
 	p.cell("c3") // lift it again…
 	p.waitHand(1)
 	p.cell("d6") // …and put it on north's home row
