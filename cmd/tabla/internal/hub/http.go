@@ -103,14 +103,21 @@ func (h *Hub) Handler() http.Handler {
 		writeJSON(w, games)
 	})
 	mux.HandleFunc("GET /api/games/{id...}", func(w http.ResponseWriter, r *http.Request) {
-		_, path, err := h.lib.Entry(r.PathValue("id"))
+		// through the library, which serves only regular files inside its
+		// folder (never a link out of it)
+		f, _, err := h.lib.Record(r.PathValue("id"))
 		if err != nil {
-			http.Error(w, err.Error(), http.StatusNotFound)
+			http.Error(w, "no such game", http.StatusNotFound)
 			return
+		}
+		defer f.Close()
+		var mod time.Time
+		if fi, err := f.Stat(); err == nil {
+			mod = fi.ModTime()
 		}
 		w.Header().Set("Content-Type", "application/x-ndjson")
 		w.Header().Set("Content-Disposition", `attachment; filename="`+strings.ReplaceAll(r.PathValue("id"), "/", "-")+`"`)
-		http.ServeFile(w, r, path)
+		http.ServeContent(w, r, "", mod, f)
 	})
 	mux.HandleFunc("GET /api/stats", func(w http.ResponseWriter, r *http.Request) {
 		st, err := h.lib.Stats()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/natsrv"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/sameorigin"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/webui"
 )
 
 // ServeOptions are `tabla hub`'s inputs.
@@ -90,10 +91,14 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	hs := &http.Server{Handler: guard.Wrap(h.Handler()), BaseContext: func(net.Listener) context.Context { return ctx },
-		ReadHeaderTimeout: 10 * time.Second}
+	// The shared timeouts of every page server; a club's spectators keep
+	// hundreds of event streams open (the load test: 1,500), so a larger
+	// cap than a table's.
+	limits := webui.DefaultLimits
+	limits.MaxConns = 4096
+	hs := webui.NewServer(ctx, guard.Wrap(h.Handler()), limits)
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- hs.Serve(limits.Listener(ln)) }()
 	log.Info("tabla hub", "page", "http://"+ln.Addr().String()+"/", "nats", natsURL, "data", o.Dir)
 	if o.Ready != nil {
 		o.Ready(ln.Addr().String(), natsURL)
