@@ -336,7 +336,7 @@ func (r *Referee) candidates() []candidate {
 		// The next player's move under way may look like the last mover
 		// going on (GYGES: a displaced piece put down first): then a
 		// revision is only proposed.
-		if len(out) > n0 && r.info.Game != "gyges" && r.st.Awaiting() == engine.AwaitMove && r.nextUnderWay(m) {
+		if len(out) > n0 && r.st.Awaiting() == engine.AwaitMove && r.nextUnderWay(m) {
 			for i := n0; i < len(out); i++ {
 				out[i].ask = true
 			}
@@ -510,7 +510,7 @@ func (r *Referee) revisionsAt(d int, out []candidate) []candidate {
 			}
 			// (In GYGES the next player's move under way is followed by the
 			// composites instead: the revised piece moved on or displaced.)
-			ask := !same && r.info.Game != "gyges"
+			ask := !same
 			out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i], note: nt, evidence: len(keys), cells: slices.Clone(keys), ask: ask, depth: d})
 		}
 	}

@@ -925,6 +925,9 @@ var noisyRegressions = []struct {
 	{"six-advanced-2p-identifying", 208, "the same, identifying sensors", true},
 	{"six-advanced-2p-identifying", 525, "the same", true},
 	{"six-advanced-2p-presence", 837, "a takeback that swaps pieces presence sensors cannot tell apart counted as a reading (the explainer's)", true},
+	{"gyges-advanced-presence", 892, "a revision of another piece taken unasked while the next player's replace was under way: a wrong move recorded (e030ecf dropped the asks; restored)", false},
+	{"gyges-advanced-presence", 940, "the same", false},
+	{"gyges-advanced-presence", 617, "the same, the move then lost", false},
 	{"daha-presence", 160, "the same, a DAHA takeback of four moves", true},
 }
 
