@@ -204,6 +204,28 @@ func (r *Referee) touchedAfterFill(x, p int, since uint64, lifted bool) bool {
 	return false
 }
 
+// shownSince reports whether the sensors show board b, and returns the
+// cells where b differs from now that a sensor can tell apart; each must
+// have been touched since the last accepted move.
+func (r *Referee) shownSince(b, now []uint8) ([]int, bool) {
+	var keys []int
+	for cell, want := range b {
+		if !r.hasSensor[cell] {
+			continue
+		}
+		if !matches(r.sensed[cell], want) {
+			return nil, false
+		}
+		if want != now[cell] && !(want != empty && now[cell] != empty && r.sensed[cell] == unknown) {
+			if r.touched[cell] <= r.lastAcc {
+				return nil, false
+			}
+			keys = append(keys, cell)
+		}
+	}
+	return keys, true
+}
+
 // liftedBeforeFirstFill replays the trace since since: was a emptied before
 // b was first filled?
 func (r *Referee) liftedBeforeFirstFill(a, b int, since uint64) bool {
@@ -548,24 +570,7 @@ func (r *Referee) movesThen(m []int, out []candidate) []candidate {
 			r.st.Play(m2)
 			r.toBoard(r.st.Position(), r.board2)
 			r.st.Undo()
-			ok := true
-			var keys []int
-			for cell := range r.board2 {
-				if !r.hasSensor[cell] {
-					continue
-				}
-				if !matches(r.sensed[cell], r.board2[cell]) {
-					ok = false
-					break
-				}
-				if r.board2[cell] != r.cur[cell] && !(r.board2[cell] != empty && r.cur[cell] != empty && r.sensed[cell] == unknown) {
-					if r.touched[cell] <= r.lastAcc {
-						ok = false
-						break
-					}
-					keys = append(keys, cell)
-				}
-			}
+			keys, ok := r.shownSince(r.board2, r.cur)
 			for _, x := range [...]int{n2.to, n2.extra} {
 				if ok && x >= 0 && x != nt.to && r.hasSensor[x] && !r.touchedAfterFill(x, nt.to, r.lastAcc, false) {
 					ok = false
@@ -652,25 +657,7 @@ func (r *Referee) composites(d int, c *posCache, now []uint8, m []int, out []can
 			r.st.Play(m2)
 			r.toBoard(r.st.Position(), r.board2)
 			r.st.Undo()
-			ok := true
-			var keys []int
-			for cell := range r.board2 {
-				if !r.hasSensor[cell] {
-					continue
-				}
-				want := r.board2[cell]
-				if !matches(r.sensed[cell], want) {
-					ok = false
-					break
-				}
-				if want != now[cell] && !(want != empty && now[cell] != empty && r.sensed[cell] == unknown) {
-					if r.touched[cell] <= r.lastAcc {
-						ok = false
-						break
-					}
-					keys = append(keys, cell)
-				}
-			}
+			keys, ok := r.shownSince(r.board2, now)
 			// the next player's move was made after the piece was put down,
 			// and since the last accepted move when the board shows that one
 			since := first.since
