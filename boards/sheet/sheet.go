@@ -17,7 +17,8 @@
 // A board larger than the printable part of one sheet is split into a grid of
 // sheets, all in one orientation (the one needing fewer sheets; portrait on a
 // tie). Neighbouring sheets share a strip of Overlap millimetres, shaded on
-// both, with registration crosses (circles with a cross) in it; crop marks
+// both, with registration crosses (circles with a cross) in it, kept half a
+// pitch from every drill mark so that drilling leaves them; crop marks
 // show each sheet's printed window. Trim a sheet along its crop marks on the
 // sides where it has a neighbour above or to the left, lay it over that
 // neighbour with the crosses on top of each other, and tape. Every sheet says
@@ -425,12 +426,14 @@ func (s *Sheet) draw(pg *Page, pos func(boards.Cell) (float64, float64)) []byte 
 		// q's strip with its left (upper) neighbour is on pg when q is pg or
 		// pg's right (lower) neighbour.
 		if q.Col > 0 && q.Row == pg.Row && (q.Col == pg.Col || q.Col == pg.Col+1) {
-			reg(q.Window.X+ov/2, q.Window.Y+q.Window.H/4)
-			reg(q.Window.X+ov/2, q.Window.Y+3*q.Window.H/4)
+			strip := Rect{q.Window.X, q.Window.Y, ov, q.Window.H}
+			reg(s.clearSpot(strip, q.Window.X+ov/2, q.Window.Y+q.Window.H/4, pos))
+			reg(s.clearSpot(strip, q.Window.X+ov/2, q.Window.Y+3*q.Window.H/4, pos))
 		}
 		if q.Row > 0 && q.Col == pg.Col && (q.Row == pg.Row || q.Row == pg.Row+1) {
-			reg(q.Window.X+q.Window.W/4, q.Window.Y+ov/2)
-			reg(q.Window.X+3*q.Window.W/4, q.Window.Y+ov/2)
+			strip := Rect{q.Window.X, q.Window.Y, q.Window.W, ov}
+			reg(s.clearSpot(strip, q.Window.X+q.Window.W/4, q.Window.Y+ov/2, pos))
+			reg(s.clearSpot(strip, q.Window.X+3*q.Window.W/4, q.Window.Y+ov/2, pos))
 		}
 	}
 	w.f("</g></g>\n")
@@ -473,6 +476,71 @@ func (s *Sheet) draw(pg *Page, pos func(boards.Cell) (float64, float64)) []byte 
 	s.legend(&w, pg, m, m+win.H+4, win.W)
 	w.f("</svg>\n")
 	return []byte(w.String())
+}
+
+// regReach is how far a registration cross reaches from its centre (mm).
+const regReach = 5
+
+// clearSpot moves a registration cross wanted at (x, y) in strip, a strip
+// shared by two sheets (drawing mm), off the drill marks: to the nearest
+// spot of the strip, within an eighth of the strip's length, whose
+// distance to every cell centre is at least a cell's radius (half the
+// pitch), so that the holes drilled do not take the marks the sheets are
+// lined up by. Where no spot is that clear, it takes the clearest. The
+// spot depends on the strip and the board only: both sheets draw the
+// cross at the same place of the board.
+func (s *Sheet) clearSpot(strip Rect, x, y float64, pos func(boards.Cell) (float64, float64)) (float64, float64) {
+	want := s.Pitch / 2
+	// how far the cross may go along the strip, and across it (its circle
+	// stays inside the strip)
+	along, across := strip.H/8, math.Max(0, strip.W/2-3)
+	if strip.W > strip.H {
+		along, across = strip.W/8, math.Max(0, strip.H/2-3)
+	}
+	// the cell centres that may be nearer than want to a spot searched
+	reach := math.Hypot(along, across) + want
+	var near [][2]float64
+	for _, c := range s.Board.Cells {
+		if cx, cy := pos(c); math.Abs(cx-x) < reach && math.Abs(cy-y) < reach {
+			near = append(near, [2]float64{cx, cy})
+		}
+	}
+	clearance := func(x, y float64) float64 {
+		d := math.Inf(1)
+		for _, c := range near {
+			d = math.Min(d, math.Hypot(c[0]-x, c[1]-y))
+		}
+		return d
+	}
+	if clearance(x, y) >= want {
+		return x, y
+	}
+	const step = 0.25
+	bestX, bestY, best := x, y, clearance(x, y)
+	// rings of growing distance from the wanted spot: the first clear spot
+	// found is (to a step) the nearest
+	for r := step; r <= math.Hypot(along, across); r += step {
+		found := false
+		for k := range int(math.Ceil(2 * math.Pi * r / step)) {
+			a := float64(k) * step / r
+			dx, dy := r*math.Cos(a), r*math.Sin(a)
+			if strip.W > strip.H {
+				if math.Abs(dx) > along || math.Abs(dy) > across {
+					continue
+				}
+			} else if math.Abs(dy) > along || math.Abs(dx) > across {
+				continue
+			}
+			if d := clearance(x+dx, y+dy); d > best+1e-9 {
+				bestX, bestY, best = x+dx, y+dy, d
+				found = found || d >= want
+			}
+		}
+		if found {
+			break
+		}
+	}
+	return bestX, bestY
 }
 
 // legend writes the band under the board: what the sheet is, the key, the

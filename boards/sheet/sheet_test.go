@@ -25,6 +25,7 @@ type doc struct {
 	sensorLabels, ledLabel int
 	steps                  map[string]int // chain class → number of steps drawn
 	registration, crop     int
+	regs                   [][2]float64 // registration crosses' centres, mm on the paper
 	pageLabel              string
 }
 
@@ -80,6 +81,10 @@ func parse(t *testing.T, svg []byte) doc {
 				d.steps[parent["class"]] += strings.Count(a["d"], "L")
 			case a["class"] == "registration":
 				d.registration++
+			case e.Name.Local == "circle" && parent["class"] == "registration":
+				var x, y float64
+				fmt.Sscanf(a["cx"]+" "+a["cy"], "%g %g", &x, &y)
+				d.regs = append(d.regs, [2]float64{x + dx, y + dy})
 			case e.Name.Local == "path" && parent["class"] == "crop":
 				d.crop++
 			case a["class"] == "page-label":
@@ -244,6 +249,32 @@ func TestRaySplits(t *testing.T) {
 	// A cell in a shared strip is on both sheets.
 	if n := seen["i20"]; n != 2 {
 		t.Errorf("i20 (in the strip of sheets 1 and 2) is on %d sheets, want 2", n)
+	}
+}
+
+// A registration cross never sits on a drill mark: its centre is at least
+// a cell's radius (half the pitch) from every cell centre on the sheet, so
+// the maker drilling the holes does not drill through the marks the sheets
+// are lined up by (RAY on A4 had one 1.75 mm from o18's and o12's).
+func TestRegistrationClearOfDrillMarks(t *testing.T) {
+	for _, name := range []string{"daha", "star", "gyges", "ray", "six"} {
+		for _, paper := range []Paper{A3, A4} {
+			b, s := mustRender(t, name, Options{Paper: paper})
+			for _, pg := range s.Pages {
+				d := parse(t, pg.SVG)
+				if len(d.regs) != d.registration {
+					t.Fatalf("%s %s sheet %d: %d registration crosses, %d centres read", name, paper.Name, pg.N, d.registration, len(d.regs))
+				}
+				for _, r := range d.regs {
+					for cell, c := range d.cells {
+						if dist := math.Hypot(r[0]-c[0], r[1]-c[1]); dist < b.Pitch/2 {
+							t.Errorf("%s %s sheet %d: registration cross at (%.2f, %.2f) mm is %.2f mm from the drill mark of %s, want at least %g",
+								name, paper.Name, pg.N, r[0], r[1], dist, cell, b.Pitch/2)
+						}
+					}
+				}
+			}
+		}
 	}
 }
 
