@@ -33,6 +33,10 @@ var (
 	ErrWrongBoard = errors.New("serial: refusing the board")
 	// ErrClosed: the Board was closed.
 	ErrClosed = errors.New("serial: board closed")
+	// ErrNoReply: a command went unanswered Config.Retries times and the
+	// board did not answer HelloRequest either (PROTOCOL.md §5.2), or it
+	// answered HelloRequest and then left the command unanswered again.
+	ErrNoReply = errors.New("serial: the board does not answer commands")
 )
 
 // Config sets up a serial Board. Only Dial is required; zero values take
@@ -61,11 +65,24 @@ type Config struct {
 	Board *wire.Config
 	// EventBuffer is the capacity of the Events channel [256].
 	EventBuffer int
+	// Baud is the line's rate, for the wire time of a command [115200].
+	Baud int
+	// ReplyTimeout is how long a command waits for its reply before it is
+	// sent again, plus twice its wire time at Baud [200 ms]
+	// (PROTOCOL.md §5.2).
+	ReplyTimeout time.Duration
+	// Retries is how many unanswered transmissions of a command make the
+	// driver send HelloRequest; if no Hello comes within HelloInterval (or
+	// the command stays unanswered after it) the link has failed [3].
+	Retries int
 	// Accept checks the board a Hello describes before it is used [any
 	// board]. A board it returns an error for is refused: its events never
 	// reach Events, a Fault event carries the error (wrapped in
 	// ErrWrongBoard) and the driver keeps dialing until a board passes.
 	Accept func(hardware.Info) error
+
+	// hook, in tests, hears what the writer does.
+	hook func(writerEvent)
 }
 
 func (c *Config) defaults() {
@@ -98,6 +115,15 @@ func (c *Config) defaults() {
 	if c.EventBuffer <= 0 {
 		c.EventBuffer = 256
 	}
+	if c.Baud <= 0 {
+		c.Baud = 115200
+	}
+	if c.ReplyTimeout <= 0 {
+		c.ReplyTimeout = 200 * time.Millisecond
+	}
+	if c.Retries <= 0 {
+		c.Retries = 3
+	}
 }
 
 // Stats counts what happened on the line since Open.
@@ -110,6 +136,12 @@ type Stats struct {
 	LEDFrames  uint64 // LEDFrame/LEDSet frames sent
 	LEDBytes   uint64 // their bytes on the wire
 	BoardFault uint64 // Error messages from the board
+
+	Commands    uint64 // commands answered (Ack, Snapshot, or an Error refusing them)
+	Timeouts    uint64 // commands that waited a whole ReplyTimeout in vain
+	Retransmits uint64 // commands sent again (after a timeout or a bad-frame Error)
+	StrayAcks   uint64 // Acks for no outstanding command (wrong seq or type)
+	Probes      uint64 // HelloRequests sent because a command went unanswered
 }
 
 // Board is a sensor board on a serial line. It implements hardware.Board.
@@ -212,7 +244,7 @@ func (b *Board) RequestSnapshot() error {
 	if s == nil {
 		return ErrDisconnected
 	}
-	s.send(&wire.SnapshotRequest{})
+	s.command(&wire.SnapshotRequest{})
 	return nil
 }
 
@@ -286,11 +318,14 @@ func (b *Board) run(s *session) {
 	}
 }
 
-// serve watches a live session until it dies or the board closes.
+// serve watches a live session until it dies or the board closes. The
+// watchdog fires MissedHeartbeats heartbeat intervals after the last frame
+// received, not at the next tick after that (PROTOCOL.md §5.3: 3 s by
+// default).
 func (b *Board) serve(s *session) error {
-	t := b.clock.NewTicker(b.cfg.Heartbeat)
-	defer t.Stop()
 	limit := time.Duration(b.cfg.MissedHeartbeats) * b.cfg.Heartbeat
+	t := b.clock.NewTimer(max(limit-b.clock.Since(s.lastRx()), 0))
+	defer t.Stop()
 	for {
 		select {
 		case <-b.closing:
@@ -298,9 +333,12 @@ func (b *Board) serve(s *session) error {
 		case <-s.dead:
 			return s.err
 		case <-t.Chan():
-			if b.clock.Since(s.lastRx()) > limit {
-				s.fail(ErrWatchdog)
+			quiet := b.clock.Since(s.lastRx())
+			if quiet >= limit {
+				s.fail(fmt.Errorf("%w: no frame for %v", ErrWatchdog, quiet))
+				continue
 			}
+			t.Reset(limit - quiet)
 		}
 	}
 }
@@ -314,7 +352,7 @@ func (b *Board) connect(ctx context.Context) (*session, error) {
 	}
 	s := newSession(b, port)
 	s.start()
-	s.send(&wire.HelloRequest{Major: wire.VersionMajor, Minor: wire.VersionMinor})
+	s.raw(&wire.HelloRequest{Major: wire.VersionMajor, Minor: wire.VersionMinor})
 	tick := b.clock.NewTicker(b.cfg.HelloInterval)
 	defer tick.Stop()
 	deadline := b.clock.NewTimer(b.cfg.HandshakeTimeout)
@@ -337,9 +375,9 @@ func (b *Board) connect(ctx context.Context) (*session, error) {
 			return nil, s.err
 		case <-tick.Chan():
 			if !s.gotHello.Load() {
-				s.send(&wire.HelloRequest{Major: wire.VersionMajor, Minor: wire.VersionMinor})
+				s.raw(&wire.HelloRequest{Major: wire.VersionMajor, Minor: wire.VersionMinor})
 			} else {
-				s.send(&wire.SnapshotRequest{})
+				s.raw(&wire.SnapshotRequest{})
 			}
 		case <-deadline.Chan():
 			if s.gotHello.Load() {
@@ -355,13 +393,15 @@ func (b *Board) connect(ctx context.Context) (*session, error) {
 }
 
 // A session is one connection: a reader goroutine decoding frames into
-// events and a writer goroutine owning the host's sequence number.
+// events and a writer goroutine owning the host's sequence number and the
+// one command outstanding (writer.go).
 type session struct {
 	b    *Board
 	port io.ReadWriteCloser
 	dec  *wire.Decoder
 
 	ctl      chan ctl
+	replies  chan reply
 	dead     chan struct{}
 	err      error
 	deadOnce sync.Once
@@ -380,29 +420,18 @@ type session struct {
 	bclock    wiremap.Clock
 
 	// writer state
-	seq    uint16
-	maxRX  atomic.Int32
-	sent   []hardware.LED
-	want   []hardware.LED
-	wbuf   []byte
-	enc    ledEncoder
-	ledsOK bool // the handshake is done: LED frames may go out
-}
-
-type ctl struct {
-	msg  wire.Message
-	leds bool // after the handshake: send the whole LED frame
-	lost bool // the board may have missed LED frames: resend everything
+	w writer
 }
 
 func newSession(b *Board, port io.ReadWriteCloser) *session {
 	s := &session{
 		b: b, port: port, dec: wire.NewDecoder(port),
-		ctl:   make(chan ctl, 32),
-		dead:  make(chan struct{}),
-		ready: make(chan struct{}),
-		wbuf:  make([]byte, 0, 4*wire.MaxFrameLen),
+		ctl:     make(chan ctl, 32),
+		replies: make(chan reply, 32),
+		dead:    make(chan struct{}),
+		ready:   make(chan struct{}),
 	}
+	s.w.init(s)
 	s.touch()
 	return s
 }
@@ -439,7 +468,13 @@ func (s *session) isDead() bool {
 	}
 }
 
-func (s *session) send(m wire.Message) { s.post(ctl{msg: m}) }
+// raw sends a frame that is not a command waiting for its reply: an Ack,
+// or the handshake's requests, which connect repeats itself.
+func (s *session) raw(m wire.Message) { s.post(ctl{msg: m, raw: true}) }
+
+// command queues a command; the writer sends it when no other is
+// outstanding and sends it again until the board answers.
+func (s *session) command(m wire.Message) { s.post(ctl{msg: m}) }
 
 func (s *session) post(c ctl) {
 	select {
@@ -448,70 +483,12 @@ func (s *session) post(c ctl) {
 	}
 }
 
-func (s *session) writeLoop() {
-	defer s.wg.Done()
-	for {
-		select {
-		case <-s.dead:
-			return
-		case c := <-s.ctl:
-			switch {
-			case c.msg != nil:
-				var err error
-				s.wbuf, err = wire.AppendFrame(s.wbuf[:0], s.seq, c.msg)
-				if err != nil {
-					s.b.emit(hardware.Event{Kind: hardware.Fault, Err: fmt.Errorf("serial: encoding %v: %w", c.msg.Type(), err)})
-					continue
-				}
-				s.seq++
-				if _, err := s.port.Write(s.wbuf); err != nil {
-					s.fail(fmt.Errorf("serial: write: %w", err))
-					return
-				}
-			case c.leds:
-				s.ledsOK, s.sent = true, nil
-				s.writeLEDs()
-			case c.lost:
-				s.sent = nil
-				s.writeLEDs()
-			}
-		case <-s.b.ledKick:
-			s.writeLEDs()
-		}
+// reply tells the writer what the board answered.
+func (s *session) reply(r reply) {
+	select {
+	case s.replies <- r:
+	case <-s.dead:
 	}
-}
-
-// writeLEDs sends what changed between the frame the board shows and the
-// one wanted.
-func (s *session) writeLEDs() {
-	if !s.ledsOK {
-		return
-	}
-	b := s.b
-	b.mu.Lock()
-	n := b.info.LEDs
-	if len(b.want) != n {
-		b.want = slices.Grow(b.want[:0], n)[:n]
-		clear(b.want)
-	}
-	s.want = append(s.want[:0], b.want...)
-	b.mu.Unlock()
-	var frames int
-	var err error
-	s.wbuf, frames, err = s.enc.appendUpdate(s.wbuf[:0], &s.seq, s.sent, s.want, int(s.maxRX.Load()))
-	if err != nil {
-		b.emit(hardware.Event{Kind: hardware.Fault, Err: fmt.Errorf("serial: encoding LEDs: %w", err)})
-		return
-	}
-	if frames == 0 {
-		return
-	}
-	if _, err := s.port.Write(s.wbuf); err != nil {
-		s.fail(fmt.Errorf("serial: write: %w", err))
-		return
-	}
-	s.sent = append(s.sent[:0], s.want...)
-	b.count(func(st *Stats) { st.LEDFrames += uint64(frames); st.LEDBytes += uint64(len(s.wbuf)) })
 }
 
 func (s *session) readLoop() {
@@ -571,7 +548,7 @@ func (s *session) checkSeq(seq uint16) {
 
 func (s *session) resync() {
 	s.syncing = true
-	s.send(&wire.SnapshotRequest{})
+	s.command(&wire.SnapshotRequest{})
 }
 
 // handle turns one good frame into events.
@@ -587,6 +564,7 @@ func (s *session) handle(f wire.Frame) {
 	if m, ok := f.Msg.(*wire.Snapshot); ok {
 		s.lastSeq, s.haveSeq = f.Seq, true
 		s.onSnapshot(f.Seq, m)
+		s.reply(reply{kind: replySnapshot})
 		return
 	}
 	s.checkSeq(f.Seq)
@@ -624,13 +602,12 @@ func (s *session) handle(f wire.Frame) {
 		s.b.count(func(st *Stats) { st.BoardFault++ })
 		e := *m
 		s.emit(hardware.Event{Kind: hardware.Fault, Seq: f.Seq, Err: &e})
-		switch {
-		case m.Code == wire.ErrCodeOverflow:
+		if m.Code == wire.ErrCodeOverflow {
 			s.resync()
-		case m.Code == wire.ErrCodeBadFrame, m.Ref == wire.TypeLEDFrame, m.Ref == wire.TypeLEDSet:
-			s.post(ctl{lost: true})
 		}
+		s.reply(reply{kind: replyError, code: m.Code, seq: m.Seq, typ: m.Ref})
 	case *wire.Ack:
+		s.reply(reply{kind: replyAck, seq: m.Seq, typ: m.Ref})
 	default:
 		s.emit(hardware.Event{Kind: hardware.Fault, Seq: f.Seq, Err: fmt.Errorf("serial: board sent a host message %v", f.Type())})
 	}
@@ -651,19 +628,26 @@ func (s *session) onHello(seq uint16, h *wire.Hello) {
 	restarted := !s.hello || !s.haveSeq || seq != s.lastSeq+1
 	s.hello = true
 	s.lastSeq, s.haveSeq = seq, true
-	s.send(&wire.Ack{Seq: seq, Ref: wire.TypeHello})
+	s.raw(&wire.Ack{Seq: seq, Ref: wire.TypeHello})
 	if !restarted {
-		return // the board repeats Hello until it sees our Ack
+		// The board repeats Hello until it sees our Ack, or answers our
+		// HelloRequest: it is alive, and sends a Snapshot after the Ack.
+		s.syncing = true
+		s.reply(reply{kind: replyHello})
+		return
 	}
 	s.bclock.Reset()
 	s.syncing = true
 	s.state = make([]byte, info.Sensors)
-	s.maxRX.Store(int32(h.MaxRX))
+	s.w.maxRX.Store(int32(h.MaxRX))
 	s.b.mu.Lock()
 	s.b.info = info
 	s.b.mu.Unlock()
 	s.gotHello.Store(true)
-	s.send(s.b.cfg.Board)
+	// The board lost what it was told: forget the command outstanding,
+	// then send the configuration and every LED again.
+	s.post(ctl{restart: true})
+	s.command(s.b.cfg.Board)
 	s.post(ctl{leds: true})
 }
 

@@ -34,12 +34,34 @@ func color(l hardware.LED) wire.Color { return wire.Color{R: l.R, G: l.G, B: l.B
 // is the board's Hello.MaxRX. It returns the buffer and the number of
 // frames appended.
 func (e *ledEncoder) appendUpdate(dst []byte, seq *uint16, sent, want []hardware.LED, maxBody int) ([]byte, int, error) {
-	changed := func(i int) bool { return sent == nil || i >= len(sent) || sent[i] != want[i] }
+	dst, frames, _, err := e.walk(dst, seq, sent, nil, want, maxBody, 0)
+	e.set.Ranges = nil
+	return dst, frames, err
+}
+
+// appendNext appends the first frame of that update only, for a driver that
+// waits for each frame's Ack (stop-and-wait) and then works out the next
+// one from what the board shows by then and the newest frame wanted. LEDs
+// with unknown[i] set (nil: none) count as changed. It returns the message
+// it encoded (the encoder's own, valid until the next call; nil when
+// nothing changed), so the caller knows which LEDs the frame sets.
+func (e *ledEncoder) appendNext(dst []byte, seq *uint16, sent []hardware.LED, unknown []bool, want []hardware.LED, maxBody int) ([]byte, wire.Message, error) {
+	dst, _, last, err := e.walk(dst, seq, sent, unknown, want, maxBody, 1)
+	return dst, last, err
+}
+
+// walk encodes the update, stopping after limit frames (0: no limit), and
+// returns the last message encoded.
+func (e *ledEncoder) walk(dst []byte, seq *uint16, sent []hardware.LED, unknown []bool, want []hardware.LED, maxBody, limit int) ([]byte, int, wire.Message, error) {
+	changed := func(i int) bool {
+		return sent == nil || i >= len(sent) || (unknown != nil && unknown[i]) || sent[i] != want[i]
+	}
 	capacity := wire.LEDFrameCapacity(maxBody)
 	if capacity < 1 {
 		capacity = 1
 	}
 	frames := 0
+	var lastMsg wire.Message
 	n := len(want)
 	// Steady runs.
 	for i := 0; i < n; i++ {
@@ -61,10 +83,13 @@ func (e *ledEncoder) appendUpdate(dst []byte, seq *uint16, sent, want []hardware
 			}
 			var err error
 			if dst, err = wire.AppendFrame(dst, *seq, &e.frame); err != nil {
-				return dst, frames, err
+				return dst, frames, nil, err
 			}
 			*seq++
 			frames++
+			if frames == limit {
+				return dst, frames, &e.frame, nil
+			}
 		}
 		i = last
 	}
@@ -93,14 +118,20 @@ func (e *ledEncoder) appendUpdate(dst []byte, seq *uint16, sent, want []hardware
 			e.set.Ranges = g.ranges[start:min(start+maxRanges, len(g.ranges))]
 			var err error
 			if dst, err = wire.AppendFrame(dst, *seq, &e.set); err != nil {
-				return dst, frames, err
+				return dst, frames, nil, err
 			}
 			*seq++
 			frames++
+			lastMsg = &e.set
+			if frames == limit {
+				return dst, frames, lastMsg, nil
+			}
 		}
 	}
-	e.set.Ranges = nil
-	return dst, frames, nil
+	if frames > 0 && lastMsg == nil {
+		lastMsg = &e.frame
+	}
+	return dst, frames, lastMsg, nil
 }
 
 func (e *ledEncoder) group(c wire.Color, blink uint8) *blinkGroup {

@@ -8,6 +8,8 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,16 +20,34 @@ import (
 	"github.com/tabla-board/tabla/hardware"
 )
 
-// fakeMCU is a scripted board on the far end of a net.Pipe.
+// fakeMCU is a scripted board on the far end of a net.Pipe. It answers
+// Config, LEDFrame and LEDSet with an Ack as a board does, unless its
+// ackMode says otherwise.
 type fakeMCU struct {
 	t    *testing.T
 	conn net.Conn
+	mu   sync.Mutex
 	seq  uint16
 	host chan wire.Frame // host frames, messages cloned
+	mode atomic.Int32    // an ackMode
+	// frozen: the board stops, as under SIGSTOP: it neither answers nor
+	// reads past the next host frame, until the test ends.
+	frozen atomic.Bool
+	held   chan wire.Ack     // Acks kept back in ackHold mode
+	got    [256]atomic.Int32 // host frames received, by type
 }
 
+type ackMode int32
+
+const (
+	ackAll  ackMode = iota // acknowledge every command at once
+	ackNone                // drop every Ack
+	ackLie                 // acknowledge the wrong seq
+	ackHold                // keep the Acks in held until the test releases them
+)
+
 func newFakeMCU(t *testing.T, conn net.Conn) *fakeMCU {
-	m := &fakeMCU{t: t, conn: conn, host: make(chan wire.Frame, 256)}
+	m := &fakeMCU{t: t, conn: conn, host: make(chan wire.Frame, 256), held: make(chan wire.Ack, 256)}
 	go func() {
 		defer close(m.host)
 		d := wire.NewDecoder(conn)
@@ -40,10 +60,45 @@ func newFakeMCU(t *testing.T, conn net.Conn) *fakeMCU {
 			if err != nil {
 				return
 			}
+			if m.frozen.Load() {
+				<-t.Context().Done()
+				return
+			}
+			m.got[f.Type()].Add(1)
+			switch f.Type() {
+			case wire.TypeConfig, wire.TypeLEDFrame, wire.TypeLEDSet:
+				ack := wire.Ack{Seq: f.Seq, Ref: f.Type()}
+				switch ackMode(m.mode.Load()) {
+				case ackAll:
+					m.reply(&ack)
+				case ackLie:
+					ack.Seq++
+					m.reply(&ack)
+				case ackHold:
+					m.host <- wire.Frame{Seq: f.Seq, Msg: cloneMsg(f.Msg)}
+					m.held <- ack
+					continue
+				}
+			}
 			m.host <- wire.Frame{Seq: f.Seq, Msg: cloneMsg(f.Msg)}
 		}
 	}()
 	return m
+}
+
+func (m *fakeMCU) setMode(a ackMode) { m.mode.Store(int32(a)) }
+
+// release sends the oldest Ack held back.
+func (m *fakeMCU) release() wire.Ack {
+	m.t.Helper()
+	select {
+	case a := <-m.held:
+		m.send(&a)
+		return a
+	case <-time.After(2 * time.Second):
+		m.t.Fatal("no Ack held back")
+	}
+	return wire.Ack{}
 }
 
 func cloneMsg(m wire.Message) wire.Message {
@@ -69,12 +124,28 @@ func cloneMsg(m wire.Message) wire.Message {
 
 func (m *fakeMCU) send(msg wire.Message) {
 	m.t.Helper()
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	b, err := wire.AppendFrame(nil, m.seq, msg)
 	if err != nil {
-		m.t.Fatal(err)
+		m.t.Error(err)
+		return
 	}
 	m.seq++
 	m.raw(b)
+}
+
+// reply sends an answer from the fake board's own goroutine, which may
+// outlive the test: errors are not reported.
+func (m *fakeMCU) reply(msg wire.Message) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b, err := wire.AppendFrame(nil, m.seq, msg)
+	if err != nil {
+		return
+	}
+	m.seq++
+	m.conn.Write(b)
 }
 
 func (m *fakeMCU) raw(b []byte) {
@@ -181,6 +252,9 @@ func openPipe(t *testing.T, cfg Config, cells []byte) (*Board, chan *fakeMCU, *f
 
 func TestPipeGarbageBecomesFaults(t *testing.T) {
 	b, _, m := openPipe(t, Config{Heartbeat: time.Hour}, make([]byte, 16))
+	// The board has acknowledged the first LED frame (so that the garbage
+	// below cannot land on that Ack).
+	m.await(wire.TypeLEDFrame)
 	if ev := nextEvent(t, b, hardware.Snapshot); len(ev.Codes) != 16 {
 		t.Fatalf("snapshot %v", ev)
 	}
@@ -310,7 +384,13 @@ func TestBackoffDoublesOnFakeClock(t *testing.T) {
 	mcus := make(chan *fakeMCU, 1)
 	attempts := make(chan time.Time, 16)
 	fail := false
-	cfg := Config{Clock: clock, Heartbeat: time.Second, MissedHeartbeats: 2, BackoffMin: 100 * time.Millisecond, BackoffMax: 400 * time.Millisecond,
+	idle := make(chan struct{}, 16)
+	cfg := Config{Clock: clock, Heartbeat: time.Second,
+		hook: func(e writerEvent) {
+			if e.What == "idle" {
+				idle <- struct{}{}
+			}
+		}, MissedHeartbeats: 2, BackoffMin: 100 * time.Millisecond, BackoffMax: 400 * time.Millisecond,
 		HandshakeTimeout: time.Hour, HelloInterval: time.Hour,
 		Dial: func(ctx context.Context) (ioRWC, error) {
 			if fail {
@@ -334,6 +414,7 @@ func TestBackoffDoublesOnFakeClock(t *testing.T) {
 	m.handshake(make([]byte, 16))
 	b := <-done
 	defer b.Close()
+	<-idle // the handshake's commands are answered: no timer but the watchdog's
 	ctx := context.Background()
 	start := clock.Now()
 	// Silence: after two heartbeat ticks the watchdog fires.
