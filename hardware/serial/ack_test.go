@@ -128,12 +128,17 @@ func TestAckSlowBoard(t *testing.T) {
 	r.mcu.release()
 	r.expect("answered", wire.TypeLEDFrame)
 	r.expect("idle", 0)
-	r.mcu.release() // the second transmission's Ack, late
-	// The next command goes out normally: the late Ack changed nothing.
-	r.mcu.setMode(ackAll)
+	// The next command goes out before the second transmission's Ack
+	// arrives: that Ack is no fault either.
 	r.setLED(4, hardware.LED{G: 9})
-	r.expect("send", wire.TypeLEDFrame)
+	next := r.expect("send", wire.TypeLEDFrame)
+	r.mcu.awaitSeq(wire.TypeLEDFrame, next.Seq)
+	if late := r.mcu.release(); late.Seq != e.Seq {
+		t.Fatalf("released the Ack of %d, want the late one of %d", late.Seq, e.Seq)
+	}
+	r.mcu.release()
 	r.expect("answered", wire.TypeLEDFrame)
+	r.expect("idle", 0)
 	st := r.board.Stats()
 	if st.Timeouts != 1 || st.Retransmits != 1 || st.StrayAcks != 0 {
 		t.Errorf("stats %+v, want 1 timeout, 1 retransmission, no stray Ack", st)
@@ -195,6 +200,9 @@ func TestAckDropped(t *testing.T) {
 	}
 	if !strings.Contains(ev.Err.Error(), "LEDFrame") || !strings.Contains(ev.Err.Error(), "6 transmissions") {
 		t.Errorf("unclear error: %v", ev.Err)
+	}
+	for range r.mcu.host {
+		// until the fake board has read everything and the line closed
 	}
 	if n := r.mcu.got[wire.TypeLEDFrame].Load(); n != 1+6 {
 		t.Errorf("the board got %d LED frames, want the first whole frame and this one 6 times", n)

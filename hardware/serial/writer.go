@@ -69,6 +69,7 @@ type writer struct {
 	queue []wire.Message // commands waiting, in order
 
 	out      outstanding
+	echoes   []echo // answered commands sent more than once: their late Acks
 	timer    clockwork.Timer
 	deadline time.Time
 
@@ -81,6 +82,17 @@ type writer struct {
 	want    []hardware.LED
 	enc     ledEncoder
 }
+
+// echo is a command answered while copies of it were still on their way:
+// Acks of those copies may follow.
+type echo struct {
+	seq   uint16
+	typ   wire.Type
+	extra int
+}
+
+// maxEchoes bounds the answered commands whose late Acks are remembered.
+const maxEchoes = 8
 
 // outstanding is the command waiting for its reply.
 type outstanding struct {
@@ -305,8 +317,11 @@ func (w *writer) answer(r reply) {
 			w.done()
 			return
 		}
-		if r.seq == o.seq && r.typ == o.typ {
-			return // a second Ack of a command sent twice and answered
+		for i := range w.echoes {
+			if e := &w.echoes[i]; e.seq == r.seq && e.typ == r.typ && e.extra > 0 {
+				e.extra-- // a later Ack of a command sent twice and answered
+				return
+			}
 		}
 		// An Ack that answers nothing we sent, or lies.
 		w.s.b.count(func(st *Stats) { st.StrayAcks++ })
@@ -349,6 +364,12 @@ func (w *writer) done() {
 	}
 	if w.timer != nil {
 		w.timer.Stop()
+	}
+	if o.sends > 1 {
+		if len(w.echoes) == maxEchoes {
+			w.echoes = slices.Delete(w.echoes, 0, 1)
+		}
+		w.echoes = append(w.echoes, echo{o.seq, o.typ, o.sends - 1})
 	}
 	o.active = false
 	w.s.b.count(func(st *Stats) { st.Commands++ })
