@@ -18,6 +18,9 @@ type Status struct {
 	AI []string `json:"ai"`
 	// Pairing is set while a phone asks to control the board.
 	Pairing *PairingStatus `json:"pairing,omitempty"`
+	// Log is the move list (MoveLog); HintMove the standing hint's cells.
+	Log      []MoveEntry `json:"log"`
+	HintMove *MoveEntry  `json:"hint_move,omitempty"`
 }
 
 // PairingStatus is a standing pairing request.
@@ -27,8 +30,8 @@ type PairingStatus struct {
 
 // StatusJSON is the status document.
 func (s *Session) StatusJSON() Status {
-	st := s.State()
-	out := Status{State: st, Journal: s.JournalPath(), Board: s.hw.Info().Name, Frames: s.Frames(),
+	st, log, hint := s.Glance()
+	out := Status{State: st, Log: log, HintMove: hint, Journal: s.JournalPath(), Board: s.hw.Info().Name, Frames: s.Frames(),
 		Pieces: make(map[string]string, len(st.Sensed)), AI: []string{}}
 	for cell, kind := range st.Sensed {
 		if kind == "?" && st.Expected[cell] != "" {

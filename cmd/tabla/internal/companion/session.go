@@ -83,6 +83,7 @@ type Session struct {
 	hintBusy bool
 	frames   int
 	pair     *pairRequest // a phone's standing request to control (pairing.go)
+	mlog     moveLog      // the move list's cache (movelog.go)
 
 	beatOnce sync.Once
 	beat     chan chan struct{} // heartbeat requests Run's loop answers (heartbeat.go)

@@ -68,7 +68,7 @@ func (tb *table) mirrors(ctx context.Context, what string) {
 		st = tb.sess.StatusJSON()
 		pieces = browsertest.Eval[map[string]string](tb.t, ctx, browsertest.DrawnPieces)
 		leds = browsertest.Eval[map[string]string](tb.t, ctx, browsertest.DrawnLEDs)
-		moves = browsertest.Eval[string](tb.t, ctx, `[...document.querySelectorAll("#moves li")].map(l => l.textContent).join(" ")`)
+		moves = browsertest.Eval[string](tb.t, ctx, `[...document.querySelectorAll("#moves li")].map(l => l.dataset.move).join(" ")`)
 		rs := tb.sess.State()
 		want := map[string]string{}
 		for c, l := range rs.LEDs {

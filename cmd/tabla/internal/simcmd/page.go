@@ -66,6 +66,10 @@ type PageState struct {
 	Plugged bool `json:"plugged"`
 	// AI are the seats the engine plays.
 	AI []string `json:"ai"`
+	// Log is the move list (seats, rolls, cells, captures); HintMove the
+	// standing hint's cells (companion.Session.Glance).
+	Log      []companion.MoveEntry `json:"log"`
+	HintMove *companion.MoveEntry  `json:"hint_move,omitempty"`
 }
 
 // Held is a lifted piece.
@@ -81,7 +85,8 @@ func (p *PageSession) Die() []string        { return p.Sess.Die() }
 
 // State returns the page state.
 func (p *PageSession) State() any {
-	st := PageState{State: p.Sess.State(), Pieces: map[string]string{}, Plugged: p.VB.Plugged()}
+	rs, log, hint := p.Sess.Glance()
+	st := PageState{State: rs, Log: log, HintMove: hint, Pieces: map[string]string{}, Plugged: p.VB.Plugged()}
 	def := p.Sess.Board()
 	for i, code := range p.VB.Pieces() {
 		if code != 0 {

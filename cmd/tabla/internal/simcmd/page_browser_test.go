@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +26,8 @@ type pageRun struct {
 	t   *testing.T
 	ctx context.Context
 	ps  *PageSession
+	// stop ends the simulator (the page stays open)
+	stop func()
 }
 
 func startPage(t *testing.T, o PageOptions) *pageRun {
@@ -42,8 +45,10 @@ func startPage(t *testing.T, o PageOptions) *pageRun {
 	case err := <-done:
 		t.Fatalf("ServePage: %v", err)
 	}
-	t.Cleanup(func() { stop(); <-done })
-	p := &pageRun{t: t, ctx: ctx, ps: ps}
+	var once sync.Once
+	end := func() { once.Do(func() { stop(); <-done }) }
+	t.Cleanup(end)
+	p := &pageRun{t: t, ctx: ctx, ps: ps, stop: end}
 	if err := chromedp.Do(ctx, chromedp.Navigate("http://"+addr+"/"), chromedp.WaitVisible(chromedp.CSS(`[data-cell]`))); err != nil {
 		t.Fatal(err)
 	}

@@ -65,15 +65,15 @@ const Tabla = (() => {
       this.pieces = el("g", { class: "pieces" }, svg);
       this.marks = el("g", { class: "marks" }, svg);
       this.hits = el("g", {}, svg);
+      // a big board's labels show once it is zoomed in (zoom)
       const small = v.cells.length > 300;
+      this.zoomable = small || v.kind === "hex";
       for (const c of v.cells) {
         const s = this.shape(c, cells);
         s.setAttribute("class", "cell" + (c.goal ? " goal" : "") + (c.mark === "target" ? " target" : ""));
         const p = this.pos(c);
-        if (!small || c.goal) {
-          const t = el("text", { x: p.x, y: p.y + (c.goal ? .08 : .4), class: "label-cell", "text-anchor": "middle" }, cells);
-          t.textContent = c.name;
-        }
+        const t = el("text", { x: p.x, y: p.y + (c.goal ? .08 : small ? .12 : .4), class: "label-cell" + (small && !c.goal ? " small" : ""), "text-anchor": "middle", "data-label": c.name }, cells);
+        t.textContent = c.name;
         const h = this.shape(c, this.hits);
         h.setAttribute("class", "hit");
         h.dataset.cell = c.name;
@@ -108,13 +108,86 @@ const Tabla = (() => {
         minX = Math.min(minX, p.x - 2); maxX = Math.max(maxX, p.x + 2);
         minY = Math.min(minY, p.y - 1.8); maxY = Math.max(maxY, p.y + 1.8);
       }
-      this.svg.setAttribute("viewBox", [minX - .8, minY - .8, maxX - minX + 1.6, maxY - minY + 1.6].join(" "));
+      this.viewBox = [minX - .8, minY - .8, maxX - minX + 1.6, maxY - minY + 1.6];
+    }
+    // Zoom and pan (RAY, six: small cells on a phone). zoom is the scale
+    // against the fitted board (1: all of it), centre the point shown in
+    // the middle; the buttons, a pinch, the wheel and a drag change them.
+    applyZoom() {
+      const [x, y, w, h] = this.viewBox, k = this.zoom || 1;
+      if (k <= 1) { this.zoom = 1; this.centre = null; }
+      const vw = w / this.zoom, vh = h / this.zoom;
+      let c = this.centre || { x: x + w / 2, y: y + h / 2 };
+      c = { x: Math.min(Math.max(c.x, x + vw / 2), x + w - vw / 2), y: Math.min(Math.max(c.y, y + vh / 2), y + h - vh / 2) };
+      if (this.zoom > 1) this.centre = c;
+      this.svg.setAttribute("viewBox", [c.x - vw / 2, c.y - vh / 2, vw, vh].map(n => +n.toFixed(3)).join(" "));
+      this.svg.classList.toggle("zoomed", this.zoom >= 2); // labels shown
+      this.svg.classList.toggle("panzoom", this.zoom > 1); // a drag pans
+      this.svg.dataset.zoom = this.zoom.toFixed(2);
+    }
+    // zoomBy scales by f around the client point (px, py), or the middle.
+    zoomBy(f, px, py) {
+      const old = this.zoom || 1, k = Math.min(8, Math.max(1, old * f));
+      if (k === old) return;
+      const r = this.svg.getBoundingClientRect(), vb = this.svg.viewBox.baseVal;
+      const ax = px === undefined ? .5 : (px - r.left) / r.width, ay = py === undefined ? .5 : (py - r.top) / r.height;
+      const p = { x: vb.x + ax * vb.width, y: vb.y + ay * vb.height }; // stays under the finger
+      const nw = vb.width * old / k, nh = vb.height * old / k;
+      this.zoom = k;
+      this.centre = { x: p.x - (ax - .5) * nw, y: p.y - (ay - .5) * nh };
+      this.applyZoom();
+    }
+    // panBy moves the board by (dx, dy) client pixels.
+    panBy(dx, dy) {
+      if ((this.zoom || 1) <= 1) return;
+      const r = this.svg.getBoundingClientRect(), vb = this.svg.viewBox.baseVal;
+      this.centre = { x: vb.x + vb.width / 2 - dx * vb.width / r.width, y: vb.y + vb.height / 2 - dy * vb.height / r.height };
+      this.applyZoom();
+    }
+    // gestures: a pinch (two pointers) zooms, one pointer dragged on a
+    // zoomed board pans when canPan(ev) allows it; the wheel zooms. panned
+    // is true from the pointerdown of a gesture that moved the board.
+    gestures(canPan) {
+      const svg = this.svg, down = new Map();
+      let last = null, pinch = null;
+      svg.addEventListener("pointerdown", ev => {
+        down.set(ev.pointerId, { x: ev.clientX, y: ev.clientY });
+        if (down.size === 1) { this.panned = false; last = canPan(ev) ? { x: ev.clientX, y: ev.clientY, moved: false } : null; }
+        if (down.size === 2) { const [a, b] = [...down.values()]; pinch = Math.hypot(a.x - b.x, a.y - b.y); last = null; this.panned = true; }
+      });
+      svg.addEventListener("pointermove", ev => {
+        if (!down.has(ev.pointerId)) return;
+        down.set(ev.pointerId, { x: ev.clientX, y: ev.clientY });
+        if (down.size === 2 && pinch) {
+          const [a, b] = [...down.values()], d = Math.hypot(a.x - b.x, a.y - b.y);
+          this.zoomBy(d / pinch, (a.x + b.x) / 2, (a.y + b.y) / 2);
+          pinch = d;
+          return;
+        }
+        if (!last || (this.zoom || 1) <= 1) return;
+        const dx = ev.clientX - last.x, dy = ev.clientY - last.y;
+        if (!last.moved && Math.hypot(dx, dy) < 8) return;
+        last.moved = true; this.panned = true;
+        this.panBy(dx, dy);
+        last.x = ev.clientX; last.y = ev.clientY;
+      });
+      const up = ev => { down.delete(ev.pointerId); if (down.size < 2) pinch = null; if (!down.size) last = null; };
+      svg.addEventListener("pointerup", up);
+      svg.addEventListener("pointercancel", up);
+      svg.addEventListener("wheel", ev => {
+        if (!ev.ctrlKey && (this.zoom || 1) <= 1 && ev.deltaY > 0) return; // let the page scroll
+        ev.preventDefault();
+        this.zoomBy(Math.exp(-ev.deltaY / 300), ev.clientX, ev.clientY);
+      }, { passive: false });
     }
     // render draws a position: pieces (cell → kind), leds (cell → {r,g,b,
     // blink, role}), holding (cells a lifted piece came from), arrow
     // ({from:[…], to:[…]}: the engine's move).
+    // last ({from:[…], to:[…]}: the last move's cells, marked), hint (an
+    // arrow like arrow, named "hint").
     render(s) {
       this.fitHex(s.pieces);
+      this.applyZoom();
       this.leds.innerHTML = ""; this.pieces.innerHTML = ""; this.marks.innerHTML = "";
       for (const name in (s.leds || {})) {
         const c = this.cell(name); if (!c) continue;
@@ -127,12 +200,26 @@ const Tabla = (() => {
         const c = this.cell(name); if (!c) continue;
         const p = this.pos(c); el("circle", { cx: p.x, cy: p.y, r: .4, class: "holding" }, this.pieces);
       }
+      if (s.last) this.lastMove(s.last);
       if (s.arrow) this.arrow(s.arrow);
+    }
+    // lastMove marks the cells a move left (a dashed ring) and reached (a
+    // bold ring), above the pieces and the LEDs.
+    lastMove(m) {
+      const g = el("g", { class: "lastmove" }, this.marks);
+      for (const [cls, names] of [["last-from", m.from], ["last-to", m.to]]) {
+        for (const n of (names || [])) {
+          const c = this.cell(n); if (!c) continue;
+          const p = this.pos(c);
+          el("circle", { cx: p.x, cy: p.y, r: this.view.kind === "graph" ? .4 : .44, class: cls, "data-last": cls.slice(5), "data-cell": n }, g);
+        }
+      }
     }
     arrow(a) {
       const from = (a.from || []).map(n => this.cell(n)).filter(Boolean), to = (a.to || []).map(n => this.cell(n)).filter(Boolean);
       const g = el("g", { class: "arrow" }, this.marks);
-      if (a.move) el("title", {}, g).textContent = "engine: " + a.move;
+      if (a.kind) g.classList.add(a.kind);
+      if (a.move) el("title", {}, g).textContent = (a.kind === "hint" ? "hint: " : "engine: ") + a.move;
       to.forEach((t, i) => {
         const q = this.pos(t);
         if (i < from.length) {
@@ -158,7 +245,19 @@ const Tabla = (() => {
     return out;
   }
 
+  // failText words a failed request of the library pages for people; the
+  // server's detail goes to the console (and the server's log).
+  async function failText(r, what) {
+    let detail = "";
+    try { detail = await r.text(); } catch (_) { /* no body */ }
+    console.warn(what, r.status, detail);
+    if (r.status === 404) return "This game is not in the library any more (it may have been moved or deleted).";
+    if (r.status === 422) return "This game's file cannot be read: it may be damaged or not a tabla record.";
+    if (r.status >= 500) return "Something went wrong on the board while reading the library. Try again; if it keeps happening, restart it.";
+    return "The library could not be read right now. Try again.";
+  }
+
   function pct(p) { return (100 * p).toFixed(p >= .995 || p < .005 ? 0 : 1) + "%"; }
 
-  return { Board, el, escapeHTML, sideColour, positionLEDs, pct, NS };
+  return { Board, el, escapeHTML, sideColour, positionLEDs, pct, failText, NS };
 })();

@@ -135,12 +135,12 @@ function moveList() {
 
 async function analysis() {
   let r = await fetch("api/analysis?id=" + encodeURIComponent(id));
-  if (!r.ok) { $("progresstext").textContent = await r.text(); $("progressbox").hidden = false; return; }
+  if (!r.ok) { $("progresstext").textContent = await Tabla.failText(r, "api/analysis"); $("progressbox").hidden = false; return; }
   let d = await r.json();
   if (d.progress.state === "none" || d.progress.state === "failed" && !analysis.retried) {
     analysis.retried = d.progress.state === "failed";
     r = await fetch("api/analysis?id=" + encodeURIComponent(id), { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
-    if (!r.ok) { $("progresstext").textContent = await r.text(); $("progressbox").hidden = false; return; }
+    if (!r.ok) { $("progresstext").textContent = await Tabla.failText(r, "api/analysis"); $("progressbox").hidden = false; return; }
     d = await r.json();
   }
   const p = d.progress;
@@ -154,7 +154,7 @@ async function analysis() {
     return;
   }
   $("progressbox").hidden = false;
-  if (p.state === "failed") { $("progresstext").textContent = "analysis failed: " + p.error; return; }
+  if (p.state === "failed") { console.warn("analysis failed:", p.error); $("progresstext").textContent = "The analysis could not be finished. Reload the page to try again."; return; }
   $("bar").style.width = (p.total ? 100 * p.done / p.total : 0) + "%";
   $("progresstext").textContent = p.state === "queued" ? "analysis queued…" : "analysing: " + p.done + " of " + (p.total || "?") + " positions";
   setTimeout(analysis, 400);
@@ -162,7 +162,7 @@ async function analysis() {
 
 async function start() {
   const r = await fetch("api/game?id=" + encodeURIComponent(id));
-  if (!r.ok) { document.querySelector("main").innerHTML = '<p class="error"></p>'; document.querySelector(".error").textContent = await r.text(); return; }
+  if (!r.ok) { document.querySelector("main").innerHTML = '<p class="error"></p>'; document.querySelector(".error").textContent = await Tabla.failText(r, "api/game"); return; }
   game = await r.json();
   const e = game.entry;
   document.title = "tabla — " + e.game + " " + e.id;

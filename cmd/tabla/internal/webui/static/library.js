@@ -54,7 +54,10 @@ function render() {
       tr.className = "bad";
       const err = e.error;
       tr.innerHTML = "<td>" + Tabla.escapeHTML(when(e.date)) + "</td><td>—</td><td colspan=\"4\"></td>";
-      tr.lastChild.textContent = err.file + (err.line ? ":" + err.line + " (line " + err.line + ", byte " + err.byte + ")" : "") + ": " + err.message;
+      // people read that the file is not a game; where it goes wrong is
+      // for developers (the console, and tabla library check)
+      tr.lastChild.textContent = err.file + ": this file cannot be read as a game (damaged, or not a tabla record).";
+      console.warn("unreadable game record", err.file + (err.line ? ":" + err.line + " (byte " + err.byte + ")" : "") + ": " + err.message);
       tr.dataset.id = e.id;
     } else {
       tr.className = "game";
@@ -76,7 +79,7 @@ async function start() {
   const info = await (await fetch("api/info")).json();
   if (info.live) { $("livelink").hidden = false; $("livelink").href = info.live; }
   const r = await fetch("api/games");
-  if (!r.ok) { $("summary").textContent = await r.text(); return; }
+  if (!r.ok) { $("summary").textContent = await Tabla.failText(r, "api/games"); return; }
   games = await r.json();
   const kinds = [...new Set(games.filter(e => e.game).map(e => e.game))].sort();
   for (const k of kinds) { const o = document.createElement("option"); o.value = o.textContent = k; $("fgame").appendChild(o); }

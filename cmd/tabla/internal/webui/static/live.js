@@ -17,7 +17,7 @@ function setMessage(text) { $("message").textContent = text || ""; }
 function normal(d) {
   if (!d || !d.state) return d;
   const s = Object.assign({}, d.state);
-  s.pieces = d.pieces; s.ai = d.ai; s.pairing = d.pairing; s.lifted = [];
+  s.pieces = d.pieces; s.ai = d.ai; s.pairing = d.pairing; s.lifted = []; s.log = d.log; s.hint_move = d.hint_move;
   return s;
 }
 
@@ -140,10 +140,14 @@ function onDown(ev) {
   const occupied = state.pieces && state.pieces[cell];
   if ($("removeTool").checked) { if (occupied) post({ remove: cell }); return; }
   if (occupied) { drag = { from: cell, x: ev.clientX, y: ev.clientY }; post({ lift: cell }); return; }
-  drag = null;
-  // A lifted piece goes down first; else a piece of the kind picked in the
-  // palette; else ask the board anyway (it knows its hand better than a page
-  // that may not have heard of the last lift yet).
+  drag = { empty: cell }; // put down on pointerup, unless the finger panned the board
+}
+
+// tapEmpty: a tap on an empty cell. A lifted piece goes down first; else a
+// piece of the kind picked in the palette; else ask the board anyway (it
+// knows its hand better than a page that may not have heard of the last
+// lift yet).
+function tapEmpty(cell) {
   if (state.lifted && state.lifted.length) { place(cell); return; }
   place(cell, selectedKind || undefined);
 }
@@ -155,6 +159,7 @@ function cellAt(ev) {
 
 function onUp(ev) {
   if (!drag) return;
+  if (drag.empty) { const c = drag.empty; drag = null; if (!board.panned) tapEmpty(c); return; }
   const moved = Math.hypot(ev.clientX - drag.x, ev.clientY - drag.y) > 8;
   const to = cellAt(ev), from = drag.from;
   drag = null;
@@ -169,41 +174,155 @@ function place(cell, piece) {
   post(a).then(() => { if ($("noise").checked) post({ fault: "bounce", cell, times: 2 }); });
 }
 
+// offline: the page lost its event stream (EventSource reconnects).
+let offline = false;
+
 function render(s) {
   state = s;
   if (!board) return;
-  board.render({ pieces: s.pieces, leds: s.leds, holding: (s.lifted || []).filter(h => h.from).map(h => h.from) });
+  const holding = liftedCells(s);
+  const hint = hintMove(s);
+  const log = moveLog(s);
+  const last = log.length ? log[log.length - 1] : null;
+  board.render({ pieces: s.pieces, leds: s.leds, holding,
+    last: last && (last.from || last.to) ? { from: last.from, to: last.to } : null,
+    arrow: hint && (hint.to || []).length ? { from: hint.from || [], to: hint.to.slice(0, 1), move: hint.text, kind: "hint" } : null });
+  renderStatus(s);
   let text;
   if (s.status === "won") text = "🏆 " + s.winner + " wins";
   else if (s.status === "draw") text = "Draw";
   else text = (s.to_move || "?") + " to " + (s.awaiting || "move");
-  // What the board shows against the game, in words that agree with the
-  // connection: a piece in the hand is a move under way, not a fault;
-  // "out of sync" only when no reading explains the board.
-  let sync;
-  if (s.conn && s.conn !== "connected") sync = '<span class="sync bad">board not connected</span>';
-  else if (s.in_sync !== false) sync = '<span class="sync">in sync</span>';
-  else if (s.mode === "play") sync = '<span class="sync">move under way</span>';
-  else if (s.mode === "setup") sync = '<span class="sync">setting up</span>';
-  else if (s.mode === "confirm") sync = '<span class="sync">confirm which move</span>';
-  else sync = '<span class="sync bad">board out of sync</span>';
-  $("turn").innerHTML = sync + '<span class="dot" style="background:' + Tabla.sideColour(s.to_move) + '"></span>' + Tabla.escapeHTML(text) +
-    (s.mode && s.mode !== "play" ? " <small>(" + Tabla.escapeHTML(s.mode) + ")</small>" : "");
-  setMessage(s.message || (s.lifted && s.lifted.length ? "Holding " + s.lifted.map(h => h.piece || "a piece").join(", ") + " — tap a cell to put it down" : ""));
-  const conn = s.conn || "connected";
-  $("conn").textContent = conn;
-  $("conn").classList.toggle("down", conn !== "connected");
+  $("turntext").innerHTML = '<span class="dot" style="background:' + Tabla.sideColour(s.to_move) + '"></span>' + Tabla.escapeHTML(text) +
+    (s.roll && s.awaiting === "move" ? ' <span class="rollnow">rolled ' + Tabla.escapeHTML(s.roll) + "</span>" : "");
+  const hl = $("hintline");
+  hl.hidden = !hint;
+  if (hint) hl.textContent = (engineSeat(s) ? s.to_move + " (engine) plays " : "Hint: ") + moveWords(hint);
+  setMessage(peopleMessage(s) || liftedText(s, holding));
   plugged = s.plugged !== false;
   $("plug").textContent = plugged ? "Pull cable" : "Plug cable back";
   $("rolled").textContent = s.roll ? "shows " + s.roll + (s.roll_by ? " (" + s.roll_by + ")" : "") : "";
-  const moves = $("moves");
-  moves.innerHTML = "";
-  for (const m of (s.moves || [])) { const li = document.createElement("li"); li.textContent = m; moves.appendChild(li); }
-  moves.scrollTop = moves.scrollHeight;
+  renderMoves(log);
   renderHand(s);
   renderRound(s);
   renderEngines(s);
   renderPairing(s);
+}
+
+// renderStatus: the header's badge and the turn line's state say the same
+// thing — the page's link, then the board's cable, then the board against
+// the game (a piece in the hand is a move under way, not a fault; "out of
+// sync" only when no reading explains the board).
+function renderStatus(s) {
+  let badge, sync, bad = false;
+  const conn = s.conn || "connected";
+  if (offline) { badge = "page offline"; sync = "reconnecting…"; bad = true; }
+  else if (conn === "waiting") { badge = "connecting"; sync = "reading the board…"; }
+  else if (conn !== "connected") { badge = "board not connected"; sync = "board not connected"; bad = true; }
+  else {
+    badge = "board connected";
+    if (s.in_sync !== false) sync = "in sync";
+    else if (s.mode === "play") sync = "move under way";
+    else if (s.mode === "setup") sync = "setting up";
+    else if (s.mode === "confirm") sync = "confirm which move";
+    else { sync = "board out of sync"; bad = true; }
+  }
+  $("conn").textContent = badge;
+  $("conn").classList.toggle("down", offline || conn !== "connected" && conn !== "waiting");
+  $("conn").dataset.state = offline ? "offline" : conn;
+  $("sync").textContent = sync;
+  $("sync").classList.toggle("bad", bad);
+}
+
+// moveLog: the move list from the status document (seat, roll, cells,
+// captures), or from the bare moves of a backend without it (a hub).
+function moveLog(s) {
+  if (Array.isArray(s.log) && s.log.length === (s.moves || []).length) return s.log;
+  return (s.moves || []).map((m, i) => ({ n: i + 1, text: m }));
+}
+
+function renderMoves(log) {
+  const moves = $("moves");
+  moves.innerHTML = "";
+  log.forEach((m, i) => {
+    const li = document.createElement("li");
+    li.dataset.move = m.text;
+    if (i === log.length - 1) li.className = "current";
+    let html = '<span class="n">' + m.n + ".</span>";
+    if (m.seat) html += '<span class="dot" style="background:' + Tabla.sideColour(m.seat) + '" title="' + Tabla.escapeHTML(m.seat) + '"></span><span class="who">' + Tabla.escapeHTML(m.seat) + "</span>";
+    if (m.roll) html += '<span class="roll" title="rolled ' + Tabla.escapeHTML(m.roll) + '">🎲' + Tabla.escapeHTML(m.roll) + "</span>";
+    html += '<span class="mv">' + Tabla.escapeHTML(m.text) + "</span>";
+    if ((m.captured || []).length) html += '<span class="cap" title="pieces taken off">✕' + m.captured.length + " " + Tabla.escapeHTML(capturedWords(m.captured)) + "</span>";
+    li.innerHTML = html;
+    moves.appendChild(li);
+  });
+  moves.scrollTop = moves.scrollHeight; // the latest move in view
+}
+
+function capturedWords(kinds) {
+  const n = {};
+  for (const k of kinds) n[k] = (n[k] || 0) + 1;
+  return Object.keys(n).sort().map(k => n[k] + " " + k).join(", ");
+}
+
+// liftedCells: the cells whose piece is in a hand — the game has a piece
+// there that the board does not (the page draws them as lifted).
+function liftedCells(s) {
+  if (!s.expected || !s.pieces || s.status === "won" || s.status === "draw") return [];
+  return Object.keys(s.expected).filter(c => s.expected[c] && !s.pieces[c]).sort();
+}
+
+function liftedText(s, holding) {
+  const dests = Object.keys(s.leds || {}).filter(c => s.leds[c].role === "dest").sort();
+  if (holding.length === 1 && s.mode === "play") {
+    const where = dests.length ? " \u2014 it may go to the " + (dests.length === 1 ? "lit cell " + dests[0] : dests.length + " lit cells") : "";
+    return "Lifted from " + holding[0] + where + ".";
+  }
+  if (s.lifted && s.lifted.length) return "Holding " + s.lifted.map(h => h.piece || "a piece").join(", ") + " \u2014 tap a cell to put it down";
+  return "";
+}
+
+// hintMove: the standing hint as cells (the status document's hint_move,
+// else read from its notation).
+function hintMove(s) {
+  if (!s.hint) return null;
+  if (s.hint_move && s.hint_move.text === s.hint) return s.hint_move;
+  let t = s.hint.split("/")[0], from = [], to = [];
+  if (t.includes(">")) { const [a, b] = t.split(">"); from = [a]; to = [b]; }
+  else if (t.includes("@")) to = [t.split("@")[1]];
+  else if (!t.includes(",") && t.includes("-")) { const [a, b] = t.split("-"); from = [a]; to = [b]; }
+  else to = [t];
+  return { text: s.hint, from: from.filter(c => board.cell(c)), to: to.filter(c => board.cell(c)) };
+}
+
+// moveWords names a move for people: "c6 to e5", "a piece on c1".
+function moveWords(m) {
+  const from = (m.from || [])[0], to = (m.to || [])[0];
+  if (from && to) return from + " to " + to;
+  if (to) return (/^[0-9]@/.test(m.text) ? "a " + m.text[0] + " on " : "a piece on ") + to;
+  if (m.text === "pass") return "pass";
+  return m.text;
+}
+
+function engineSeat(s) { return s.to_move && (s.ai || []).includes(s.to_move); }
+
+// peopleMessage: the board's message in words for people. The referee's
+// messages about faults carry developer detail: the page says what to do,
+// the detail goes to the console (and the daemon's log).
+function peopleMessage(s) {
+  const m = s.message || "";
+  if (!m) return "";
+  if (m !== peopleMessage.last) { peopleMessage.last = m; console.info("board message:", m); }
+  if (/ has no move and is out: /.test(m) || / \(engine\) plays /.test(m)) return m;
+  if (m === "no hint") return "No hint right now.";
+  if (/^sensor \d+ is not wired/.test(m)) return "The board reported a sensor tabla does not know. Check the board's wiring; the detail is in its log.";
+  if (/^board fault/.test(m)) return "The board reported a fault. If pieces are not seen, restart it; the detail is in its log.";
+  if (/^the die shows|^roll .* ignored/.test(m)) return "That roll was not taken. Roll again when it is your turn to roll.";
+  if (/^new game: /.test(m)) return "A new game cannot start right now.";
+  const btn = /^(\w+): /.exec(m);
+  if (btn) return ({ takeback: "There is no move to take back.", confirm: "There is nothing to confirm right now.", roll: "The die cannot be rolled right now.",
+    hint: "No hint right now.", new: "A new game cannot start right now." })[btn[1].toLowerCase()] || "The board could not do that right now.";
+  if (/[A-Za-z]+\.[A-Za-z]+\(|webui:|companion:|referee:|error|%!|\bnil\b/.test(m)) return "The board could not do that right now.";
+  return m;
 }
 
 function renderHand(s) {
@@ -211,6 +330,10 @@ function renderHand(s) {
   $("hand").hidden = !show;
   if (!show) return;
   const pal = $("palette");
+  // rebuilt only when it changes: a tap must not land on a button being replaced
+  const key = JSON.stringify([selectedKind, s.hands || null]);
+  if (pal.dataset.key === key) return;
+  pal.dataset.key = key;
   pal.innerHTML = "";
   for (const k of (view.pieces || [])) {
     const b = document.createElement("button");
@@ -309,6 +432,16 @@ async function start() {
   board = new Tabla.Board(svg, view);
   svg.onpointerdown = onDown;
   svg.onpointerup = onUp;
+  if (board.zoomable) {
+    // RAY's and six's cells are small on a phone: zoom (buttons, pinch,
+    // wheel) and pan (a drag; on the simulator, a drag from an empty cell)
+    $("zoombar").hidden = false;
+    document.body.classList.add("zoomable");
+    board.gestures(ev => view.mode !== "sim" || !(state && state.pieces && state.pieces[ev.target.dataset.cell]));
+    $("zoomin").onclick = () => board.zoomBy(2);
+    $("zoomout").onclick = () => board.zoomBy(.5);
+    $("zoomfit").onclick = () => { board.zoom = 1; board.applyZoom(); };
+  }
   if (view.library) { $("librarylink").hidden = false; $("librarylink").href = view.library; }
   const sim = view.physical && view.mode === "sim";
   $("tools").hidden = !sim;
@@ -349,9 +482,9 @@ async function start() {
   es.addEventListener("state", e => render(normal(JSON.parse(e.data))));
   // EventSource reconnects by itself; say so while it is away, and redraw
   // from the first state it sends when it is back.
-  es.onerror = () => { $("conn").textContent = "page offline"; $("conn").classList.add("down"); };
+  es.onerror = () => { offline = true; if (state) render(state); };
   // Back after a restart of the board's daemon: ask at once whether this
   // phone still controls it.
-  es.onopen = () => { if (state) render(state); if (view.pairing) pairStatus(); };
+  es.onopen = () => { offline = false; if (state) render(state); if (view.pairing) pairStatus(); };
 }
 start();

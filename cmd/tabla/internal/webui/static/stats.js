@@ -69,7 +69,7 @@ function firstMoves(gs) {
 
 async function start() {
   const r = await fetch("api/stats");
-  if (!r.ok) { document.getElementById("summary").textContent = await r.text(); return; }
+  if (!r.ok) { document.getElementById("summary").textContent = await Tabla.failText(r, "api/stats"); return; }
   const st = await r.json();
   document.getElementById("summary").textContent = st.files + " records" + (st.unreadable ? ", " + st.unreadable + " unreadable" : "");
   for (const gs of st.by_game) { results(gs); lengths(gs); firstMoves(gs); }
