@@ -363,12 +363,15 @@ func ReplayContext(ctx context.Context, r io.Reader, name string) (*ReplayResult
 			}
 		}
 	}
+	// one line's fields, reused: json.Unmarshal makes it escape, and a
+	// fresh one per line was an allocation per board event
+	var l boardLine
 	for li := 0; rd.Next(); li++ {
 		if li&4095 == 0 && ctx.Err() != nil {
 			return nil, fmt.Errorf("%s: replay stopped at line %d (%v)", name, rd.Line(), context.Cause(ctx))
 		}
 		rev := rd.Event()
-		var l boardLine
+		l = boardLine{}
 		var cellName []byte
 		switch rev.Kind {
 		case "sensor":
