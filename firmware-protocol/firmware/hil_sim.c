@@ -19,7 +19,7 @@
  *     noise bits that roll that face.
  *
  * Usage: hil_sim -mcu atmega2560|atmega328p -link PATH -cells N -bits B
- *                -leds L [-rng ADDR] [-die 6|4] firmware.elf
+ *                -leds L [-rng ADDR] [-die 6|4] [-frames] firmware.elf
  *
  * Commands on standard input, one a line, each optionally prefixed by
  * "@MS ": carry it out MS milliseconds of MCU time after the previous
@@ -34,7 +34,13 @@
  *   quit
  * Lines on standard output:
  *   ready PATH        the link exists (after go)
- *   leds N HEX        frame N of the strip: r g b per LED, hex
+ *   leds N HEX MS     frame N of the strip: r g b per LED, hex, latched at
+ *                     MS milliseconds of MCU time
+ *   frame DIR TYPE SEQ MS [REFSEQ REFTYPE]   (-frames) every intact frame on
+ *                     the line, DIR up (MCU to host) or down (as the MCU's
+ *                     UART receives it), type and seq in decimal, MCU time;
+ *                     Acks and Errors add the frame they answer
+ *   reset MS          (-frames) the MCU's reset line was pulled
  *   error TEXT        something the test must fail on (bad WS2812 pulses, a
  *                     crashed CPU)
  *   stats ...         at the end: MCU seconds, wall seconds, frames
@@ -272,7 +278,7 @@ static void led_frame_done(void)
     for (i = 0; i < nleds * 3; i++) {
         snprintf(hex + 2 * i, 3, "%02x", rgb[i]);
     }
-    out("leds %d %s\n", frames, hex);
+    out("leds %d %s %lu\n", frames, hex, (unsigned long)(avr->cycle / CYCLES_PER_MS));
 }
 
 static void led_pin(struct avr_irq_t *irq, uint32_t value, void *param)
@@ -307,17 +313,36 @@ typedef struct {
 } tracer_t;
 
 static tracer_t trace_up = {.dir = "mcu>host"}, trace_down = {.dir = "host>mcu"};
+static int report_frames; /* -frames: every frame to stdout, for the test */
 
 static void trace(tracer_t *tr, uint8_t b)
 {
     int r;
-    if (!tracing) {
+    if (!tracing && !report_frames) {
         return;
     }
     if (tr->rx.buf == NULL) {
         tabla_rx_init(&tr->rx, tr->buf, sizeof tr->buf);
     }
     r = tabla_rx_feed(&tr->rx, b);
+    if (r == TABLA_RX_FRAME && report_frames) {
+        unsigned long ms = (unsigned long)(avr->cycle / CYCLES_PER_MS);
+        const char *dir = tr == &trace_up ? "up" : "down";
+        uint8_t type = tr->buf[0];
+        unsigned seq = tabla_get_u16(tr->buf + 1);
+        if (type == TABLA_T_ACK && tr->rx.len >= 3 + 3 + 2) {
+            out("frame %s %u %u %lu %u %u\n", dir, type, seq, ms, tabla_get_u16(tr->buf + 3),
+                tr->buf[5]);
+        } else if (type == TABLA_T_ERROR && tr->rx.len >= 3 + 4 + 2) {
+            out("frame %s %u %u %lu %u %u\n", dir, type, seq, ms, tabla_get_u16(tr->buf + 4),
+                tr->buf[6]);
+        } else {
+            out("frame %s %u %u %lu\n", dir, type, seq, ms);
+        }
+    }
+    if (!tracing) {
+        return;
+    }
     if (r == TABLA_RX_FRAME) {
         fprintf(stderr, "trace %s %.3f %s type 0x%02x seq %u len %u\n", trace_name,
                 (double)avr->cycle / F_CPU, tr->dir, tr->buf[0], tabla_get_u16(tr->buf + 1),
@@ -493,6 +518,9 @@ static void command(char *l)
         if (tracing) {
             fprintf(stderr, "trace %s %.3f reset\n", trace_name, (double)avr->cycle / F_CPU);
         }
+        if (report_frames) {
+            out("reset %lu\n", (unsigned long)(avr->cycle / CYCLES_PER_MS));
+        }
         avr_reset(avr);
         pl_level = 1;
         set_buttons(1);
@@ -613,6 +641,8 @@ int main(int argc, char **argv)
             rng_addr = (uint32_t)strtoul(argv[++i], NULL, 0);
         } else if (strcmp(argv[i], "-die") == 0 && i + 1 < argc) {
             die_faces = atoi(argv[++i]);
+        } else if (strcmp(argv[i], "-frames") == 0) {
+            report_frames = 1;
         } else if (argv[i][0] != '-' && elf == NULL) {
             elf = argv[i];
         } else {
@@ -623,7 +653,7 @@ int main(int argc, char **argv)
     if (elf == NULL || link_path == NULL || ncells < 1 || ncells > MAX_CELLS || sensor_bits < 1 ||
         sensor_bits > 8 || nleds < 0 || nleds > MAX_LEDS) {
         fprintf(stderr, "usage: hil_sim -mcu MCU -link PATH -cells N -bits B -leds L [-rng ADDR] "
-                        "[-die FACES] firmware.elf\n");
+                        "[-die FACES] [-frames] firmware.elf\n");
         return 2;
     }
     tracing = getenv("TABLA_HIL_TRACE") != NULL && *getenv("TABLA_HIL_TRACE") != 0;

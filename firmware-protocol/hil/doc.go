@@ -17,6 +17,17 @@
 // {"fault":"reset"} (for this test only) the MCU's reset line. Each expect
 // line is awaited in the daemon's status API (/api/state), and after every
 // recognised move the colours decoded from the LED pin must equal the
-// referee's LED frame. It needs gcc-avr, avr-libc, binutils-avr,
+// referee's LED frame, and every command the MCU received must have been
+// answered by one Ack or Error (the harness reports every frame on the
+// line).
+//
+// TestHILDriver runs each board's firmware, on the Mega and (where it
+// fits) on the Uno, under the serial driver (hardware/serial) itself:
+// every command acknowledged, Config brightness and blinking LEDs on the
+// pin, heartbeats through 3 s of quiet line, and cell changes with their
+// full index on RAY's cells 256 and above. mutate.sh builds firmware
+// mutants and shows that these tests catch each (firmware/README.md).
+//
+// The tests need gcc-avr, avr-libc, binutils-avr,
 // libsimavr-dev, make and cc; without them it skips, unless CI is set.
 package hil

@@ -64,7 +64,34 @@ type env struct {
 	build, tabla, harness string
 }
 
+// The firmware, the harness and tabla are built once for every test of the
+// package, into a directory TestMain removes.
+var (
+	buildOnce sync.Once
+	built     *env
+	buildErr  error
+	buildDir  string
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
+// firmwareDir is the firmware source to build: TABLA_HIL_FIRMWARE (the
+// mutation script's mutants, see mutate.sh) or ../firmware.
+func firmwareDir() string {
+	if d := os.Getenv("TABLA_HIL_FIRMWARE"); d != "" {
+		return d
+	}
+	return "../firmware"
+}
+
 func setup(t *testing.T) *env {
+	t.Helper()
 	for _, tool := range []string{"make", "cc", "avr-gcc", "avr-objcopy", "avr-size"} {
 		_, err := exec.LookPath(tool)
 		need(t, tool, err == nil)
@@ -72,22 +99,38 @@ func setup(t *testing.T) *env {
 	probe := exec.Command("cc", "-fsyntax-only", "-x", "c", "-")
 	probe.Stdin = strings.NewReader("#include <simavr/sim_avr.h>\nint main(void) { return 0; }\n")
 	need(t, "simavr headers", probe.Run() == nil)
+	buildOnce.Do(func() { built, buildErr = build() })
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return built
+}
 
-	dir := t.TempDir()
-	e := &env{build: filepath.Join(dir, "fw"), tabla: filepath.Join(dir, "tabla")}
+// build makes every builtin board for the Mega and the four that fit for
+// the Uno, the harness, and tabla.
+func build() (*env, error) {
+	var err error
+	if buildDir, err = os.MkdirTemp("", "tabla-hil-"); err != nil {
+		return nil, err
+	}
+	top, err := filepath.Abs("../..")
+	if err != nil {
+		return nil, err
+	}
+	e := &env{build: filepath.Join(buildDir, "fw"), tabla: filepath.Join(buildDir, "tabla")}
 	e.harness = filepath.Join(e.build, "host", "hil_sim")
 	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	mk := exec.Command("make", "--no-print-directory", "-C", "../firmware", "all", "hil-sim",
-		"BUILD="+e.build, "GO="+goBin, "UNO_BOARDS=")
+	mk := exec.Command("make", "--no-print-directory", "-j2", "-C", firmwareDir(), "all", "hil-sim",
+		"BUILD="+e.build, "GO="+goBin, "TOP="+top)
 	if out, err := mk.CombinedOutput(); err != nil {
-		t.Fatalf("make: %v\n%s", err, out)
+		return nil, fmt.Errorf("make: %v\n%s", err, out)
 	}
 	gb := exec.Command(goBin, "build", "-o", e.tabla, "./cmd/tabla")
-	gb.Dir = "../.."
+	gb.Dir = top
 	if out, err := gb.CombinedOutput(); err != nil {
-		t.Fatalf("go build tabla: %v\n%s", err, out)
+		return nil, fmt.Errorf("go build tabla: %v\n%s", err, out)
 	}
-	return e
+	return e, nil
 }
 
 // TestHIL plays a game on every builtin board's firmware under simavr with
@@ -140,16 +183,53 @@ type harness struct {
 	last   time.Time // when the last timed command was sent
 	leds   []byte    // r, g, b per LED, the latest frame decoded from the pin
 	frames int
+	pin    []pinFrame  // every frame the strip showed, in order
+	line   []lineFrame // every intact frame on the line, and resets
 	errs   []string
 	stats  string
 	ready  chan struct{}
 	done   chan struct{}
 }
 
+// pinFrame is what the strip showed from MCU time ms on.
+type pinFrame struct {
+	ms  int64
+	rgb []byte
+}
+
+// lineFrame is a frame on the serial line as the MCU sent (up) or received
+// (down) it; ref and refType the frame an Ack or Error answers. A reset of
+// the MCU is a lineFrame with reset set.
+type lineFrame struct {
+	up           bool
+	typ          int
+	seq, ref     int
+	refType      int
+	ms           int64
+	reset, isRef bool
+}
+
+// Wire types the checks look for (PROTOCOL.md §4.1).
+const (
+	typeHeartbeat = 0x06
+	typeError     = 0x07
+	typeAck       = 0x20
+	typeConfig    = 0x42
+	typeLEDFrame  = 0x43
+	typeLEDSet    = 0x44
+)
+
+// startHarness runs the Mega build of the board.
 func startHarness(t *testing.T, e *env, l *fwboard.Layout, link string) *harness {
-	elfPath := filepath.Join(e.build, "mega2560", l.Board.Name+".elf")
-	args := []string{"-mcu", "atmega2560", "-link", link, "-cells", strconv.Itoa(l.Cells),
-		"-bits", strconv.Itoa(l.SensorBits), "-leds", strconv.Itoa(l.LEDs)}
+	return startHarnessOn(t, e, "atmega2560", l, link)
+}
+
+// startHarnessOn runs the build for mcu (atmega2560 or atmega328p).
+func startHarnessOn(t *testing.T, e *env, mcu string, l *fwboard.Layout, link string) *harness {
+	dir := map[string]string{"atmega2560": "mega2560", "atmega328p": "uno"}[mcu]
+	elfPath := filepath.Join(e.build, dir, l.Board.Name+".elf")
+	args := []string{"-mcu", mcu, "-link", link, "-cells", strconv.Itoa(l.Cells),
+		"-bits", strconv.Itoa(l.SensorBits), "-leds", strconv.Itoa(l.LEDs), "-frames"}
 	if faces := map[string]int{fwboard.DieD6: 6, fwboard.DieNSEW: 4}[l.Die]; faces > 0 {
 		addr, err := dataSymbol(elfPath, "rng_state")
 		if err != nil {
@@ -217,12 +297,27 @@ func (h *harness) read(r io.Reader) {
 			h.last = time.Now()
 			close(h.ready)
 		case "leds":
-			n, hx, _ := strings.Cut(rest, " ")
-			if b, err := hex.DecodeString(hx); err == nil {
+			f := strings.Fields(rest)
+			var b []byte
+			var ms int64
+			err := fmt.Errorf("%d fields", len(f))
+			if len(f) == 3 {
+				if b, err = hex.DecodeString(f[1]); err == nil {
+					ms, err = strconv.ParseInt(f[2], 10, 64)
+				}
+			}
+			if err == nil {
 				h.leds = b
-				h.frames, _ = strconv.Atoi(n)
+				h.frames, _ = strconv.Atoi(f[0])
+				h.pin = append(h.pin, pinFrame{ms, b})
 			} else {
 				h.errs = append(h.errs, "bad leds line: "+line)
+			}
+		case "frame", "reset":
+			if lf, err := parseLineFrame(kind, rest); err == nil {
+				h.line = append(h.line, lf)
+			} else {
+				h.errs = append(h.errs, fmt.Sprintf("bad %s line: %s: %v", kind, line, err))
 			}
 		case "error":
 			h.errs = append(h.errs, rest)
@@ -249,6 +344,123 @@ func (h *harness) send(format string, args ...any) {
 	if _, err := fmt.Fprintf(h.in, format+"\n", args...); err != nil {
 		h.t.Fatalf("harness: %v", err)
 	}
+}
+
+func parseLineFrame(kind, rest string) (lineFrame, error) {
+	f := strings.Fields(rest)
+	var n []int64
+	start := 0
+	var lf lineFrame
+	if kind == "frame" {
+		if len(f) < 4 || f[0] != "up" && f[0] != "down" {
+			return lf, errors.New("want DIR TYPE SEQ MS")
+		}
+		lf.up, start = f[0] == "up", 1
+	} else {
+		lf.reset = true
+	}
+	for _, x := range f[start:] {
+		v, err := strconv.ParseInt(x, 10, 64)
+		if err != nil {
+			return lf, err
+		}
+		n = append(n, v)
+	}
+	if lf.reset {
+		if len(n) != 1 {
+			return lf, errors.New("want MS")
+		}
+		lf.ms = n[0]
+		return lf, nil
+	}
+	lf.typ, lf.seq, lf.ms = int(n[0]), int(n[1]), n[2]
+	if len(n) == 5 {
+		lf.ref, lf.refType, lf.isRef = int(n[3]), int(n[4]), true
+	}
+	return lf, nil
+}
+
+// lineLog returns the frames on the line so far.
+func (h *harness) lineLog() []lineFrame {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.line)
+}
+
+// pinLog returns the frames the strip showed so far.
+func (h *harness) pinLog() []pinFrame {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.pin)
+}
+
+// unanswered lists the host commands (Config, LEDFrame, LEDSet) the MCU
+// received intact and never answered with an Ack or an Error naming them,
+// and Acks that answer no command received: PROTOCOL.md §5.2 wants one
+// reply per intact command (a command sent twice gets two). An Error
+// bad-frame answers the latest command received (a frame the harness saw
+// whole may reach the MCU damaged: one cut by a reset). A reset forgives
+// the commands received before it (the harness reports a frame when it
+// feeds its last byte to the UART, which the MCU may read only after the
+// reset); the last grace ms of the log are not judged (replies may still
+// be due). It also counts the commands and how many were copies of one
+// received before (the host sent them again).
+func unanswered(log []lineFrame, grace int64) (missing, stray []string, commands, copies int) {
+	type key struct{ seq, typ int }
+	pending, forgiven := map[key]int{}, map[key]int{}
+	at := map[key]int64{}
+	seen := map[key]bool{}
+	var order []key // commands received, latest last
+	var end int64
+	if len(log) > 0 {
+		end = log[len(log)-1].ms
+	}
+	for _, f := range log {
+		switch {
+		case f.reset:
+			for k, n := range pending {
+				forgiven[k] += n
+			}
+			clear(pending)
+			clear(seen)
+		case !f.up && (f.typ == typeConfig || f.typ == typeLEDFrame || f.typ == typeLEDSet):
+			k := key{f.seq, f.typ}
+			pending[k]++
+			at[k] = f.ms
+			order = append(order, k)
+			commands++
+			if seen[k] {
+				copies++
+			}
+			seen[k] = true
+		case !f.up && f.typ == 0x40: // HelloRequest: the host opened the port, its seq starts again
+			clear(seen)
+		case f.up && f.typ == typeError && f.isRef && f.refType == 0:
+			for i := len(order) - 1; i >= 0; i-- {
+				if k := order[i]; pending[k] > 0 {
+					pending[k]--
+					break
+				}
+			}
+		case f.up && (f.typ == typeAck || f.typ == typeError) && f.isRef && f.refType != 0:
+			k := key{f.ref, f.refType}
+			switch {
+			case pending[k] > 0:
+				pending[k]--
+			case forgiven[k] > 0:
+				forgiven[k]--
+			case f.typ == typeAck:
+				stray = append(stray, fmt.Sprintf("Ack of frame %d type 0x%02x at %d ms, which the MCU did not receive (or had answered)", f.ref, f.refType, f.ms))
+			}
+		}
+	}
+	for k, n := range pending {
+		if n > 0 && at[k] < end-grace {
+			missing = append(missing, fmt.Sprintf("type 0x%02x seq %d at %d ms (%d unanswered)", k.typ, k.seq, at[k], n))
+		}
+	}
+	slices.Sort(missing)
+	return missing, stray, commands, copies
 }
 
 func (h *harness) shown() []byte {
@@ -429,11 +641,25 @@ func play(t *testing.T, e *env, path string, data []byte, h script.Header) {
 	if p := g.h.problems(); len(p) > 0 {
 		t.Errorf("the simulated board reports: %q", p)
 	}
+	// Every command the MCU received was answered once (PROTOCOL.md §5.2).
+	missing, stray, commands, copies := unanswered(g.h.lineLog(), 300)
+	if len(missing) > 0 || len(stray) > 0 {
+		t.Errorf("commands the MCU received and never answered: %q; Acks of nothing: %q", missing, stray)
+	}
+	acks := 0
+	for _, f := range g.h.lineLog() {
+		if f.up && f.typ == typeAck {
+			acks++
+		}
+	}
+	if acks == 0 {
+		t.Error("the MCU acknowledged no command")
+	}
 	g.h.mu.Lock()
 	stats := g.h.stats
 	g.h.mu.Unlock()
-	t.Logf("%s: %d script lines, %d moves, %d LED frames compared with the pin; %s; %.1f s",
-		def.Name, len(lines)-1, g.moves, g.ledChk, stats, time.Since(start).Seconds())
+	t.Logf("%s: %d script lines, %d moves, %d LED frames compared with the pin; %d commands answered (%d sent again); %s; %.1f s",
+		def.Name, len(lines)-1, g.moves, g.ledChk, commands, copies, stats, time.Since(start).Seconds())
 }
 
 func (g *game) put(cell, kind string) {

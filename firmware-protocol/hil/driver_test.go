@@ -1,0 +1,328 @@
+package hil_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tabla-board/tabla/boards"
+	"github.com/tabla-board/tabla/firmware-protocol/fwboard"
+	"github.com/tabla-board/tabla/firmware-protocol/wire"
+	"github.com/tabla-board/tabla/hardware"
+	"github.com/tabla-board/tabla/hardware/serial"
+	"github.com/tabla-board/tabla/hardware/wiremap"
+)
+
+const (
+	// brightness is the Config brightness the driver test asks for: the
+	// pin must show every colour scaled by (brightness+1)/256.
+	brightness = 100
+	// quiet is how long the driver test leaves the line quiet: the
+	// protocol's 3 heartbeat intervals, and a little more.
+	quiet = 3200 * time.Millisecond
+)
+
+// TestHILDriver runs the firmware of every builtin board, on the Mega and
+// (for the four that fit) on the Uno, in simavr under the serial driver
+// itself rather than the daemon, and checks what a game may not reach:
+//
+//   - every command (Config, LEDFrame, LEDSet) the MCU receives is
+//     acknowledged once, and the driver matches every Ack (no stray Acks,
+//     no disconnection);
+//   - Config brightness scales the colours on the LED pin;
+//   - a blinking LED blinks on the pin at its period;
+//   - after 3 s of quiet line the board has sent a heartbeat every
+//     heartbeatms and the driver is still connected;
+//   - cell changes on the last cell, and on RAY on cells 256 and above,
+//     arrive with their full index while connected.
+func TestHILDriver(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the hardware-in-the-loop driver test runs for about 20 s")
+	}
+	e := setup(t)
+	builds := []struct{ mcu, board string }{
+		{"atmega2560", "daha"}, {"atmega2560", "gyges"}, {"atmega2560", "star"},
+		{"atmega2560", "six"}, {"atmega2560", "ray"},
+		{"atmega328p", "daha"}, {"atmega328p", "gyges"}, {"atmega328p", "star"}, {"atmega328p", "six"},
+	}
+	for _, g := range slices.Sorted(func(yield func(string) bool) {
+		for g := range boards.Games {
+			if !yield(g) {
+				return
+			}
+		}
+	}) {
+		if !slices.ContainsFunc(builds, func(b struct{ mcu, board string }) bool { return b.board == g }) {
+			t.Errorf("no driver test of %s's firmware", g)
+		}
+	}
+	lanes := make(chan struct{}, 3)
+	for _, b := range builds {
+		t.Run(b.mcu+"/"+b.board, func(t *testing.T) {
+			t.Parallel()
+			lanes <- struct{}{}
+			defer func() { <-lanes }()
+			driverRun(t, e, b.mcu, b.board)
+		})
+	}
+}
+
+func driverRun(t *testing.T, e *env, mcu, name string) {
+	start := time.Now()
+	def, err := boards.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lay, err := fwboard.New(def, fwboard.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "ttyTABLA")
+	h := startHarnessOn(t, e, mcu, lay, link)
+	h.send("go")
+	select {
+	case <-h.ready:
+	case <-h.done:
+		t.Fatalf("harness ended: %q", h.problems())
+	case <-time.After(10 * time.Second):
+		t.Fatal("harness not ready")
+	}
+	defer func() {
+		if p := h.problems(); len(p) > 0 {
+			t.Errorf("the simulated board reports: %q", p)
+		}
+	}()
+
+	cfg := wire.DefaultConfig
+	cfg.Brightness = brightness
+	cfg.HeartbeatMs = 1000
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	board, err := serial.Open(ctx, serial.Config{Dial: serial.PortDialer(link, 115200, nil), Board: &cfg})
+	if err != nil {
+		t.Fatalf("serial.Open: %v", err)
+	}
+	ev := watch(board)
+	defer func() {
+		board.Close()
+		ev.wait()
+		if d := ev.disconnects(); len(d) > 0 {
+			t.Errorf("the driver lost the board: %v", d)
+		}
+		st := board.Stats()
+		if st.StrayAcks != 0 {
+			t.Errorf("%d stray Acks: %+v", st.StrayAcks, st)
+		}
+		missing, stray, _, _ := unanswered(h.lineLog(), 300)
+		if len(missing) > 0 || len(stray) > 0 {
+			t.Errorf("commands the MCU received and never answered: %q; Acks of nothing: %q", missing, stray)
+		}
+		t.Logf("%s on %s: %d commands answered, %d timeouts, %d retransmissions; %.1f s",
+			name, mcu, st.Commands, st.Timeouts, st.Retransmits, time.Since(start).Seconds())
+	}()
+	if info := board.Info(); info.Sensors != lay.Cells || info.LEDs != lay.LEDs {
+		t.Fatalf("Hello says %d cells, %d LEDs; the board file %d, %d", info.Sensors, info.LEDs, lay.Cells, lay.LEDs)
+	}
+
+	// Steady colours at the configured brightness.
+	n := lay.LEDs
+	frame := make([]hardware.LED, n)
+	frame[0] = hardware.LED{R: 200, G: 100, B: 50}
+	frame[n/2] = hardware.LED{R: 255, G: 255, B: 255}
+	frame[n-1] = hardware.LED{R: 10, G: 20, B: 250}
+	if err := board.SetLEDs(frame); err != nil {
+		t.Fatal(err)
+	}
+	want := make([]byte, 3*n)
+	for i, l := range frame {
+		want[3*i], want[3*i+1], want[3*i+2] = scaled(l.R), scaled(l.G), scaled(l.B)
+	}
+	if err := waitPin(h, want, 5*time.Second); err != nil {
+		t.Fatalf("steady LEDs at brightness %d: %v", brightness, err)
+	}
+
+	// A blinking LED, then a quiet line: heartbeats, and the blink on the pin.
+	blinker := n / 3
+	if blinker == 0 || blinker == n/2 {
+		blinker = n - 2
+	}
+	frame[blinker] = hardware.LED{G: 180, Blink: hardware.Fast}
+	if err := board.SetLEDs(frame); err != nil {
+		t.Fatal(err)
+	}
+	on := slices.Clone(want)
+	on[3*blinker+1] = scaled(180)
+	if err := waitPin(h, on, 5*time.Second); err != nil {
+		t.Fatalf("blinking LED never on: %v", err)
+	}
+	from := len(h.lineLog())
+	pinFrom := len(h.pinLog())
+	time.Sleep(quiet)
+	checkQuiet(t, h.lineLog()[from:], int64(cfg.HeartbeatMs))
+	checkBlink(t, h.pinLog()[pinFrom:], blinker, on, int64(wiremap.BlinkUnits(hardware.Fast))*wire.BlinkUnitMs)
+	if d := ev.disconnects(); len(d) > 0 {
+		t.Fatalf("disconnected during %v of quiet: %v", quiet, d)
+	}
+
+	// Cell changes with their full index, while connected.
+	cells := []int{lay.Cells - 1}
+	if lay.Cells > 256 {
+		cells = []int{256, 300, 511, 512, lay.Cells - 1}
+	}
+	code := byte(hardware.Occupied)
+	if lay.Identifying() {
+		code = lay.Codes[0]
+	}
+	for _, c := range cells {
+		for _, v := range []struct {
+			raw  int
+			code byte
+		}{{1, code}, {0, hardware.Empty}} {
+			h.send("set %d %d", c, v.raw)
+			got, err := ev.change(5 * time.Second)
+			if err != nil {
+				t.Fatalf("cell %d to %d: %v", c, v.code, err)
+			}
+			if got.Sensor != c || got.Code != v.code {
+				t.Fatalf("cell %d to %d: the driver got cell %d to %d", c, v.code, got.Sensor, got.Code)
+			}
+		}
+	}
+}
+
+// scaled is the firmware's brightness scale (tabla_fw.c).
+func scaled(c uint8) uint8 { return uint8(uint16(c) * (brightness + 1) >> 8) }
+
+func waitPin(h *harness, want []byte, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		got := h.shown()
+		if slices.Equal(got, want) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			for i := 0; i+2 < len(want) && i+2 < len(got); i += 3 {
+				if !slices.Equal(got[i:i+3], want[i:i+3]) {
+					return fmt.Errorf("LED %d shows #%x, want #%x (and maybe more)", i/3, got[i:i+3], want[i:i+3])
+				}
+			}
+			return fmt.Errorf("%d LED bytes on the pin, want %d", len(got), len(want))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// checkQuiet: on a quiet line the board sends a heartbeat every interval
+// (the MCU's main loop may be a scan and a strip refresh late; its Timer0
+// milliseconds run 0.3 % fast of simavr's cycle count).
+func checkQuiet(t *testing.T, log []lineFrame, interval int64) {
+	t.Helper()
+	var beats []int64
+	for _, f := range log {
+		if f.up && f.typ == typeHeartbeat {
+			beats = append(beats, f.ms)
+		}
+		if !f.up {
+			t.Errorf("the host sent type 0x%02x on a quiet line", f.typ)
+		}
+	}
+	if len(beats) < 3 {
+		t.Errorf("%d heartbeats in %v of quiet (MCU times %v), want 3 or more", len(beats), quiet, beats)
+		return
+	}
+	for i := 1; i < len(beats); i++ {
+		if d := beats[i] - beats[i-1]; d < interval*99/100 || d > interval+60 {
+			t.Errorf("heartbeats %d ms apart (MCU times %v), want %d", d, beats, interval)
+		}
+	}
+}
+
+// checkBlink: the LED is on for half of each period, off for the other.
+func checkBlink(t *testing.T, pin []pinFrame, led int, on []byte, period int64) {
+	t.Helper()
+	var edges []int64
+	state := -1
+	for _, f := range pin {
+		if len(f.rgb) < 3*led+3 {
+			continue
+		}
+		px := f.rgb[3*led : 3*led+3]
+		s := -1
+		switch {
+		case slices.Equal(px, on[3*led:3*led+3]):
+			s = 1
+		case px[0] == 0 && px[1] == 0 && px[2] == 0:
+			s = 0
+		default:
+			t.Errorf("blinking LED %d shows #%x at %d ms, neither on nor off", led, px, f.ms)
+			return
+		}
+		if s != state {
+			if state >= 0 {
+				edges = append(edges, f.ms)
+			}
+			state = s
+		}
+	}
+	want := int(quiet.Milliseconds()/(period/2)) - 3
+	if len(edges) < want {
+		t.Errorf("blinking LED changed %d times in %v, want %d or more (period %d ms)", len(edges), quiet, want, period)
+		return
+	}
+	var halves []int64
+	for i := 1; i < len(edges); i++ {
+		halves = append(halves, edges[i]-edges[i-1])
+	}
+	sort.Slice(halves, func(i, j int) bool { return halves[i] < halves[j] })
+	if med := halves[len(halves)/2]; med < period/2-15 || med > period/2+15 {
+		t.Errorf("blink half-periods %v ms, median %d, want %d", halves, med, period/2)
+	}
+}
+
+// events collects what the driver reports.
+type events struct {
+	changes chan hardware.Event
+	mu      sync.Mutex
+	lost    []error
+	done    chan struct{}
+}
+
+func watch(b *serial.Board) *events {
+	e := &events{changes: make(chan hardware.Event, 64), done: make(chan struct{})}
+	go func() {
+		defer close(e.done)
+		for ev := range b.Events() {
+			switch {
+			case ev.Kind == hardware.Change:
+				e.changes <- ev
+			case ev.Kind == hardware.Status && ev.Conn == hardware.Disconnected:
+				e.mu.Lock()
+				e.lost = append(e.lost, ev.Err)
+				e.mu.Unlock()
+			}
+		}
+	}()
+	return e
+}
+
+func (e *events) wait() { <-e.done }
+
+func (e *events) disconnects() []error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.lost)
+}
+
+func (e *events) change(timeout time.Duration) (hardware.Event, error) {
+	select {
+	case ev := <-e.changes:
+		return ev, nil
+	case <-time.After(timeout):
+		return hardware.Event{}, fmt.Errorf("no cell change within %v", timeout)
+	}
+}
