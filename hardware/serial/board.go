@@ -377,7 +377,7 @@ func (b *Board) connect(ctx context.Context) (*session, error) {
 			if !s.gotHello.Load() {
 				s.raw(&wire.HelloRequest{Major: wire.VersionMajor, Minor: wire.VersionMinor})
 			} else {
-				s.raw(&wire.SnapshotRequest{})
+				s.command(&wire.SnapshotRequest{}) // after Config, one command at a time
 			}
 		case <-deadline.Chan():
 			if s.gotHello.Load() {
