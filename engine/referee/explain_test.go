@@ -390,6 +390,17 @@ func (x *explainer) displacedAfter(e *evidence, text []byte, named []int) bool {
 	return t < 0 || e.emptiedBefore(to, t)
 }
 
+// moverAfter: a GYGES move's piece was put down on its destination after it
+// left its cell (a piece put there before, such as a bounce piece looked at
+// and put back, is another piece).
+func (x *explainer) moverAfter(e *evidence, named []int) bool {
+	if x.game != "gyges" || len(named) < 2 || named[0] == named[1] {
+		return true
+	}
+	t := e.lastFill(named[1])
+	return t < 0 || e.emptiedBefore(named[0], t)
+}
+
 // history is what the explainer knows of the game: the states before each
 // of the recent moves (for takebacks and revisions).
 type history struct {
@@ -443,7 +454,7 @@ func (x *explainer) explain(cur engine.State, h *history, w, prev *window, now t
 			if !ok {
 				continue
 			}
-			if x.admits(e, base, after, named) && x.sequenceOK(e, [][]byte{base, after}, [][]int{named}) && x.displacedAfter(e, tb, named) {
+			if x.admits(e, base, after, named) && x.sequenceOK(e, [][]byte{base, after}, [][]int{named}) && x.displacedAfter(e, tb, named) && x.moverAfter(e, named) {
 				out = append(out, text)
 			}
 			// the next player's move after it
@@ -502,7 +513,7 @@ func (x *explainer) explain(cur engine.State, h *history, w, prev *window, now t
 				}
 				// what differs from the last move's board was touched since
 				if x.admits(pe, pboard, after, named) && x.sequenceOK(pe, [][]byte{pboard, after}, [][]int{named}) && x.changedTouched(e, base, after) &&
-					x.displacedAfter(pe, []byte(text), named) {
+					x.displacedAfter(pe, []byte(text), named) && x.moverAfter(pe, named) {
 					out = append(out, "revise:"+text)
 				}
 				// the revised move, and the next player's move of that piece

@@ -131,17 +131,26 @@ func (r *Referee) evidence(n note, d []change, since uint64, keys []int) (int, [
 			return 0, keys, false
 		}
 	}
+	if !r.ordered(n, since) {
+		return 0, keys, false
+	}
+	return len(keys), keys, true
+}
+
+// ordered reports whether the order of lifts and fills since since admits
+// the move: a piece is put down after it was lifted.
+func (r *Referee) ordered(n note, since uint64) bool {
 	if n.extra >= 0 && n.from >= 0 && n.to >= 0 && r.hasSensor[n.from] && r.hasSensor[n.to] {
 		// a replace: the landing piece was off its cell while the moving
 		// piece was off the board (in whatever order they were lifted and
 		// put down, this happens just before the moving piece lands)
 		if co, _ := r.coEmpty(n.from, n.to, since); !co {
-			return 0, keys, false
+			return false
 		}
 		// the displaced piece was put down after it had left the landing
 		// cell (a piece put there before is another piece)
 		if n.extra != n.from && r.hasSensor[n.extra] && !r.liftedBeforeFill(n.to, n.extra, since) {
-			return 0, keys, false
+			return false
 		}
 	}
 	if r.info.Game == "gyges" && n.extra < 0 && !n.place && n.from >= 0 && n.to >= 0 && n.from != n.to && r.hasSensor[n.from] && r.hasSensor[n.to] {
@@ -149,10 +158,10 @@ func (r *Referee) evidence(n note, d []change, since uint64, keys []int) (int, [
 		// filled: a piece put there before the mover was lifted is another
 		// (the displaced piece of a replace whose mover lands elsewhere)
 		if !r.liftedBeforeFill(n.from, n.to, since) {
-			return 0, keys, false
+			return false
 		}
 	}
-	return len(keys), keys, true
+	return true
 }
 
 // coEmpty replays the trace since since: were a and b ever empty at once,
@@ -350,17 +359,28 @@ func (r *Referee) candidates() []candidate {
 	}
 	if len(m) > 0 && r.info.Game == "gyges" && r.st.Awaiting() == engine.AwaitMove {
 		out = r.movesThen(m, out)
+		out = r.revisionsThen(out)
 	}
 	if len(m) > 0 {
 		out = r.takebacks(out)
 		n0 := len(out)
 		out = r.revisions(out)
 		// The next player's move under way may look like the last mover
-		// going on (GYGES: a displaced piece put down first): then a
-		// revision is only proposed.
-		if len(out) > n0 && r.st.Awaiting() == engine.AwaitMove && r.nextUnderWay(m) {
+		// going on (a displaced piece put down first): then a revision is
+		// only proposed. (In GYGES a revision alone is recorded, and
+		// revised again once the next player's move is made:
+		// revisionsThen.)
+		if len(out) > n0 && r.st.Awaiting() == engine.AwaitMove {
+			any, lifted := r.nextUnderWay(m)
 			for i := n0; i < len(out); i++ {
-				out[i].ask = true
+				// (a GYGES revision of the last move alone is followed on
+				// by revisionsThen when the mover of a replace whose
+				// displaced piece was set down first lands)
+				under := any
+				if r.info.Game == "gyges" && out[i].depth == 1 && out[i].then == "" {
+					under = lifted
+				}
+				out[i].ask = out[i].ask || under && !out[i].displacedFirst
 			}
 		}
 	}
@@ -499,6 +519,22 @@ func (r *Referee) revisionsAt(d int, out []candidate) []candidate {
 			}
 			keys = append(keys, cell)
 		}
+		// Every cell the revision names was touched since the replaced
+		// move began: a replace's landing piece left its cell (a presence
+		// sensor reads a swapped piece as no change at all).
+		if ok && r.info.Game == "gyges" {
+			for _, cell := range [...]int{nt.to, nt.extra} {
+				if cell >= 0 && r.hasSensor[cell] && r.touched[cell] <= first.since {
+					ok = false
+				}
+			}
+			// a plain move's piece was in the hand when its destination was
+			// filled (a piece put there before is a replace's displaced one)
+			if ok && nt.extra < 0 && !nt.place && nt.from >= 0 && nt.to >= 0 && r.hasSensor[nt.from] && r.hasSensor[nt.to] &&
+				r.touched[nt.from] > first.since && !r.liftedBeforeFill(nt.from, nt.to, first.since) {
+				ok = false
+			}
+		}
 		// The piece went on from where the last move put it: that cell was
 		// emptied before the revision's destination was filled. (A piece
 		// put down elsewhere while the last move's piece is knocked off
@@ -511,7 +547,9 @@ func (r *Referee) revisionsAt(d int, out []candidate) []candidate {
 				}
 			}
 			if vacated {
-				ok = r.emptiedBefore(lastTo, to, r.lastAcc)
+				// (or it was a replace's displaced piece, which went on)
+				ok = r.emptiedBefore(lastTo, to, r.lastAcc) ||
+					r.info.Game == "gyges" && nt.extra >= 0 && nt.extra != lastTo && r.hasSensor[nt.extra] && r.emptiedBefore(lastTo, nt.extra, r.lastAcc)
 			}
 		}
 		if ok && len(keys) > 0 {
@@ -530,10 +568,16 @@ func (r *Referee) revisionsAt(d int, out []candidate) []candidate {
 				r.sensed[f] != empty && r.cur[f] != empty && r.touched[f] > r.lastAcc {
 				same = true
 			}
+			// A GYGES replace whose displaced piece went where the last
+			// move put its piece is the same hand, which set the displaced
+			// piece down first (the next player's move after it is followed
+			// by revisionsThen).
+			displacedFirst := r.info.Game == "gyges" && d == 1 && nt.extra >= 0 && nt.to == first.note.from && first.note.extra < 0 && !first.note.place
+			same = same || displacedFirst
 			// (In GYGES the next player's move under way is followed by the
 			// composites instead: the revised piece moved on or displaced.)
 			ask := !same
-			out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i], note: nt, evidence: len(keys), cells: slices.Clone(keys), ask: ask, depth: d})
+			out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i], note: nt, evidence: len(keys), cells: slices.Clone(keys), ask: ask, depth: d, displacedFirst: displacedFirst})
 		}
 	}
 	if r.info.Game == "gyges" {
@@ -583,6 +627,79 @@ func (r *Referee) movesThen(m []int, out []candidate) []candidate {
 			if ok && len(keys) > 0 && r.emptiedBefore(nt.to, n2.to, r.lastAcc) {
 				out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i] + ";" + string(text), then: string(text),
 					note: nt, evidence: len(keys), cells: keys})
+			}
+		}
+		r.st.Undo()
+	}
+	return out
+}
+
+// revisionsThen adds, in GYGES, the readings in which the last move is
+// revised back to a move it was recorded as before (a rest of the hand on a
+// legal destination) and the next player has moved since (any piece): a
+// hand that counted a piece on from that rest looks exactly like the next
+// player taking the piece away as a replace's displaced piece — so the
+// revision is recorded when the board rests, and the next player's move
+// shows both readings, and recognise asks.
+func (r *Referee) revisionsThen(out []candidate) []candidate {
+	n := len(r.ops)
+	if n == 0 || !r.prevOK || r.ops[n-1].roll || r.ops[n-1].chosen {
+		return out
+	}
+	last := &r.ops[n-1]
+	if last.note.from < 0 && !last.note.place {
+		return out
+	}
+	since := last.since
+	if r.board2 == nil {
+		r.board2 = make([]uint8, r.ncell)
+	}
+	now := slices.Clone(r.cur) // the board of the position as it stands
+	r.st.Undo()
+	applyDiff(r.cur, last.diff, true)
+	defer func() {
+		r.st.Play(last.move)
+		applyDiff(r.cur, last.diff, false)
+	}()
+	c := &r.prev
+	var nb [64]byte
+	for i := range c.moves {
+		nt := c.notes[i]
+		if c.moves[i] == last.move || !slices.Contains(last.was, c.moves[i]) || nt.to < 0 {
+			continue // only a move the hand was seen resting on
+		}
+		// its destination (and a replace's displaced piece's cell) were
+		// touched since the last move began
+		if !r.hasSensor[nt.to] || r.touched[nt.to] <= since || nt.extra >= 0 && r.hasSensor[nt.extra] && r.touched[nt.extra] <= since {
+			continue
+		}
+		r.st.Play(c.moves[i])
+		r.buf2 = r.st.Moves(r.buf2[:0])
+		for _, m2 := range r.buf2 {
+			text := r.st.AppendMove(nb[:0], m2)
+			n2 := r.parse(string(text), -1)
+			if n2.from < 0 || !r.hasSensor[n2.from] || r.touched[n2.from] <= r.lastAcc || n2.from == nt.to {
+				continue // moved since the board was last read (the piece moved on is movesThen's)
+			}
+			ok := true
+			for _, x := range [...]int{n2.to, n2.extra} {
+				if x >= 0 && r.hasSensor[x] && r.touched[x] <= since {
+					ok = false
+				}
+			}
+			// its piece was in the hand when it was put down
+			if !ok || !r.ordered(n2, since) {
+				continue
+			}
+			r.st.Play(m2)
+			r.toBoard(r.st.Position(), r.board2)
+			r.st.Undo()
+			keys, ok := r.shownSince(r.board2, now)
+			if ok && len(keys) > 0 && !slices.ContainsFunc(out, func(o candidate) bool { return o.then == string(text) && o.idx == i && o.kind == candRevise }) {
+				// only proposed: the hand may be under way to yet another
+				// reading, which needs this one undone
+				out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i] + ";" + string(text), then: string(text),
+					note: nt, evidence: len(keys), cells: keys, depth: 1, ask: true})
 			}
 		}
 		r.st.Undo()
@@ -642,6 +759,10 @@ func (r *Referee) composites(d int, c *posCache, now []uint8, m []int, out []can
 		if !r.hasSensor[p] || r.touched[p] <= first.since || !r.filledThenLifted(p, first.since) {
 			continue
 		}
+		// a replace's landing cell was touched too (its piece left)
+		if nt.extra >= 0 && r.hasSensor[nt.to] && r.touched[nt.to] <= first.since {
+			continue
+		}
 		r.st.Play(c.moves[i])
 		r.buf2 = r.st.Moves(r.buf2[:0])
 		for _, m2 := range r.buf2 {
@@ -679,8 +800,10 @@ func (r *Referee) composites(d int, c *posCache, now []uint8, m []int, out []can
 				ok = false
 			}
 			if ok && (displaced || r.emptiedBefore(p, n2.to, first.since)) {
+				// a piece displaced by the next player is only proposed:
+				// its hand may be a replace of its own under way
 				out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i] + ";" + string(text), then: string(text),
-					note: nt, evidence: len(keys), cells: keys, depth: d})
+					note: nt, evidence: len(keys), cells: keys, depth: d, ask: displaced && !onward})
 			}
 		}
 		r.st.Undo()
@@ -887,15 +1010,26 @@ func (r *Referee) underWayMoves(m []int, dst []int) []int {
 // it stood has not begun (a six hexagon's destination filled while it
 // stands is another piece), unless it is a GYGES replace, whose displaced
 // piece may be set down before the mover is lifted.
-func (r *Referee) nextUnderWay(m []int) bool {
+//
+// lifted leaves out a GYGES replace whose displaced piece was set down first
+// and whose mover is not yet lifted: a revision of the last move alone is
+// recorded, and revisionsThen reads it again once the mover lands.
+func (r *Referee) nextUnderWay(m []int) (any, lifted bool) {
 	c := r.ensure()
 	for _, i := range r.underWayMoves(m, nil) {
 		n := c.notes[i]
+		if n.extra >= 0 && n.to >= 0 && r.hasSensor[n.extra] && r.hasSensor[n.to] && r.sensed[n.extra] != empty &&
+			slices.Contains(m, n.extra) && (r.touched[n.to] <= r.lastAcc || !r.liftedBeforeFill(n.to, n.extra, r.lastAcc)) {
+			continue // its displaced piece is down, yet it never left the landing cell
+		}
 		if n.from < 0 || n.extra >= 0 || !r.hasSensor[n.from] || r.sensed[n.from] == empty {
-			return true
+			any = true
+			if !(r.info.Game == "gyges" && n.extra >= 0 && n.from >= 0 && r.hasSensor[n.from] && r.sensed[n.from] != empty) {
+				return true, true
+			}
 		}
 	}
-	return false
+	return any, false
 }
 
 // debugHook, when set (by the noisy harness's TABLA_NOISY_DEBUG), sees every

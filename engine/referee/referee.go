@@ -130,7 +130,13 @@ type op struct {
 	// chosen: confirmed by a person (the confirm button, a command): the
 	// hand is done, the move is never revised
 	chosen bool
+	// was: the moves from the same position it revised, oldest first (the
+	// rests of a hand counting the piece on; at most maxWas)
+	was []engine.Move
 }
+
+// maxWas bounds an op's list of the moves it revised.
+const maxWas = 8
 
 // note is what a move's notation says about cells.
 type note struct {
@@ -178,6 +184,10 @@ type candidate struct {
 	evidence int
 	cells    []int // key cells, for confirm display
 	ask      bool  // never taken without confirmation
+	// displacedFirst: a GYGES revision to a replace whose displaced piece
+	// went where the revised move put its piece (the hand set it down
+	// first); followed on by revisionsThen, never asked for alone
+	displacedFirst bool
 }
 
 // Referee turns board events into moves and LED frames. It is pure: time
@@ -1064,10 +1074,15 @@ func (r *Referee) take(c candidate, source string) {
 	case candRevise:
 		// the revised move's evidence began where the replaced one's did
 		if c.depth > 0 {
-			since := r.ops[len(r.ops)-c.depth].since
+			first := &r.ops[len(r.ops)-c.depth]
+			since := first.since
+			was := append(slices.Clone(first.was), first.move)
+			if len(was) > maxWas {
+				was = was[len(was)-maxWas:]
+			}
 			defer func(n int) {
 				if n < len(r.ops) {
-					r.ops[n].since = since
+					r.ops[n].since, r.ops[n].was = since, was
 				}
 			}(len(r.ops) - c.depth)
 		}
