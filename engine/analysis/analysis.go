@@ -36,16 +36,19 @@ const DefaultBlunder = 0.20
 
 // Move is the analysis of one move.
 type Move struct {
-	N         int       `json:"n"`    // 1-based move number (plies)
-	Line      int       `json:"line"` // record line
-	Seat      string    `json:"seat"`
-	Side      string    `json:"side"`
-	Move      string    `json:"move"`
-	Before    float64   `json:"before"` // mover's side win probability before
-	After     float64   `json:"after"`  // … and after the move
-	Best      string    `json:"best"`   // the engine's move ("" when forced)
-	BestAfter float64   `json:"-"`
-	Loss      float64   `json:"loss"`
+	N         int     `json:"n"`    // 1-based move number (plies)
+	Line      int     `json:"line"` // record line
+	Seat      string  `json:"seat"`
+	Side      string  `json:"side"`
+	Move      string  `json:"move"`
+	Before    float64 `json:"before"` // mover's side win probability before
+	After     float64 `json:"after"`  // … and after the move
+	Best      string  `json:"best"`   // the engine's move ("" when forced)
+	BestAfter float64 `json:"-"`
+	Loss      float64 `json:"loss"`
+	// Tier is "inaccuracy", "mistake" or "blunder" by Loss (TierOf), ""
+	// for a good move.
+	Tier      string    `json:"tier,omitempty"`
 	Blunder   bool      `json:"blunder,omitempty"`
 	MissedWin bool      `json:"missed_win,omitempty"`
 	Forced    bool      `json:"forced,omitempty"` // only one legal move
@@ -54,10 +57,16 @@ type Move struct {
 
 // Player sums up one seat.
 type Player struct {
-	Seat       string  `json:"seat"`
-	Moves      int     `json:"moves"`
-	MeanLoss   float64 `json:"mean_loss"`
-	Blunders   int     `json:"blunders"`
+	Seat     string  `json:"seat"`
+	Moves    int     `json:"moves"`
+	MeanLoss float64 `json:"mean_loss"`
+	Blunders int     `json:"blunders"`
+	// Mistakes and Inaccuracies count the moves of those tiers (TierOf).
+	Mistakes     int `json:"mistakes"`
+	Inaccuracies int `json:"inaccuracies"`
+	// Accuracy (0–100) is the mean MoveAccuracy of the seat's unforced
+	// moves (Accuracy); -1 when it had none.
+	Accuracy   float64 `json:"accuracy"`
 	MissedWins int     `json:"missed_wins"`
 	Unforced   int     `json:"unforced"`  // moves with a choice
 	Agreement  float64 `json:"agreement"` // share of unforced moves equal to the engine's
@@ -182,6 +191,7 @@ feed:
 	players := make([]Player, len(info.Seats))
 	agree := make([]int, len(info.Seats))
 	unforced := make([]int, len(info.Seats))
+	losses := make([][]float64, len(info.Seats))
 	for i := range players {
 		players[i].Seat = info.Seats[i]
 	}
@@ -198,18 +208,25 @@ feed:
 			m.Loss = 0 // the engine's own move (or no choice) loses nothing
 		}
 		m.Blunder = m.Loss >= opts.Blunder
+		m.Tier = TierOf(m.Loss, opts.Blunder)
 		m.MissedWin = p.before.res.Proven == 1 && !provenWin(p.after, side)
 		pl := &players[p.a.Seat]
 		pl.Moves++
 		pl.MeanLoss += m.Loss
-		if m.Blunder {
+		switch m.Tier {
+		case TierBlunder:
 			pl.Blunders++
+		case TierMistake:
+			pl.Mistakes++
+		case TierInaccuracy:
+			pl.Inaccuracies++
 		}
 		if m.MissedWin {
 			pl.MissedWins++
 		}
 		if !p.forced {
 			unforced[p.a.Seat]++
+			losses[p.a.Seat] = append(losses[p.a.Seat], m.Loss)
 			if m.Best == m.Move {
 				agree[p.a.Seat]++
 			}
@@ -221,6 +238,7 @@ feed:
 			players[i].MeanLoss /= float64(players[i].Moves)
 		}
 		players[i].Unforced = unforced[i]
+		players[i].Accuracy = Accuracy(losses[i])
 		if unforced[i] > 0 {
 			players[i].Agreement = float64(agree[i]) / float64(unforced[i])
 		}

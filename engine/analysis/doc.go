@@ -1,7 +1,10 @@
 // Package analysis reviews finished (or unfinished) game records with the
 // search: for every move the win probability of the mover's side before and
-// after it, the engine's preferred move, the loss, blunders (a loss above a
-// threshold) and missed wins (the mover had a forced win and the position
+// after it, the engine's preferred move, the loss and its tier
+// (inaccuracy from 5 points of win probability, mistake from 10, blunder
+// from a threshold, 20 by default: TierOf), an accuracy per seat (lichess's
+// curve of the loss, averaged over the moves with a choice: MoveAccuracy,
+// Accuracy) and missed wins (the mover had a forced win and the position
 // after the move no longer has one for them); a summary per player; and the
 // win-probability curve as a self-contained SVG.
 //
