@@ -22,7 +22,7 @@ import (
 const AnalysisSuffix = ".analysis.json"
 
 // analysisVersion changes when Analysis changes meaning.
-const analysisVersion = 1
+const analysisVersion = 2
 
 // Stamp identifies one version of a record file.
 type Stamp struct {

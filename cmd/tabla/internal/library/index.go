@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -27,7 +28,7 @@ const IndexFile = ".tabla-library.json"
 
 // indexVersion changes when Entry changes meaning: an older cache is
 // rebuilt.
-const indexVersion = 1
+const indexVersion = 2
 
 // MaxRecordBytes bounds the files read as records: a larger file is listed
 // as unreadable without reading it.
@@ -56,6 +57,10 @@ type Entry struct {
 	ModTime time.Time `json:"mtime"`
 	// Error says why the file is not a readable game record.
 	Error *ReadError `json:"error,omitempty"`
+	// text is what Search looks through besides the fields above: every
+	// move, and the header's fields as key:value (searchText). Kept in the
+	// index cache, never listed.
+	text string
 }
 
 // ReadError says where a file stops being a game record.
@@ -97,7 +102,15 @@ type Library struct {
 	saved   bool // the cache file holds entries
 	noCache bool // the cache file cannot be written: warned once
 
-	jobs jobs // analysis.go
+	// progress counts the files read by the listing under way (Progress).
+	progress struct {
+		indexing    atomic.Bool
+		read, total atomic.Int64
+	}
+	testHookRead func(id string) // called before each file is read
+
+	jobs   jobs       // analysis.go
+	evalMu sync.Mutex // one Evaluate at a time (explore.go)
 }
 
 // Open opens the library of dir, reading its index cache if there is one.
@@ -130,8 +143,15 @@ func Open(dir string, o Options) (*Library, error) {
 func (l *Library) Dir() string { return l.dir }
 
 type indexCache struct {
-	Version int      `json:"version"`
-	Entries []*Entry `json:"entries"`
+	Version int           `json:"version"`
+	Entries []cachedEntry `json:"entries"`
+}
+
+// cachedEntry is an entry as the index cache keeps it: with its search
+// text.
+type cachedEntry struct {
+	*Entry
+	Text string `json:"text,omitempty"`
 }
 
 func (l *Library) loadIndex() {
@@ -147,8 +167,9 @@ func (l *Library) loadIndex() {
 		l.log.Warn("library index cache unreadable or old: rebuilding", "file", filepath.Join(l.dir, IndexFile), "err", err)
 		return
 	}
-	for _, e := range c.Entries {
-		if e != nil && e.ID != "" {
+	for _, ce := range c.Entries {
+		if e := ce.Entry; e != nil && e.ID != "" {
+			e.text = ce.Text
 			l.entries[e.ID] = e
 		}
 	}
@@ -156,11 +177,11 @@ func (l *Library) loadIndex() {
 }
 
 func (l *Library) saveIndexLocked() {
-	c := indexCache{Version: indexVersion, Entries: make([]*Entry, 0, len(l.entries))}
+	c := indexCache{Version: indexVersion, Entries: make([]cachedEntry, 0, len(l.entries))}
 	for _, e := range l.entries {
-		c.Entries = append(c.Entries, e)
+		c.Entries = append(c.Entries, cachedEntry{Entry: e, Text: e.text})
 	}
-	slices.SortFunc(c.Entries, func(a, b *Entry) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(c.Entries, func(a, b cachedEntry) int { return strings.Compare(a.ID, b.ID) })
 	data, err := json.Marshal(c)
 	if err == nil {
 		err = l.writeAtomic(IndexFile, data)
@@ -269,6 +290,10 @@ func (l *Library) Games() ([]Entry, error) {
 		}
 	}
 	if len(stale) > 0 {
+		l.progress.total.Store(int64(len(stale)))
+		l.progress.read.Store(0)
+		l.progress.indexing.Store(true)
+		defer l.progress.indexing.Store(false)
 		read := make([]*Entry, len(stale))
 		var wg sync.WaitGroup
 		next := make(chan int)
@@ -277,7 +302,11 @@ func (l *Library) Games() ([]Entry, error) {
 			go func() {
 				defer wg.Done()
 				for i := range next {
+					if l.testHookRead != nil {
+						l.testHookRead(stale[i].id)
+					}
 					read[i] = l.readEntry(stale[i])
+					l.progress.read.Add(1)
 				}
 			}()
 		}
@@ -296,6 +325,7 @@ func (l *Library) Games() ([]Entry, error) {
 	out := make([]Entry, 0, len(l.entries))
 	for _, e := range l.entries {
 		out = append(out, *e)
+		out[len(out)-1].text = ""
 	}
 	slices.SortFunc(out, func(a, b Entry) int {
 		if c := b.Date.Compare(a.Date); c != 0 {
@@ -407,6 +437,7 @@ func (l *Library) readEntry(f found) *Entry {
 			break
 		}
 	}
+	e.text = searchText(g)
 	switch {
 	case !first.IsZero():
 		e.Date = first

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"net/http"
 	"path"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/library"
@@ -51,7 +53,12 @@ type AnalysisView struct {
 //	GET  /api/analysis?id=ID  where its analysis stands, the analysis when done
 //	POST /api/analysis?id=ID  start the analysis in the background
 //	GET  /api/stats           the figures of tabla stats
+//	GET  /api/progress        how far the listing under way has read
+//	GET  /api/search?q=Q      the ids of the games matching Q (moves, seats, header fields)
+//	GET  /api/explore?id=ID&ply=K&m=MOVE…  a variation from step K: its position and legal moves
+//	GET  /api/evaluate?id=ID&ply=K&m=MOVE…&lines=N  the engine's evaluation and N best lines there
 //	GET  /download/record?id=ID     the record (JSONL)
+//	GET  /download/annotated?id=ID  the record with the analysis as comment lines
 //	GET  /download/curve.svg?id=ID  the win-probability curve (SVG)
 //
 // Put it behind sameorigin's guard.
@@ -81,6 +88,56 @@ func Library(lib *library.Library, o LibraryOptions) http.Handler {
 			return
 		}
 		writeJSON(w, st)
+	})
+	mux.HandleFunc("GET /api/progress", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, lib.Progress())
+	})
+	mux.HandleFunc("GET /api/search", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, lib.Search(r.URL.Query().Get("q")))
+	})
+	mux.HandleFunc("GET /api/explore", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		ply, err := strconv.Atoi(q.Get("ply"))
+		if err != nil {
+			http.Error(w, "webui: ply: want a number", http.StatusBadRequest)
+			return
+		}
+		x, err := lib.Explore(q.Get("id"), ply, q["m"])
+		if err != nil {
+			libraryError(w, err)
+			return
+		}
+		writeJSON(w, x)
+	})
+	mux.HandleFunc("GET /api/evaluate", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		ply, err := strconv.Atoi(q.Get("ply"))
+		if err != nil {
+			http.Error(w, "webui: ply: want a number", http.StatusBadRequest)
+			return
+		}
+		n, _ := strconv.Atoi(q.Get("lines"))
+		ev, err := lib.Evaluate(q.Get("id"), ply, q["m"], max(n, 1))
+		if err != nil {
+			libraryError(w, err)
+			return
+		}
+		writeJSON(w, ev)
+	})
+	mux.HandleFunc("GET /download/annotated", func(w http.ResponseWriter, r *http.Request) {
+		id := r.URL.Query().Get("id")
+		data, err := lib.Annotated(id)
+		if errors.Is(err, library.ErrNotAnalysed) {
+			httpError(w, http.StatusConflict, "webui: %s is not analysed yet; open it in the library first", id)
+			return
+		}
+		if err != nil {
+			libraryError(w, err)
+			return
+		}
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", strings.TrimSuffix(path.Base(id), ".jsonl")+".annotated.jsonl"))
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(data))
 	})
 	mux.HandleFunc("GET /api/game", func(w http.ResponseWriter, r *http.Request) {
 		g, ok := game(w, r, lib)
