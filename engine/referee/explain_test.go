@@ -529,7 +529,12 @@ func (x *explainer) explain(cur engine.State, h *history, w, prev *window, now t
 						continue
 					}
 					n2 := x.named(nil, tb2, mover2)
-					if len(n2) == 0 || n2[0] != revisedTo || !allTouched(e, n2) {
+					// that piece moved on, or (GYGES) displaced by the next
+					// player's replace: the piece the hand put down last
+					// (the revised move's own, or its displaced one)
+					onward := len(n2) > 0 && n2[0] == revisedTo
+					displaced := x.game == "gyges" && len(n2) == 3 && n2[0] != n2[1] && (n2[1] == revisedTo || len(named) == 3 && n2[1] == named[2])
+					if !onward && !displaced || !allTouched(e, n2) {
 						continue
 					}
 					t2 := string(tb2)

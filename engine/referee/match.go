@@ -43,6 +43,9 @@ func inDiff(d []change, c int) bool {
 
 func (n note) cells() [3]int { return [3]int{n.from, n.to, n.extra} }
 
+// names reports whether the notation names cell c.
+func (n note) names(c int) bool { return c >= 0 && (n.from == c || n.to == c || n.extra == c) }
+
 // relevant is a cheap filter before a move's changes are computed: its
 // notation names a mismatched cell, or (when the board fits the position) a
 // cell touched since since.
@@ -162,6 +165,82 @@ func (r *Referee) ordered(n note, since uint64) bool {
 		}
 	}
 	return true
+}
+
+// turnsOK replays the trace since since against plies played one after the
+// other (boards[i] is the board after ply i, boards[0] before the first;
+// named[i] the cells ply i+1 names): each ply that takes a piece off a cell
+// needs a lift there, each that puts one down a fill, in the plies' order,
+// and the players take turns — every change a ply needs comes after every
+// change the ply before it needed. The trace may show more (bumps, rests),
+// never less.
+func (r *Referee) turnsOK(since uint64, boards [][]uint8, named []note) bool {
+	var cells []int
+	for c := 0; c < r.ncell; c++ {
+		if !r.hasSensor[c] {
+			continue
+		}
+		for i := range named {
+			if boards[i][c] != boards[i+1][c] || named[i].names(c) {
+				cells = append(cells, c)
+				break
+			}
+		}
+	}
+	evs := make([][]traceEv, len(cells))
+	for _, t := range r.trace {
+		if t.seq <= since {
+			continue
+		}
+		if k := slices.Index(cells, int(t.cell)); k >= 0 {
+			evs[k] = append(evs[k], t)
+		}
+	}
+	pos := make([]int, len(cells))
+	barrier := since
+	for i := range named {
+		end := barrier
+		for k, c := range cells {
+			a, b := boards[i][c], boards[i+1][c]
+			changed := a != b && !(a != empty && b != empty && !r.ident)
+			nm := named[i].names(c)
+			var want [2]byte
+			n := 0
+			if a != empty && (changed || nm) {
+				want[n], n = 'L', n+1
+			}
+			if b != empty && (changed || nm && a != empty) {
+				want[n], n = 'F', n+1
+			}
+			for _, w := range want[:n] {
+				found := false
+				for pos[k] < len(evs[k]) {
+					t := evs[k][pos[k]]
+					pos[k]++
+					if t.seq > barrier && (w == 'L') == t.empty {
+						found = true
+						end = max(end, t.seq)
+						break
+					}
+				}
+				if !found {
+					return false
+				}
+			}
+		}
+		barrier = end
+	}
+	return true
+}
+
+// afterDiff is r.cur changed by d, in a scratch board of its own.
+func (r *Referee) afterDiff(d []change) []uint8 {
+	if r.board3 == nil {
+		r.board3 = make([]uint8, r.ncell)
+	}
+	copy(r.board3, r.cur)
+	applyDiff(r.board3, d, false)
+	return r.board3
 }
 
 // coEmpty replays the trace since since: were a and b ever empty at once,
@@ -397,7 +476,19 @@ func (r *Referee) takebacks(out []candidate) []candidate {
 	board := r.scratch
 	copy(board, r.cur)
 	moves := 0
-	for i := len(r.ops) - 1; i >= 0 && moves < r.cfg.TakebackDepth; i-- {
+	// A last move whose piece the hand has moved on since it was recorded
+	// (a rest on the way) is no round of its own: the takeback reaches a
+	// round behind it.
+	depth := r.cfg.TakebackDepth
+	if o := &r.ops[len(r.ops)-1]; !o.roll && !o.chosen {
+		for _, c := range o.note.cells() {
+			if c >= 0 && r.hasSensor[c] && r.touched[c] > o.seq {
+				depth++
+				break
+			}
+		}
+	}
+	for i := len(r.ops) - 1; i >= 0 && moves < depth; i-- {
 		o := &r.ops[i]
 		applyDiff(board, o.diff, true)
 		if o.roll {
@@ -624,6 +715,7 @@ func (r *Referee) movesThen(m []int, out []candidate) []candidate {
 			if ok && n2.extra >= 0 && r.hasSensor[n2.to] && !r.touchedAfterFill(n2.to, nt.to, r.lastAcc, true) {
 				ok = false
 			}
+			ok = ok && r.turnsOK(r.lastAcc, [][]uint8{r.cur, r.afterDiff(r.diff(c, i)), r.board2}, []note{nt, n2})
 			if ok && len(keys) > 0 && r.emptiedBefore(nt.to, n2.to, r.lastAcc) {
 				out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i] + ";" + string(text), then: string(text),
 					note: nt, evidence: len(keys), cells: keys})
@@ -646,26 +738,53 @@ func (r *Referee) revisionsThen(out []candidate) []candidate {
 	if n == 0 || !r.prevOK || r.ops[n-1].roll || r.ops[n-1].chosen {
 		return out
 	}
-	last := &r.ops[n-1]
-	if last.note.from < 0 && !last.note.place {
+	out = r.revisionsThenAt(1, out)
+	// the next player's mover counted on from a rest recorded as a move of
+	// its own: the move before it read back too
+	// (a replace's displaced piece read as carried on by its last mover)
+	if n >= 2 && len(r.ops[n-2].was) > 0 && r.ops[n-2].note.extra >= 0 && !r.ops[n-2].roll && !r.ops[n-2].chosen && r.ops[n-1].note.from >= 0 {
+		out = r.revisionsThenAt(2, out)
+	}
+	return out
+}
+
+// revisionsThenAt adds the readings that replace the last d moves (1 or 2)
+// by a move the first of them was recorded as before and the next player's
+// move (at depth 2, of the piece the last move moved).
+func (r *Referee) revisionsThenAt(d int, out []candidate) []candidate {
+	n := len(r.ops)
+	first := &r.ops[n-d]
+	if first.note.from < 0 && !first.note.place || len(first.was) == 0 {
 		return out
 	}
-	since := last.since
+	since := first.since
+	moved := r.lastAcc // the next player's piece was lifted after this
+	if d == 2 {
+		moved = r.ops[n-1].since
+	}
 	if r.board2 == nil {
 		r.board2 = make([]uint8, r.ncell)
 	}
 	now := slices.Clone(r.cur) // the board of the position as it stands
-	r.st.Undo()
-	applyDiff(r.cur, last.diff, true)
+	for j := n - 1; j >= n-d; j-- {
+		r.st.Undo()
+		applyDiff(r.cur, r.ops[j].diff, true)
+	}
 	defer func() {
-		r.st.Play(last.move)
-		applyDiff(r.cur, last.diff, false)
+		for j := n - d; j < n; j++ {
+			r.st.Play(r.ops[j].move)
+			applyDiff(r.cur, r.ops[j].diff, false)
+		}
 	}()
 	c := &r.prev
+	if d > 1 {
+		c = &r.deep
+		r.fill(c)
+	}
 	var nb [64]byte
 	for i := range c.moves {
 		nt := c.notes[i]
-		if c.moves[i] == last.move || !slices.Contains(last.was, c.moves[i]) || nt.to < 0 {
+		if c.moves[i] == first.move || !slices.Contains(first.was, c.moves[i]) || nt.to < 0 {
 			continue // only a move the hand was seen resting on
 		}
 		// its destination (and a replace's displaced piece's cell) were
@@ -678,8 +797,11 @@ func (r *Referee) revisionsThen(out []candidate) []candidate {
 		for _, m2 := range r.buf2 {
 			text := r.st.AppendMove(nb[:0], m2)
 			n2 := r.parse(string(text), -1)
-			if n2.from < 0 || !r.hasSensor[n2.from] || r.touched[n2.from] <= r.lastAcc || n2.from == nt.to {
+			if n2.from < 0 || !r.hasSensor[n2.from] || r.touched[n2.from] <= moved || n2.from == nt.to {
 				continue // moved since the board was last read (the piece moved on is movesThen's)
+			}
+			if d == 2 && n2.from != r.ops[n-1].note.from {
+				continue
 			}
 			ok := true
 			for _, x := range [...]int{n2.to, n2.extra} {
@@ -695,11 +817,14 @@ func (r *Referee) revisionsThen(out []candidate) []candidate {
 			r.toBoard(r.st.Position(), r.board2)
 			r.st.Undo()
 			keys, ok := r.shownSince(r.board2, now)
-			if ok && len(keys) > 0 && !slices.ContainsFunc(out, func(o candidate) bool { return o.then == string(text) && o.idx == i && o.kind == candRevise }) {
+			ok = ok && r.turnsOK(since, [][]uint8{r.cur, r.afterDiff(r.diff(c, i)), r.board2}, []note{nt, n2})
+			if ok && len(keys) > 0 && !slices.ContainsFunc(out, func(o candidate) bool {
+				return o.kind == candRevise && o.depth == d && o.text == c.texts[i]+";"+string(text)
+			}) {
 				// only proposed: the hand may be under way to yet another
 				// reading, which needs this one undone
 				out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i] + ";" + string(text), then: string(text),
-					note: nt, evidence: len(keys), cells: keys, depth: 1, ask: true})
+					note: nt, evidence: len(keys), cells: keys, depth: d, ask: true})
 			}
 		}
 		r.st.Undo()
@@ -797,6 +922,9 @@ func (r *Referee) composites(d int, c *posCache, now []uint8, m []int, out []can
 				}
 			}
 			if ok && n2.extra >= 0 && n2.to != p && r.hasSensor[n2.to] && !r.touchedAfterFill(n2.to, p, first.since, true) {
+				ok = false
+			}
+			if ok && !r.turnsOK(first.since, [][]uint8{r.cur, r.afterDiff(r.diff(c, i)), r.board2}, []note{nt, n2}) {
 				ok = false
 			}
 			if ok && (displaced || r.emptiedBefore(p, n2.to, first.since)) {

@@ -229,6 +229,8 @@ type Referee struct {
 	stable     []uint8     // debounced readings
 	touched    []uint64    // seq of each cell's last debounced change
 	trace      []traceEv   // debounced changes in seq order
+	ident      bool        // the sensors tell pieces apart
+	board3     []uint8     // scratch: a board after one move (afterDiff)
 
 	mode     Mode
 	inSync   bool
@@ -294,6 +296,7 @@ func New(st engine.State, cfg Config) (*Referee, error) {
 	for c, k := range b.Codes {
 		if v, ok := r.kindOf[k]; ok {
 			r.code[c] = v
+			r.ident = true
 		}
 	}
 	r.hasSensor = make([]bool, r.ncell)
