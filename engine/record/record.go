@@ -47,6 +47,9 @@ type Error struct {
 	Kind   error
 	Msg    string
 	Err    error // the engine's error, if any
+	// Field names the header field that is wrong ("names.red", "round"),
+	// when one is.
+	Field string
 }
 
 func (e *Error) Error() string {
@@ -71,7 +74,13 @@ type Header struct {
 	Players int              `json:"players,omitempty"`
 	Board   string           `json:"board,omitempty"`
 	Start   *engine.Position `json:"start,omitempty"`
-	Meta    json.RawMessage  `json:"meta,omitempty"`
+	// Who and where (who.go): a name per seat, event, round, site, date.
+	Names map[string]string `json:"names,omitempty"`
+	Event string            `json:"event,omitempty"`
+	Round string            `json:"round,omitempty"`
+	Site  string            `json:"site,omitempty"`
+	Date  string            `json:"date,omitempty"`
+	Meta  json.RawMessage   `json:"meta,omitempty"`
 }
 
 // Sources an event may name.
@@ -241,11 +250,21 @@ func (r *Reader) Header() (*Header, error) {
 	if err := checkHeader(&h, present); err != nil {
 		return nil, r.fail(ErrHeader, nil, "header: %v", err)
 	}
-	r.header = &h
-	r.game = h.Game
+	var seats []string
 	if st, err := NewState(&h); err == nil {
 		r.die = st.Info().Die
+		seats = st.Info().Seats
 	}
+	if err := checkWho(&h, present, seats); err != nil {
+		r.fail(ErrHeader, err, "header: %v", err)
+		var fe *FieldError
+		if errors.As(err, &fe) {
+			r.err.(*Error).Field = fe.Field
+		}
+		return nil, r.err
+	}
+	r.header = &h
+	r.game = h.Game
 	return &h, nil
 }
 
@@ -336,7 +355,8 @@ func NewState(h *Header) (engine.State, error) {
 }
 
 var headerFields = map[string]bool{"tabla": true, "game": true, "variant": true, "first": true, "n": true,
-	"players": true, "board": true, "start": true, "meta": true}
+	"players": true, "board": true, "start": true, "meta": true,
+	"names": true, "event": true, "round": true, "site": true, "date": true}
 
 var eventFields = map[string]bool{"move": true, "roll": true, "by": true, "t": true, "source": true}
 

@@ -136,6 +136,9 @@ type Status struct {
 	Status     string   `json:"status"`
 	Winner     *string  `json:"winner"`
 	Eliminated []string `json:"eliminated"`
+	// Who and where, from the header (each omitted when unset, so a record
+	// without them reads as it always did).
+	Who
 }
 
 // Summary describes a game state for `tabla rules check`.

@@ -2,11 +2,13 @@ package aicmd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -69,6 +71,31 @@ type Stats struct {
 	Files      int          `json:"files"`
 	Unreadable int          `json:"unreadable"`
 	Games      []*GameStats `json:"by_game"`
+	// Players are the named players (the records' "names"), by name.
+	Players []*PlayerStats `json:"by_player"`
+}
+
+// PlayerStats are one player's results over the records that name them
+// at a seat (the header's "names"), whatever the game. A win is a game
+// won by their seat's side (a four-player six's team); a loss one won by
+// another side, or lost on time.
+type PlayerStats struct {
+	Name       string         `json:"name"`
+	Games      int            `json:"games"`
+	Won        int            `json:"won"`
+	Drawn      int            `json:"drawn"`
+	Lost       int            `json:"lost"`
+	LostOnTime int            `json:"lost_on_time"` // of Lost: their flag fell
+	Unfinished int            `json:"unfinished"`
+	ByGame     map[string]int `json:"by_game"` // games played, by game
+}
+
+// Score is the share of points (a win 1, a draw ½) of the finished games.
+func (p *PlayerStats) Score() float64 {
+	if fin := p.Won + p.Drawn + p.Lost; fin > 0 {
+		return (float64(p.Won) + float64(p.Drawn)/2) / float64(fin)
+	}
+	return 0
 }
 
 // NewStatsCmd returns `tabla stats`.
@@ -127,6 +154,7 @@ func CollectContext(ctx context.Context, dir string, warn io.Writer) (*Stats, er
 	sort.Strings(files)
 	st := &Stats{}
 	byGame := map[string]*GameStats{}
+	byName := map[string]*PlayerStats{}
 	firsts := map[string]map[string]*FirstMove{}
 	for _, path := range files {
 		if err := ctx.Err(); err != nil {
@@ -137,7 +165,8 @@ func CollectContext(ctx context.Context, dir string, warn io.Writer) (*Stats, er
 		if err != nil {
 			return nil, err
 		}
-		g, err := record.Replay(f, path)
+		var end gameEnd
+		g, err := record.ReplayFunc(f, path, end.watch)
 		f.Close()
 		if err != nil {
 			st.Unreadable++
@@ -174,6 +203,7 @@ func CollectContext(ctx context.Context, dir string, warn io.Writer) (*Stats, er
 		default:
 			gs.Unfinished++
 		}
+		countPlayers(byName, g, res, end)
 		if first != nil {
 			fm := firsts[info.Game][first.Text]
 			if fm == nil {
@@ -187,6 +217,10 @@ func CollectContext(ctx context.Context, dir string, warn io.Writer) (*Stats, er
 		}
 	}
 	slices.SortFunc(st.Games, func(a, b *GameStats) int { return strings.Compare(a.Game, b.Game) })
+	for _, p := range byName {
+		st.Players = append(st.Players, p)
+	}
+	slices.SortFunc(st.Players, func(a, b *PlayerStats) int { return strings.Compare(a.Name, b.Name) })
 	for _, gs := range st.Games {
 		l := slices.Clone(gs.Lengths)
 		slices.Sort(l)
@@ -272,7 +306,82 @@ func StatsRun(opts *StatsOptions) error {
 			fmt.Fprintf(w, "%s\t%d\t%s\t\n", fm.Move, fm.Games, pct(float64(fm.Wins)/float64(fm.Games)))
 		}
 	}
+	if len(st.Players) > 0 {
+		fmt.Fprintf(w, "\nplayers: %d named\n", len(st.Players))
+		fmt.Fprintln(w, "player\tgames\twon\tdrawn\tlost\ton time\tunfinished\tscore\tgames played\t")
+		for _, p := range st.Players {
+			var played []string
+			for _, g := range slices.Sorted(maps.Keys(p.ByGame)) {
+				played = append(played, fmt.Sprintf("%s %d", g, p.ByGame[g]))
+			}
+			score := "–"
+			if p.Won+p.Drawn+p.Lost > 0 {
+				score = pct(p.Score())
+			}
+			fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n", p.Name, p.Games, p.Won, p.Drawn, p.Lost, p.LostOnTime, p.Unfinished,
+				score, strings.Join(played, ", "))
+		}
+	}
 	return w.Flush()
+}
+
+// gameEnd is a journal's end line, if any: {"end":"time","flag":"red"}
+// when a clock's flag fell (the referee's result is then "playing").
+type gameEnd struct {
+	reason, flag string
+}
+
+func (e *gameEnd) watch(ev *record.Event) error {
+	if ev.Kind != "end" {
+		return nil
+	}
+	var l struct {
+		End  string `json:"end"`
+		Flag string `json:"flag"`
+	}
+	if json.Unmarshal(ev.Raw, &l) == nil {
+		e.reason, e.flag = l.End, l.Flag
+	}
+	return nil
+}
+
+// countPlayers adds a game to the results of the players it names.
+func countPlayers(byName map[string]*PlayerStats, g *record.Game, res engine.Result, end gameEnd) {
+	info := g.State.Info()
+	for seat, name := range g.Header.Names {
+		si := slices.Index(info.Seats, seat)
+		if si < 0 {
+			continue
+		}
+		p := byName[name]
+		if p == nil {
+			p = &PlayerStats{Name: name, ByGame: map[string]int{}}
+			byName[name] = p
+		}
+		p.Games++
+		p.ByGame[info.Game]++
+		switch {
+		case end.reason == "time" && end.flag != "":
+			fi := slices.Index(info.Seats, end.flag)
+			switch {
+			case fi >= 0 && info.SideOf[fi] == info.SideOf[si]:
+				p.Lost++
+				p.LostOnTime++
+			case fi >= 0 && len(info.Sides) == 2:
+				p.Won++ // the other side's flag fell
+			default:
+				p.Unfinished++ // four sides: the game ended with no winner
+			}
+		case res.Status == engine.Won && res.Winner == info.SideOf[si]:
+			p.Won++
+		case res.Status == engine.Won:
+			p.Lost++
+		case res.Status == engine.Draw:
+			p.Drawn++
+		default:
+			p.Unfinished++
+		}
+	}
 }
 
 // writeStatsSVG draws, per game, a stacked bar of results and a histogram of

@@ -1,6 +1,10 @@
 package companion
 
-import "math"
+import (
+	"math"
+
+	"github.com/tabla-board/tabla/engine/record"
+)
 
 // Status is the status document of a session: what GET /api/state of
 // `tabla run` serves and what the live board page draws.
@@ -21,6 +25,9 @@ type Status struct {
 	// Log is the move list (MoveLog); HintMove the standing hint's cells.
 	Log      []MoveEntry `json:"log"`
 	HintMove *MoveEntry  `json:"hint_move,omitempty"`
+	// Who is who plays which seat, and the event, round, site and date
+	// (each omitted when unset).
+	Who record.Who `json:"who"`
 }
 
 // PairingStatus is a standing pairing request.
@@ -32,7 +39,7 @@ type PairingStatus struct {
 func (s *Session) StatusJSON() Status {
 	st, log, hint := s.Glance()
 	out := Status{State: st, Log: log, HintMove: hint, Journal: s.JournalPath(), Board: s.hw.Info().Name, Frames: s.Frames(),
-		Pieces: make(map[string]string, len(st.Sensed)), AI: []string{}}
+		Pieces: make(map[string]string, len(st.Sensed)), AI: []string{}, Who: s.Who()}
 	for cell, kind := range st.Sensed {
 		if kind == "?" && st.Expected[cell] != "" {
 			kind = st.Expected[cell]

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tabla-board/tabla/engine"
+	"github.com/tabla-board/tabla/engine/record"
 )
 
 // TableView is what the hub's pages show of a table: GET
@@ -65,6 +66,8 @@ type GameView struct {
 	Remote   *Ref              `json:"remote,omitempty"`
 	Last     time.Time         `json:"last,omitzero"` // the latest line's time
 	Error    string            `json:"error,omitempty"`
+	// Who is who plays which seat, and the event, round, site and date.
+	Who record.Who `json:"who"`
 }
 
 func gameView(g *Game) *GameView {
@@ -77,7 +80,7 @@ func gameView(g *Game) *GameView {
 	}
 	v := &GameView{ID: g.ID, Game: info.Game, Variant: info.Variant, Board: board, Seats: info.Seats, Sides: info.Sides,
 		Events: g.N, Plies: st.Plies(), Steps: slices.Clone(g.Steps), Moves: g.Moves(), Awaiting: st.Awaiting().String(),
-		Ended: g.Ended, Pieces: pos.Pieces, Painted: pos.Painted, Hands: pos.Hands, Remote: g.Remote, Last: g.Last}
+		Ended: g.Ended, Pieces: pos.Pieces, Painted: pos.Painted, Hands: pos.Hands, Remote: g.Remote, Last: g.Last, Who: g.Who}
 	if info.Die != nil {
 		v.Die = info.Die.Faces
 	}
@@ -166,6 +169,7 @@ type TableSummary struct {
 	LastMove string            `json:"last_move,omitempty"`
 	Pieces   map[string]string `json:"pieces,omitempty"`
 	Remote   *Ref              `json:"remote,omitempty"`
+	Who      record.Who        `json:"who"`
 }
 
 // Summaries lists every table with its current game.
@@ -179,6 +183,7 @@ func (h *Hub) Summaries() []TableSummary {
 			v := gameView(g)
 			s.ID, s.Game, s.Board, s.Plies, s.ToMove, s.Status, s.Winner, s.LastMove, s.Pieces, s.Remote =
 				v.ID, v.Game, v.Board, v.Plies, v.ToMove, v.Status, v.Winner, v.LastMove, v.Pieces, v.Remote
+			s.Who = v.Who
 		}
 		out = append(out, s)
 	}

@@ -44,8 +44,9 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 		Use:   "check FILE|-",
 		Short: "Print the state after a record as one JSON object",
 		Long: "Print {\"game\",\"ply\",\"to_move\",\"awaiting\",\"status\",\"winner\",\"eliminated\"}\n" +
-			"for the position after the record. A malformed or illegal record exits 1\n" +
-			"and names its line on stderr.",
+			"for the position after the record, followed by the header's names, event,\n" +
+			"round, site and date when it has them. A malformed or illegal record exits 1\n" +
+			"and names its line (and the header field) on stderr.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return CheckRun(&Options{IO: streams, File: args[0], Context: c.Context()})
@@ -90,7 +91,9 @@ func CheckRun(opts *Options) error {
 	if err != nil {
 		return err
 	}
-	b, err := json.Marshal(record.Summary(g.State))
+	sum := record.Summary(g.State)
+	sum.Who = g.Header.Who()
+	b, err := json.Marshal(sum)
 	if err != nil {
 		return err
 	}

@@ -64,6 +64,9 @@ type Options struct {
 	// URL's user), HubCA verifies its TLS certificate, Remote joins a game
 	// hosted by another table (HOST[/GAME][:SEAT]).
 	Hub, Table, HubCA, Remote string
+	// Who names the players per seat (SEAT=NAME) and the event, round,
+	// site and date: the header of each game started (not of a resumed one).
+	Who companion.WhoOptions
 	// Ready, when set, is called once the session runs (tests).
 	Ready func(s *companion.Session, addr string)
 	// Limits, when set, replace the page server's webui.DefaultLimits
@@ -76,7 +79,7 @@ type Options struct {
 // of the journal directory under /library/.
 func tablePages(sess *companion.Session, hw hardware.Board, lib *library.Library, token string, pairing *webui.Pairing, log *slog.Logger) http.Handler {
 	po := webui.Options{Mode: webui.ModeTable, Command: sess.Command, Commands: companion.Commands, SetEngine: sess.SetEngine,
-		Pairing: pairing, Token: token, Library: "library/", Logger: log}
+		SetWho: sess.SetWho, Pairing: pairing, Token: token, Library: "library/", Logger: log}
 	if vb := companion.Sim(hw); vb != nil {
 		// a virtual board takes physical actions (scripts, tests)
 		po.Act = companion.NewLivePlayer(vb, sess).Act
@@ -157,13 +160,15 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 	f.StringVar(&o.HubCA, "hub-ca", "", "PEM file of the authority of the hub's TLS certificate")
 	f.StringVar(&o.Remote, "remote", "", "play a game hosted by another board through the hub: HOST[/GAME][:SEAT]")
 	f.IntVar(&o.AnalysisLevel, "analysis-level", 0, "level (1–5) of the library's analyses (0: 3)")
+	o.Who.AddFlags(f)
 	return cmd
 }
 
 var configKeys = map[string]string{"game": "game", "variant": "variant", "first": "first", "players": "players",
 	"n": "n", "ai": "ai", "board-file": "board-file", "board": "board", "journal": "journal", "listen": "listen", "token": "token",
 	"allow-host": "allow-host", "sensors": "sensors", "seed": "seed", "settle": "settle", "log-format": "log-format",
-	"analysis-level": "analysis-level", "hub": "hub", "table": "table", "hub-ca": "hub-ca", "remote": "remote"}
+	"analysis-level": "analysis-level", "hub": "hub", "table": "table", "hub-ca": "hub-ca", "remote": "remote",
+	"player": "player", "event": "event", "round": "round", "site": "site", "date": "date"}
 
 // load reads a config file; keys set by flags are kept.
 func (o *Options) load(path string, changed func(string) bool) error {
@@ -188,9 +193,13 @@ func (o *Options) load(path string, changed func(string) bool) error {
 		k, v, ok := strings.Cut(text, "=")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !ok || configKeys[k] == "" {
-			return fmt.Errorf("%s:%d: want KEY = VALUE with KEY one of game, variant, first, players, n, ai, board-file, board, journal, listen, token, allow-host, sensors, seed, settle, log-format, analysis-level, hub, table, hub-ca, remote", path, line)
+			return fmt.Errorf("%s:%d: want KEY = VALUE with KEY one of game, variant, first, players, n, ai, board-file, board, journal, listen, token, allow-host, sensors, seed, settle, log-format, analysis-level, hub, table, hub-ca, remote, player, event, round, site, date", path, line)
 		}
 		if changed(k) {
+			continue
+		}
+		if k == "player" { // one line per seat
+			o.Who.Players = append(o.Who.Players, v)
 			continue
 		}
 		var err error
@@ -238,6 +247,14 @@ func (o *Options) load(path string, changed func(string) bool) error {
 			o.HubCA = v
 		case "remote":
 			o.Remote = v
+		case "event":
+			o.Who.Event = v
+		case "round":
+			o.Who.Round = v
+		case "site":
+			o.Who.Site = v
+		case "date":
+			o.Who.Date = v
 		case "analysis-level":
 			if o.AnalysisLevel, err = strconv.Atoi(v); err == nil {
 				err = checkLevel(o.AnalysisLevel)
@@ -336,6 +353,11 @@ func Run(ctx context.Context, o *Options) error {
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("run: %v", err))
 	}
 	seats := st.Info().Seats
+	who, err := companion.ParseWho(o.Who, seats)
+	if err != nil {
+		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("run: %v", err))
+	}
+	h.SetWho(who)
 	seatsAI, err := companion.ParseEngineSeats(o.AI, seats)
 	if err != nil {
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("run: %v", err))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -222,5 +223,25 @@ func TestEngineSeat(t *testing.T) {
 	}
 	if err := Run(context.Background(), &Options{IO: o.IO, Game: "star", Board: "sim", Listen: "off", Journal: t.TempDir(), AI: []string{"green"}}); err == nil || !strings.Contains(err.Error(), `"green" is not a seat`) {
 		t.Errorf("--ai green: %v", err)
+	}
+}
+
+// TestConfigWho: the config's player lines (one per seat), event, round,
+// site and date reach the options; flags win over them.
+func TestConfigWho(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "tabla.conf")
+	os.WriteFile(p, []byte("game = star\nplayer = red=Ayşe Yılmaz\nplayer = white=Bora\nevent = Moda club evening\nround = 3.1\nsite = Moda\ndate = 2026-11-26\n"), 0o644)
+	o := &Options{}
+	if err := o.load(p, func(k string) bool { return k == "round" }); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(o.Who.Players, []string{"red=Ayşe Yılmaz", "white=Bora"}) || o.Who.Event != "Moda club evening" ||
+		o.Who.Round != "" || o.Who.Site != "Moda" || o.Who.Date != "2026-11-26" {
+		t.Errorf("%+v", o.Who)
+	}
+	o = &Options{IO: &cmdutil.IO{Out: io.Discard, Err: io.Discard}, Game: "star", Board: "sim", Listen: "off", Journal: t.TempDir(),
+		Who: companion.WhoOptions{Players: []string{"green=Can"}}}
+	if err := Run(t.Context(), o); cmdutil.CodeOf(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "names.green") {
+		t.Errorf("a seat the game lacks: %v", err)
 	}
 }

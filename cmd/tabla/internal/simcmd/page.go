@@ -39,6 +39,9 @@ type PageOptions struct {
 	// engine's moves are lit as hints for the person at the table to carry
 	// out, and tabla rolls for them.
 	AI []string
+	// Who names the players per seat and the event, round, site and date
+	// (the header of each game started).
+	Who companion.WhoOptions
 	// Ready, when set, is called with the page's address once it serves.
 	Ready func(addr string, s *PageSession)
 	// Hub, Table, HubCA and Remote link the virtual board to a club hub
@@ -70,6 +73,8 @@ type PageState struct {
 	// standing hint's cells (companion.Session.Glance).
 	Log      []companion.MoveEntry `json:"log"`
 	HintMove *companion.MoveEntry  `json:"hint_move,omitempty"`
+	// Who is who plays which seat, and the event, round, site and date.
+	Who record.Who `json:"who"`
 }
 
 // Held is a lifted piece.
@@ -86,7 +91,7 @@ func (p *PageSession) Die() []string        { return p.Sess.Die() }
 // State returns the page state.
 func (p *PageSession) State() any {
 	rs, log, hint := p.Sess.Glance()
-	st := PageState{State: rs, Log: log, HintMove: hint, Pieces: map[string]string{}, Plugged: p.VB.Plugged()}
+	st := PageState{State: rs, Log: log, HintMove: hint, Pieces: map[string]string{}, Plugged: p.VB.Plugged(), Who: p.Sess.Who()}
 	def := p.Sess.Board()
 	for i, code := range p.VB.Pieces() {
 		if code != 0 {
@@ -173,6 +178,11 @@ func ServePage(ctx context.Context, o *PageOptions, log *slog.Logger) error {
 	} else {
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("sim: %v", err))
 	}
+	who, err := companion.ParseWho(o.Who, seats)
+	if err != nil {
+		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("sim: %v", err))
+	}
+	h.SetWho(who)
 	seatsAI, err := companion.ParseEngineSeats(o.AI, seats)
 	if err != nil {
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("sim: %v", err))
@@ -209,7 +219,7 @@ func ServePage(ctx context.Context, o *PageOptions, log *slog.Logger) error {
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("sim: --allow-host: %v", err))
 	}
 	page := webui.Handler(ps, webui.Options{Mode: webui.ModeSim, Act: ps.Act, Command: sess.Command, Commands: companion.Commands,
-		SetEngine: sess.SetEngine, Token: o.Token})
+		SetEngine: sess.SetEngine, SetWho: sess.SetWho, Token: o.Token})
 	srv := webui.NewServer(ctx, guard.Wrap(page), webui.DefaultLimits)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(webui.DefaultLimits.Listener(ln)) }()

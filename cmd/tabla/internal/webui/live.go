@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/tabla-board/tabla/boards"
+	"github.com/tabla-board/tabla/engine/record"
 )
 
 // Backend is the game the live page shows: a companion session, on the
@@ -54,6 +55,10 @@ type Options struct {
 	// SetEngine makes the engine play a seat (on) at a level (1–5; 0 the
 	// default), or stops it; nil: not offered.
 	SetEngine func(seat string, on bool, level int) error
+	// SetWho sets who plays which seat and the event, round, site and date
+	// of the game (all of them: a field left out is cleared); nil: not
+	// offered.
+	SetWho func(record.Who) error
 	// Pairing lets phones control the table by the board's confirm button
 	// (ModeTable); nil: no pairing.
 	Pairing *Pairing
@@ -163,6 +168,7 @@ type BoardView struct {
 	Pairing  bool   `json:"pairing,omitempty"`  // phones can pair
 	Engines  bool   `json:"engines,omitempty"`  // "AI plays this seat" is offered
 	Physical bool   `json:"physical,omitempty"` // the page acts on a virtual board
+	Who      bool   `json:"who,omitempty"`      // who plays and where may be set (POST /api/who)
 }
 
 // View describes a board for the pages.
@@ -184,6 +190,8 @@ func View(b *boards.Board, seats, die []string) BoardView {
 //	POST /api/action      sim: one physical action on the virtual board
 //	POST /api/{command}   takeback, new, roll, hint, confirm, choose (?arg=N)
 //	POST /api/ai          {"seat":"north","on":true,"level":3}: the engine plays a seat
+//	POST /api/who         {"names":{"red":"Ayşe"},"event":"…","round":"3","site":"…","date":"2026-11-26"}:
+//	                      who plays and where (the record's header; all fields, omitted ones cleared)
 //	GET  /api/pair        table: is this browser paired? (PairStatus)
 //	POST /api/pair        table: ask to control (the board's confirm button grants it;
 //	                      once a minute per client)
@@ -200,6 +208,7 @@ func Handler(be Backend, o Options) http.Handler {
 	mux.HandleFunc("GET /api/board", func(w http.ResponseWriter, r *http.Request) {
 		v := View(be.Board(), be.Seats(), be.Die())
 		v.Mode, v.Library, v.Pairing, v.Engines, v.Physical = o.Mode, o.Library, o.Pairing != nil, o.SetEngine != nil, o.Act != nil
+		v.Who = o.SetWho != nil
 		writeJSON(w, v)
 	})
 	mux.HandleFunc("GET /api/state", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, be.State()) })
@@ -260,6 +269,29 @@ func Handler(be Backend, o Options) http.Handler {
 				return
 			}
 			if err := o.SetEngine(req.Seat, *req.On, req.Level); err != nil {
+				o.apiError(w, r, http.StatusUnprocessableEntity, ReasonRefused, err.Error())
+				return
+			}
+			writeJSON(w, be.State())
+		})
+	}
+	if o.SetWho != nil {
+		mux.HandleFunc("POST /api/who", func(w http.ResponseWriter, r *http.Request) {
+			if !o.authorize(w, r, o.Mode == ModeSim) {
+				return
+			}
+			body, ok := o.readBody(w, r)
+			if !ok {
+				return
+			}
+			var who record.Who
+			dec := json.NewDecoder(strings.NewReader(string(body)))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&who); err != nil {
+				o.apiError(w, r, http.StatusBadRequest, ReasonBadRequest, `webui: want {"names":{"SEAT":"NAME",…},"event":"…","round":"…","site":"…","date":"YYYY-MM-DD"}: `+err.Error())
+				return
+			}
+			if err := o.SetWho(who); err != nil {
 				o.apiError(w, r, http.StatusUnprocessableEntity, ReasonRefused, err.Error())
 				return
 			}

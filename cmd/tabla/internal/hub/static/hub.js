@@ -15,18 +15,25 @@ async function card(t) {
   if (!c) {
     const a = document.createElement("a");
     a.className = "tcard"; a.href = "table.html?t=" + encodeURIComponent(t.table);
-    a.innerHTML = '<div class="name"></div><svg></svg><div class="info"></div>';
+    a.innerHTML = '<div class="name"></div><svg></svg><div class="who"></div><div class="info"></div>';
     $("tables").appendChild(a);
     c = cards[t.table] = { a, board: null, key: "" };
   }
   c.a.classList.toggle("offline", !t.online);
   c.a.querySelector(".name").textContent = t.table + (t.online ? "" : " (offline)");
+  const who = t.who || {}, names = who.names || {};
+  const named = seat => names[seat] ? names[seat] + " (" + seat + ")" : seat;
   let info = t.game ? t.game + " · ply " + t.plies + " · " : "no game";
-  if (t.status === "won") info += t.winner + " won";
+  if (t.ended === "time" && t.flag) info += named(t.flag) + "'s time ran out";
+  else if (t.status === "won") info += named(t.winner) + " won";
   else if (t.status === "draw") info += "draw";
-  else if (t.to_move) info += t.to_move + " to play";
+  else if (t.to_move) info += named(t.to_move) + " to play";
   if (t.remote) info += " · plays " + t.remote.table + "'s game";
   c.a.querySelector(".info").textContent = info;
+  // who plays, and the event and round
+  const players = Object.keys(names).map(seat => names[seat] + " (" + seat + ")").join(" – ");
+  const ev = [who.event, who.round ? "round " + who.round : ""].filter(Boolean).join(" · ");
+  c.a.querySelector(".who").textContent = [players, ev].filter(Boolean).join(" · ");
   if (!t.board) return;
   const key = t.board + "/" + t.id;
   if (c.key !== key) {

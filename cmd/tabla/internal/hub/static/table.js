@@ -115,8 +115,9 @@ async function render(s) {
   }
   const leds = s.live && s.live.leds ? s.live.leds : Tabla.positionLEDs(g.painted, []);
   board.render({ pieces: g.pieces, leds });
-  let text = g.status === "won" ? "🏆 " + g.winner + " won" : g.status === "draw" ? "Draw" : (g.to_move + " to " + g.awaiting + (g.roll ? " (rolled " + g.roll + ")" : ""));
-  if (g.ended) text = "abandoned for a new game";
+  let text = g.status === "won" ? "🏆 " + named(g, g.winner) + " won" : g.status === "draw" ? "Draw" : (named(g, g.to_move) + " to " + g.awaiting + (g.roll ? " (rolled " + g.roll + ")" : ""));
+  if (g.ended === "time") text = "⏱ " + named(g, g.flag || "?") + "'s time ran out";
+  else if (g.ended) text = "abandoned for a new game";
   const sync = s.live ? (s.live.in_sync ? '<span class="sync">board in sync</span>' : '<span class="sync bad">board out of sync</span>') : "";
   $("turn").innerHTML = sync + Tabla.escapeHTML(g.game + " · ply " + g.plies + " · " + text);
   showMessage();
@@ -124,10 +125,62 @@ async function render(s) {
   moves.innerHTML = "";
   for (const m of g.moves) { const li = document.createElement("li"); li.textContent = m; moves.appendChild(li); }
   moves.scrollTop = moves.scrollHeight;
+  club(g);
   evalbar(s.eval, g);
   seats(s);
   legal(g);
 }
+
+// named: a seat's player with the seat ("Ayşe (red)"), or the seat alone.
+function named(g, seat) {
+  const n = g.who && g.who.names && g.who.names[seat];
+  return n ? n + " (" + seat + ")" : seat;
+}
+
+// club: the event line and one line per seat with its player and clock
+// (the clocks count down between the hub's updates from the latest move's
+// time, the table's own clock deciding).
+let clockAt = 0;
+function club(g) {
+  const who = g.who || {}, names = who.names || {}, c = g.clock;
+  const ev = [who.event, who.round ? "round " + who.round : "", who.site, who.date].filter(Boolean).join(" · ");
+  $("club").hidden = !(ev || Object.keys(names).length || c);
+  $("eventline").textContent = ev;
+  clockAt = performance.now();
+  const ul = $("players");
+  ul.innerHTML = "";
+  for (const seat of g.seats) {
+    const li = document.createElement("li");
+    if (g.to_move === seat && g.status === "playing" && !g.ended) li.className = "tomove";
+    let html = '<span class="dot" style="background:' + Tabla.sideColour(seat) + '"></span><span class="name">' + Tabla.escapeHTML(named(g, seat)) + "</span>";
+    if (c && c.left_ms && seat in c.left_ms) html += '<span class="clock" data-seat="' + Tabla.escapeHTML(seat) + '"></span>';
+    li.innerHTML = html;
+    ul.appendChild(li);
+  }
+  tickClocks();
+}
+
+function clockLeft(c, seat) {
+  let left = c.left_ms[seat];
+  if (c.running === seat && !c.flag) {
+    const delay = (c.delay_ms || {})[seat] || 0, turn = (c.turn_ms || 0) + (performance.now() - clockAt);
+    left -= Math.max(0, turn - delay) - Math.max(0, (c.turn_ms || 0) - delay);
+  }
+  return Math.max(0, left);
+}
+
+function tickClocks() {
+  const c = state && state.game && state.game.clock;
+  if (!c) return;
+  document.querySelectorAll("#players .clock").forEach(el => {
+    const seat = el.dataset.seat, ms = clockLeft(c, seat);
+    const t = Math.ceil(ms / 1000), h = Math.floor(t / 3600), m = Math.floor(t % 3600 / 60), sec = t % 60;
+    el.textContent = ms < 10000 ? (ms / 1000).toFixed(1) : (h ? h + ":" + String(m).padStart(2, "0") : m) + ":" + String(sec).padStart(2, "0");
+    el.classList.toggle("low", ms <= ((c.low_ms || {})[seat] || 0));
+    el.classList.toggle("flag", c.flag === seat);
+  });
+}
+setInterval(tickClocks, 100);
 
 const es = new EventSource("/api/tables/" + encodeURIComponent(table) + "/events");
 es.addEventListener("state", e => render(JSON.parse(e.data)));

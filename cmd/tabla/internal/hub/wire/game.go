@@ -16,8 +16,9 @@ import (
 // tabla.rec.TABLE.GAME): event 0 names the game and holds its header, each
 // later one holds one decision line of the table's journal, in journal
 // order — a move, a roll, a takeback ({"takeback":PLIES,"ops":OPS}: the
-// last OPS moves and rolls are undone) or an end ({"end":"new"}: the game
-// was abandoned for a new one). A move or roll that a takeback undid later
+// last OPS moves and rolls are undone), an end ({"end":"new"}: the game
+// was abandoned for a new one) or who plays and where, changed during the
+// game ({"who":{…}}: record.Who, replacing the header's). A move or roll that a takeback undid later
 // is published as it was first written: the journal's {"undone":…} lines
 // keep their place, so event numbers never change.
 type Event struct {
@@ -57,6 +58,7 @@ type Line struct {
 	Takeback int // plies
 	Ops      int // moves and rolls undone
 	End      string
+	Who      *record.Who
 	Raw      json.RawMessage
 }
 
@@ -68,6 +70,7 @@ type rawLine struct {
 	Takeback *int            `json:"takeback"`
 	Ops      int             `json:"ops"`
 	End      *string         `json:"end"`
+	Who      *record.Who     `json:"who"`
 }
 
 // ParseLine reads a decision line.
@@ -91,8 +94,10 @@ func ParseLine(raw []byte) (Line, error) {
 		l.Kind, l.Takeback, l.Ops = "takeback", *r.Takeback, r.Ops
 	case r.End != nil:
 		l.Kind, l.End = "end", *r.End
+	case r.Who != nil:
+		l.Kind, l.Who = "who", r.Who
 	default:
-		return Line{}, fmt.Errorf("hub: line %.80s is no move, roll, takeback or end", raw)
+		return Line{}, fmt.Errorf("hub: line %.80s is no move, roll, takeback, end or who", raw)
 	}
 	return l, nil
 }
@@ -127,6 +132,9 @@ type Game struct {
 	Steps []Step
 	// Ended is "new" when the game was abandoned for a new one.
 	Ended string
+	// Who is who plays which seat, and the event, round, site and date:
+	// the header's, or the latest who line's.
+	Who record.Who
 	// Err is set when an event could not be applied; later ones are not.
 	Err error
 	// Last is the time of the latest line (its "t").
@@ -152,7 +160,7 @@ func NewGame(ev *Event) (*Game, error) {
 		return nil, fmt.Errorf("hub: %s/%s: header: %v", ev.Table, ev.Game, err)
 	}
 	return &Game{Table: ev.Table, ID: ev.Game, Journal: ev.Journal, HeaderRaw: bytes.Clone(ev.Header), Header: h,
-		Remote: ev.Remote, State: st}, nil
+		Remote: ev.Remote, State: st, Who: h.Who()}, nil
 }
 
 // ParseHeader reads a record header.
@@ -198,6 +206,18 @@ func (g *Game) apply(l Line) error {
 	switch l.Kind {
 	case "end":
 		g.Ended = l.End
+		return nil
+	case "who":
+		hh := *g.Header
+		hh.SetWho(*l.Who)
+		if err := record.CheckWho(&hh, g.State.Info().Seats); err != nil {
+			return fmt.Errorf("who: %v", err)
+		}
+		raw, err := json.Marshal(&hh)
+		if err != nil {
+			return err
+		}
+		g.Who, g.Header, g.HeaderRaw = *l.Who, &hh, raw
 		return nil
 	case "takeback":
 		if l.Ops > len(g.Steps) {

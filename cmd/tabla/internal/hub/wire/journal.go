@@ -7,10 +7,11 @@ import (
 
 // RecordKinds are the kinds of journal line (a line's kind is its first
 // key, as the companion's journal and the record writer write them) that
-// are record events (Event.Line): decisions and the end of a game. Every
+// are record events (Event.Line): decisions, who plays (changed during
+// the game) and the end of a game. Every
 // other kind — board events, commands, markers — stays in the journal
 // only.
-var RecordKinds = map[string]bool{"move": true, "roll": true, "takeback": true, "end": true}
+var RecordKinds = map[string]bool{"move": true, "roll": true, "takeback": true, "end": true, "who": true}
 
 // UndoneKind wraps a decision a takeback undid: {"undone":{…}}.
 const UndoneKind = "undone"

@@ -1,6 +1,10 @@
 package wire
 
-import "testing"
+import (
+	"testing"
+
+	_ "github.com/tabla-board/tabla/engine/games"
+)
 
 func TestLineKind(t *testing.T) {
 	for _, c := range []struct{ line, kind string }{
@@ -18,7 +22,7 @@ func TestLineKind(t *testing.T) {
 			t.Errorf("LineKind(%s) = %q, want %q", c.line, got, c.kind)
 		}
 	}
-	for kind, want := range map[string]bool{"move": true, "roll": true, "takeback": true, "end": true, "undone": false, "sensor": false, "resume": false} {
+	for kind, want := range map[string]bool{"move": true, "roll": true, "takeback": true, "end": true, "who": true, "undone": false, "sensor": false, "resume": false} {
 		if RecordKinds[kind] != want {
 			t.Errorf("RecordKinds[%q] = %v, want %v", kind, RecordKinds[kind], want)
 		}
@@ -41,5 +45,31 @@ func TestKeys(t *testing.T) {
 	}
 	if tb, g, ok := SplitRec(RecSubject("alpha", "g1")); !ok || tb != "alpha" || g != "g1" {
 		t.Fatalf("SplitRec: %s %s %v", tb, g, ok)
+	}
+}
+
+// TestWhoLine: a game's who comes from its header, a who line replaces it
+// (and the record's header), a who line naming a seat the game lacks is an
+// error of the game.
+func TestWhoLine(t *testing.T) {
+	g, err := NewGame(&Event{N: 0, Table: "t1", Game: "g1",
+		Header: []byte(`{"tabla":1,"game":"star","first":"red","names":{"red":"Ayşe"},"event":"club"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Who.Names["red"] != "Ayşe" || g.Who.Event != "club" {
+		t.Fatalf("who from the header: %+v", g.Who)
+	}
+	if err := g.Apply(1, []byte(`{"who":{"names":{"red":"Ayşe","white":"Bora"},"round":"2"},"t":"2026-11-26T20:00:00Z"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if g.Who.Names["white"] != "Bora" || g.Who.Event != "" || g.Who.Round != "2" {
+		t.Errorf("who after the line: %+v", g.Who)
+	}
+	if h, err := ParseHeader(g.HeaderRaw); err != nil || h.Names["white"] != "Bora" || len(g.Lines) != 0 {
+		t.Errorf("record header after the line: %v %+v, lines %d", err, h, len(g.Lines))
+	}
+	if err := g.Apply(2, []byte(`{"who":{"names":{"green":"Can"}}}`)); err == nil {
+		t.Error("a who line naming a seat star has not: no error")
 	}
 }

@@ -18,6 +18,7 @@ function normal(d) {
   if (!d || !d.state) return d;
   const s = Object.assign({}, d.state);
   s.pieces = d.pieces; s.ai = d.ai; s.pairing = d.pairing; s.lifted = []; s.log = d.log; s.hint_move = d.hint_move;
+  s.who = d.who; s.clock = d.clock;
   return s;
 }
 
@@ -76,6 +77,7 @@ function peopleText(path, reason, r) {
         choose: "That choice is no longer offered.",
         ai: "The engine cannot take that seat right now.",
         action: "The board did not take that.",
+        who: "The names or event were not saved: a name is 1 to 100 characters, a round a number such as 3 or 3.2, and a finished game keeps its record.",
       })[name] || "The board could not do that right now.";
   }
   if (r.status >= 500) return "Something went wrong on the board. Try again; if it keeps happening, restart it.";
@@ -189,9 +191,10 @@ function render(s) {
     arrow: hint && (hint.to || []).length ? { from: hint.from || [], to: hint.to.slice(0, 1), move: hint.text, kind: "hint" } : null });
   renderStatus(s);
   let text;
-  if (s.status === "won") text = "🏆 " + s.winner + " wins";
+  if (s.clock && s.clock.flag) text = "⏱ " + nameOf(s, s.clock.flag) + "'s time ran out";
+  else if (s.status === "won") text = "🏆 " + nameOf(s, s.winner) + " wins";
   else if (s.status === "draw") text = "Draw";
-  else text = (s.to_move || "?") + " to " + (s.awaiting || "move");
+  else text = nameOf(s, s.to_move || "?") + " to " + (s.awaiting || "move");
   $("turntext").innerHTML = '<span class="dot" style="background:' + Tabla.sideColour(s.to_move) + '"></span>' + Tabla.escapeHTML(text) +
     (s.roll && s.awaiting === "move" ? ' <span class="rollnow">rolled ' + Tabla.escapeHTML(s.roll) + "</span>" : "");
   const hl = $("hintline");
@@ -202,6 +205,7 @@ function render(s) {
   $("plug").textContent = plugged ? "Pull cable" : "Plug cable back";
   $("rolled").textContent = s.roll ? "shows " + s.roll + (s.roll_by ? " (" + s.roll_by + ")" : "") : "";
   renderMoves(log);
+  renderClub(s);
   renderHand(s);
   renderRound(s);
   renderEngines(s);
@@ -248,7 +252,7 @@ function renderMoves(log) {
     li.dataset.move = m.text;
     if (i === log.length - 1) li.className = "current";
     let html = '<span class="n">' + m.n + ".</span>";
-    if (m.seat) html += '<span class="dot" style="background:' + Tabla.sideColour(m.seat) + '" title="' + Tabla.escapeHTML(m.seat) + '"></span><span class="who">' + Tabla.escapeHTML(m.seat) + "</span>";
+    if (m.seat) html += '<span class="dot" style="background:' + Tabla.sideColour(m.seat) + '" title="' + Tabla.escapeHTML(m.seat) + '"></span><span class="who">' + Tabla.escapeHTML(nameOf(state, m.seat)) + "</span>";
     if (m.roll) html += '<span class="roll" title="rolled ' + Tabla.escapeHTML(m.roll) + '">🎲' + Tabla.escapeHTML(m.roll) + "</span>";
     html += '<span class="mv">' + Tabla.escapeHTML(m.text) + "</span>";
     if ((m.captured || []).length) html += '<span class="cap" title="pieces taken off">✕' + m.captured.length + " " + Tabla.escapeHTML(capturedWords(m.captured)) + "</span>";
@@ -353,6 +357,109 @@ function canControl() { return view.mode === "sim" || paired; }
 // renderRound offers "Take back a round" (as many moves as there are
 // seats: back to the same seat's turn) while the engine plays a seat,
 // where one takeback would only give the engine its move back.
+// nameOf: a seat's player name with the seat ("Ayşe (red)"), or the seat
+// alone when the game names nobody there.
+function nameOf(s, seat) {
+  const n = s && s.who && s.who.names && s.who.names[seat];
+  return n ? n + " (" + seat + ")" : seat;
+}
+
+// Who plays and the clocks (issue 27): the event line, one line per seat
+// with its player's name and clock; a paired phone (or the simulator)
+// edits the names and the event.
+let clockAt = 0; // performance.now() when the clock document arrived
+function renderClub(s) {
+  const who = s.who || {}, names = who.names || {}, c = s.clock;
+  const ev = [who.event, who.round ? "round " + who.round : "", who.site, who.date].filter(Boolean).join(" · ");
+  const any = ev || Object.keys(names).length || c || view.who;
+  $("club").hidden = !any;
+  if (!any) return;
+  $("eventline").textContent = ev;
+  $("eventline").hidden = !ev;
+  clockAt = performance.now();
+  const ul = $("players");
+  ul.innerHTML = "";
+  for (const seat of view.seats) {
+    const li = document.createElement("li");
+    li.dataset.seat = seat;
+    if (s.to_move === seat && s.status === "playing") li.className = "tomove";
+    let html = '<span class="dot" style="background:' + Tabla.sideColour(seat) + '"></span>';
+    html += names[seat] ? '<span class="name">' + Tabla.escapeHTML(names[seat]) + '</span> <span class="seatname">' + Tabla.escapeHTML(seat) + "</span>"
+      : '<span class="name">' + Tabla.escapeHTML(seat) + "</span>";
+    if (c && c.left_ms && seat in c.left_ms) html += '<span class="clock" data-seat="' + Tabla.escapeHTML(seat) + '"></span>';
+    li.innerHTML = html;
+    ul.appendChild(li);
+  }
+  tickClocks();
+  renderWhoEdit(s);
+}
+
+// clockLeft: a seat's time left now, in ms — the document's, less the
+// time since it arrived while that seat's clock runs (after its delay).
+function clockLeft(c, seat) {
+  let left = c.left_ms[seat];
+  if (c.running === seat && !c.paused && !c.flag) {
+    const turn = (c.turn_ms || 0) + (performance.now() - clockAt);
+    const delay = (c.delay_ms || {})[seat] || 0;
+    left -= Math.max(0, turn - delay) - Math.max(0, (c.turn_ms || 0) - delay);
+  }
+  return Math.max(0, left);
+}
+
+function clockText(ms) {
+  const t = Math.ceil(ms / 1000), h = Math.floor(t / 3600), m = Math.floor(t % 3600 / 60), sec = t % 60;
+  if (ms < 10000) return (ms / 1000).toFixed(1);
+  return (h ? h + ":" + String(m).padStart(2, "0") : m) + ":" + String(sec).padStart(2, "0");
+}
+
+function tickClocks() {
+  const c = state && state.clock;
+  if (!c) return;
+  document.querySelectorAll("#players .clock").forEach(el => {
+    const seat = el.dataset.seat, left = clockLeft(c, seat);
+    el.textContent = clockText(left);
+    el.classList.toggle("low", left <= ((c.low_ms || {})[seat] || 0));
+    el.classList.toggle("flag", c.flag === seat);
+    el.classList.toggle("paused", !!c.paused && c.running === seat);
+    el.title = c.paused && c.running === seat ? "paused" : (c.control || "");
+  });
+}
+setInterval(tickClocks, 100);
+
+function renderWhoEdit(s) {
+  const d = $("whoedit");
+  d.hidden = !view.who;
+  if (!view.who || d.open) return; // never overwrite what someone types
+  const who = s.who || {}, box = $("whonames");
+  box.innerHTML = "";
+  for (const seat of view.seats) {
+    const l = document.createElement("label");
+    const dot = document.createElement("span"); dot.className = "dot"; dot.style.background = Tabla.sideColour(seat);
+    const i = document.createElement("input");
+    i.name = "name:" + seat; i.maxLength = 100; i.autocomplete = "off"; i.placeholder = seat;
+    i.value = (who.names || {})[seat] || "";
+    l.append(dot, document.createTextNode(seat + " "), i);
+    box.appendChild(l);
+  }
+  const f = $("whoform");
+  for (const k of ["event", "round", "site", "date"]) f.elements[k].value = who[k] || "";
+  for (const el of f.elements) el.disabled = !canControl();
+}
+
+async function saveWho(e) {
+  e.preventDefault();
+  const f = $("whoform"), body = { names: {} };
+  for (const seat of view.seats) {
+    const v = f.elements["name:" + seat].value.trim();
+    if (v) body.names[seat] = v;
+  }
+  for (const k of ["event", "round", "site", "date"]) {
+    const v = f.elements[k].value.trim();
+    if (v) body[k] = v;
+  }
+  if (await send("api/who", body)) { $("whoedit").open = false; if (state) renderClub(state); }
+}
+
 function renderRound(s) {
   const b = $("takebackround"), n = view.seats.length;
   b.dataset.arg = n;
@@ -401,7 +508,7 @@ async function pairStatus() {
   showPairing(p);
   if (p.pending && !pairPoll) pairPoll = setInterval(pairStatus, 1000);
   if (!p.pending && pairPoll) { clearInterval(pairPoll); pairPoll = null; }
-  if (state) { renderEngines(state); }
+  if (state) { renderEngines(state); renderWhoEdit(state); }
 }
 
 function showPairing(p) {
@@ -442,6 +549,7 @@ async function start() {
     $("zoomout").onclick = () => board.zoomBy(.5);
     $("zoomfit").onclick = () => { board.zoom = 1; board.applyZoom(); };
   }
+  $("whoform").onsubmit = saveWho;
   if (view.library) { $("librarylink").hidden = false; $("librarylink").href = view.library; }
   const sim = view.physical && view.mode === "sim";
   $("tools").hidden = !sim;
