@@ -522,6 +522,9 @@ static void command(char *l)
             out("reset %lu\n", (unsigned long)(avr->cycle / CYCLES_PER_MS));
         }
         avr_reset(avr);
+        /* A strip frame cut by the reset is no frame (a real strip would
+         * show it half updated until the next one). */
+        led_nbits = led_bad = 0;
         pl_level = 1;
         set_buttons(1);
         drive(chain_port, qh_bit, chain_pos < chain_len ? chain[chain_pos] : 0, 1);
