@@ -534,7 +534,7 @@ func (x *explainer) explain(cur engine.State, h *history, w, prev *window, now t
 					// (the revised move's own, or its displaced one)
 					onward := len(n2) > 0 && n2[0] == revisedTo
 					displaced := x.game == "gyges" && len(n2) == 3 && n2[0] != n2[1] && (n2[1] == revisedTo || len(named) == 3 && n2[1] == named[2])
-					if !onward && !displaced || !allTouched(e, n2) {
+					if !onward && !displaced || !allTouched(pe, n2) {
 						continue
 					}
 					t2 := string(tb2)

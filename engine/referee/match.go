@@ -480,13 +480,9 @@ func (r *Referee) takebacks(out []candidate) []candidate {
 	// (a rest on the way) is no round of its own: the takeback reaches a
 	// round behind it.
 	depth := r.cfg.TakebackDepth
-	if o := &r.ops[len(r.ops)-1]; !o.roll && !o.chosen {
-		for _, c := range o.note.cells() {
-			if c >= 0 && r.hasSensor[c] && r.touched[c] > o.seq {
-				depth++
-				break
-			}
-		}
+	if o := &r.ops[len(r.ops)-1]; !o.roll && !o.chosen && o.note.to >= 0 && r.hasSensor[o.note.to] &&
+		r.touched[o.note.to] > o.seq && r.sensed[o.note.to] == empty {
+		depth++ // its piece lifted again from where it was recorded (not knocked and put back)
 	}
 	for i := len(r.ops) - 1; i >= 0 && moves < depth; i-- {
 		o := &r.ops[i]
