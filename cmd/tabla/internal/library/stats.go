@@ -14,13 +14,15 @@ type GameStats struct {
 	Draws      int            `json:"draws"`
 	Unfinished int            `json:"unfinished"`
 	// FirstSeatWins counts finished games won by the side that moved first.
-	FirstSeatWins int         `json:"first_seat_wins"`
-	Lengths       []int       `json:"lengths"` // plies per game, sorted
-	MeanLength    float64     `json:"mean_length"`
-	MedianLength  int         `json:"median_length"`
-	MinLength     int         `json:"min_length"`
-	MaxLength     int         `json:"max_length"`
-	FirstMoves    []FirstMove `json:"first_moves"` // the ten most played
+	FirstSeatWins int   `json:"first_seat_wins"`
+	Lengths       []int `json:"lengths"` // plies per game, sorted
+	// IDs are the games of Lengths, in its order: a chart's bar opens them.
+	IDs          []string    `json:"ids"`
+	MeanLength   float64     `json:"mean_length"`
+	MedianLength int         `json:"median_length"`
+	MinLength    int         `json:"min_length"`
+	MaxLength    int         `json:"max_length"`
+	FirstMoves   []FirstMove `json:"first_moves"` // the ten most played
 }
 
 // FirstMove is how games that began with one move ended.
@@ -28,6 +30,9 @@ type FirstMove struct {
 	Move  string `json:"move"`
 	Games int    `json:"games"`
 	Wins  int    `json:"wins"` // won by the side that played it
+	// Example is one game that began with it (the first listed: with
+	// Games' order, the newest).
+	Example string `json:"example"`
 }
 
 // Stats aggregates the library.
@@ -57,6 +62,7 @@ func StatsOf(entries []Entry) *Stats {
 		}
 		gs.Games++
 		gs.Lengths = append(gs.Lengths, e.Plies)
+		gs.IDs = append(gs.IDs, e.ID)
 		won := e.Status == "won"
 		switch e.Status {
 		case "won":
@@ -72,7 +78,7 @@ func StatsOf(entries []Entry) *Stats {
 		if e.FirstMove != "" {
 			fm := firsts[e.Game][e.FirstMove]
 			if fm == nil {
-				fm = &FirstMove{Move: e.FirstMove}
+				fm = &FirstMove{Move: e.FirstMove, Example: e.ID}
 				firsts[e.Game][e.FirstMove] = fm
 			}
 			fm.Games++
@@ -83,7 +89,16 @@ func StatsOf(entries []Entry) *Stats {
 	}
 	slices.SortFunc(st.Games, func(a, b *GameStats) int { return strings.Compare(a.Game, b.Game) })
 	for _, gs := range st.Games {
-		slices.Sort(gs.Lengths)
+		order := make([]int, len(gs.Lengths))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return gs.Lengths[a] - gs.Lengths[b] })
+		lengths, ids := make([]int, len(order)), make([]string, len(order))
+		for i, j := range order {
+			lengths[i], ids[i] = gs.Lengths[j], gs.IDs[j]
+		}
+		gs.Lengths, gs.IDs = lengths, ids
 		l := gs.Lengths
 		sum := 0
 		for _, v := range l {

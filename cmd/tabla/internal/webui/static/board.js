@@ -219,7 +219,7 @@ const Tabla = (() => {
       const from = (a.from || []).map(n => this.cell(n)).filter(Boolean), to = (a.to || []).map(n => this.cell(n)).filter(Boolean);
       const g = el("g", { class: "arrow" }, this.marks);
       if (a.kind) g.classList.add(a.kind);
-      if (a.move) el("title", {}, g).textContent = (a.kind === "hint" ? "hint: " : "engine: ") + a.move;
+      if (a.move) { el("title", {}, g).textContent = (a.kind === "hint" ? "hint: " : a.kind === "better" ? "better: " : "engine: ") + a.move; g.dataset.move = a.move; }
       to.forEach((t, i) => {
         const q = this.pos(t);
         if (i < from.length) {

@@ -1,19 +1,29 @@
 // game.js — the analysis board: one game at any ply drawn as on the live
-// page (board.js), the move list, ←/→ to step, the win-probability curve
-// (click to jump), blunders and missed wins, the engine's move as an arrow,
-// RAY's exact odds. The analysis runs on the server with a progress bar.
+// page (board.js), the move list, the win-probability curve (tap or drag
+// to jump), the tiers of every move (inaccuracy ?!, mistake ?, blunder ??,
+// missed win) and each seat's accuracy, the better move drawn as an arrow
+// at a mistake, the engine's best lines with their depth, variations
+// played on the board (tap a piece, tap a lit cell) with the evaluation
+// following, stepping by keys, swipes and the wheel, a link to any ply
+// (game.html?id=…&ply=17) and the exports. The analysis runs on the
+// server with a progress bar.
 "use strict";
 const $ = id => document.getElementById(id);
-const id = new URLSearchParams(location.search).get("id") || "";
+const params = new URLSearchParams(location.search);
+const id = params.get("id") || "";
 let game = null, board = null, ana = null, k = 0;
+// var: the variation being explored ({ply, line, data}), null on the game
+let variation = null, selected = null, legalAt = null, legalSeq = 0, evalSeq = 0, evalTimer = 0;
+const TIER = { inaccuracy: "?!", mistake: "?", blunder: "??" };
 
 function flags(m) {
   if (!m) return "";
   let s = "";
   if (m.missed_win) s += '<span class="flag-missed" title="missed win">missed win</span>';
-  if (m.blunder) s += '<span class="flag-blunder" title="blunder: lost ' + (100 * m.loss).toFixed(0) + ' points">blunder</span>';
+  if (m.tier) s += '<span class="flag-' + m.tier + '" data-tier="' + m.tier + '" title="' + m.tier + ": lost " + (100 * m.loss).toFixed(0) + ' points">' + TIER[m.tier] + " " + m.tier + "</span>";
   return s;
 }
+function flagged(m) { return !!m && (!!m.tier || !!m.missed_win); }
 
 // values: every side's win probability at step i
 function values(i) {
@@ -29,11 +39,22 @@ function lastCells(i) {
   return Object.keys(b).filter(c => a[c] !== b[c]);
 }
 
+// arrowAt is the arrow drawn at step i: at a flagged move the better move
+// the engine named for it (from the position before it, Best[i-1]), else
+// the engine's move from this position (Best[i]).
+function arrowAt(i) {
+  if (!ana || !ana.best) return null;
+  const m = i > 0 ? ana.report.moves[i - 1] : null;
+  if (flagged(m) && m.best && m.best !== m.move && ana.best[i - 1]) return Object.assign({ kind: "better" }, ana.best[i - 1]);
+  return ana.best[i] || null;
+}
+
 function go(i) {
+  variation = null; selected = null;
+  $("varbox").hidden = true;
   k = Math.max(0, Math.min(game.steps.length - 1, i));
   const s = game.steps[k];
-  const arrow = ana && ana.best ? ana.best[k] : null;
-  board.render({ pieces: s.pieces, leds: Tabla.positionLEDs(s.painted, lastCells(k)), arrow });
+  board.render({ pieces: s.pieces, leds: Tabla.positionLEDs(s.painted, lastCells(k)), arrow: arrowAt(k) });
   $("ply").textContent = k === 0 ? "start" : "move " + k + " of " + (game.steps.length - 1);
   document.querySelectorAll("#movelist li").forEach(li => li.classList.toggle("current", +li.dataset.step === k));
   const cur = document.querySelector("#movelist li.current"), list = $("movelist");
@@ -51,10 +72,18 @@ function go(i) {
   if (s.eliminated && s.eliminated.length) pos += "<br><small>out: " + s.eliminated.map(Tabla.escapeHTML).join(", ") + "</small>";
   if (s.hands) pos += "<br><small>in hand: " + Object.keys(s.hands).map(seat => Tabla.escapeHTML(seat + " " + handText(s.hands[seat]))).join("; ") + "</small>";
   const m = ana && k > 0 ? ana.report.moves[k - 1] : null;
-  if (m && (m.blunder || m.missed_win)) pos += '<div class="badges">' + flags(m) + " <small>" + Tabla.pct(m.before) + " → " + Tabla.pct(m.after) + (m.best ? ", engine: " + Tabla.escapeHTML(m.best) : "") + "</small></div>";
+  if (flagged(m)) {
+    pos += '<div class="badges" id="verdict">' + flags(m) + " <small>" + Tabla.pct(m.before) + " → " + Tabla.pct(m.after) + "</small>";
+    if (m.best && m.best !== m.move) pos += '<div class="better">Better was <b id="bettermove">' + Tabla.escapeHTML(m.best) + "</b> (the arrow)</div>";
+    pos += "</div>";
+  }
   $("position").innerHTML = pos;
-  renderOdds();
+  renderOdds(values(k));
   renderCursor();
+  history.replaceState(null, "", "?id=" + encodeURIComponent(id) + "&ply=" + k);
+  legalAt = null;
+  fetchLegal();
+  evaluateSoon();
 }
 
 function handText(h) {
@@ -62,8 +91,8 @@ function handText(h) {
   return Object.keys(h).filter(x => h[x]).map(x => h[x] + "×" + x).join(" ") || "none";
 }
 
-function renderOdds() {
-  const v = values(k), t = $("odds");
+function renderOdds(v) {
+  const t = $("odds");
   t.innerHTML = "";
   $("best").innerHTML = "";
   if (!v) return;
@@ -72,12 +101,31 @@ function renderOdds() {
     tr.insertCell().innerHTML = '<span class="dot" style="background:' + Tabla.sideColour(side) + '"></span>' + Tabla.escapeHTML(side);
     tr.insertCell().textContent = Tabla.pct(v[i] || 0);
   });
-  const a = ana.best ? ana.best[k] : null;
-  if (a) $("best").innerHTML = '<small>engine\'s move here: <b>' + Tabla.escapeHTML(a.move) + "</b> (arrow)</small>";
+  if (variation) return;
+  const a = arrowAt(k);
+  if (a && a.kind !== "better") $("best").innerHTML = '<small>engine\'s move here: <b>' + Tabla.escapeHTML(a.move) + "</b> (arrow)</small>";
 }
 
-// The curve: one line per side over the steps, blunders (circles) and
-// missed wins (squares) on the mover's line, a cursor at the current step.
+// accuracy: each seat's accuracy and its moves by tier.
+function renderAccuracy() {
+  const t = $("acc");
+  t.innerHTML = "<tr><th></th><th>accuracy</th><th title=\"inaccuracies\">?!</th><th title=\"mistakes\">?</th><th title=\"blunders\">??</th></tr>";
+  for (const p of ana.report.players) {
+    const tr = t.insertRow();
+    tr.dataset.seat = p.seat;
+    tr.insertCell().innerHTML = '<span class="dot" style="background:' + Tabla.sideColour(p.seat) + '"></span>' + Tabla.escapeHTML(p.seat);
+    const a = tr.insertCell(); a.className = "accuracy"; a.textContent = p.accuracy >= 0 ? p.accuracy.toFixed(0) + "%" : "—";
+    if (p.accuracy < 0) a.title = "no move with a choice";
+    for (const n of [p.inaccuracies, p.mistakes, p.blunders]) tr.insertCell().textContent = n || 0;
+  }
+  $("blunderpts").textContent = (100 * ana.blunder).toFixed(0);
+  $("accbox").hidden = false;
+}
+
+// The curve: one line per side over the steps, the flagged moves on the
+// mover's line (blunders and mistakes circles, inaccuracies small, missed
+// wins squares), a cursor at the current step. A tap or a drag anywhere
+// jumps to the nearest step.
 const C = { w: 600, h: 190, l: 34, r: 8, t: 8, b: 22 };
 function cx(i) { return C.l + (C.w - C.l - C.r) * i / Math.max(1, game.steps.length - 1); }
 function cy(p) { return C.t + (C.h - C.t - C.b) * (1 - p); }
@@ -99,25 +147,30 @@ function drawCurve() {
     el("polyline", { points: pts.join(" "), fill: "none", stroke: Tabla.sideColour(side), "stroke-width": 2, "stroke-linejoin": "round", "data-side": side }, svg);
   });
   rep.moves.forEach((m, i) => {
-    if (!m.blunder && !m.missed_win) return;
+    if (!flagged(m)) return;
     const x = cx(i + 1), y = cy(m.after), col = Tabla.sideColour(m.side);
+    const r = m.tier === "inaccuracy" ? 3 : 4.5;
     const shape = m.missed_win ? el("rect", { x: x - 4.5, y: y - 4.5, width: 9, height: 9, class: "mark missed", stroke: col }, svg)
-                               : el("circle", { cx: x, cy: y, r: 4.5, class: "mark blunder", stroke: col }, svg);
+                               : el("circle", { cx: x, cy: y, r, class: "mark " + m.tier, stroke: col }, svg);
     shape.dataset.step = i + 1;
-    el("title", {}, shape).textContent = (i + 1) + ". " + m.seat + " " + m.move + ": " + (m.missed_win ? "missed win" : "blunder") + ", " + Tabla.pct(m.before) + " → " + Tabla.pct(m.after) + (m.best ? " (engine: " + m.best + ")" : "");
+    el("title", {}, shape).textContent = (i + 1) + ". " + m.seat + " " + m.move + ": " + (m.missed_win ? "missed win" : m.tier) + ", " + Tabla.pct(m.before) + " → " + Tabla.pct(m.after) + (m.best ? " (better " + m.best + ")" : "");
   });
-  // a click anywhere in a step's column jumps there
+  // columns per step (titles and tests); the svg's own handler jumps
   const w = (C.w - C.l - C.r) / Math.max(1, n);
   for (let i = 0; i <= n; i++) {
     const r = el("rect", { x: cx(i) - w / 2, y: 0, width: w, height: C.h, class: "hitcol" }, svg);
     r.dataset.step = i;
-    r.onclick = () => go(i);
   }
   renderCursor();
 }
 function renderCursor() {
   const c = document.getElementById("cursor");
   if (c) { c.setAttribute("x1", cx(k)); c.setAttribute("x2", cx(k)); }
+}
+function curveStep(ev) {
+  const r = $("curve").getBoundingClientRect(), x = (ev.clientX - r.left) * C.w / r.width;
+  const n = game.steps.length - 1;
+  return Math.max(0, Math.min(n, Math.round((x - C.l) / ((C.w - C.l - C.r) / Math.max(1, n)))));
 }
 
 function moveList() {
@@ -132,6 +185,190 @@ function moveList() {
       (s.roll ? '<span class="roll">' + Tabla.escapeHTML(s.roll) + ":</span>" : "") + "<span>" + Tabla.escapeHTML(s.move) + '</span><span class="badges">' + flags(m) + "</span>");
   });
 }
+
+// --- variations -----------------------------------------------------------
+
+function lineQuery(ply, line) {
+  return "id=" + encodeURIComponent(id) + "&ply=" + ply + line.map(m => "&m=" + encodeURIComponent(m)).join("");
+}
+
+// fetchLegal loads the legal moves of the position shown (the game's step
+// or the variation's end), so that a tap on a piece can show where it goes.
+async function fetchLegal() {
+  const seq = ++legalSeq, ply = variation ? variation.ply : k, line = variation ? variation.line : [];
+  const r = await fetch("api/explore?" + lineQuery(ply, line));
+  if (!r.ok || seq !== legalSeq) return;
+  legalAt = await r.json();
+  if (variation) { variation.data = legalAt; renderVariation(); }
+}
+
+function play(move) {
+  if (!variation) variation = { ply: k, line: [], data: null };
+  variation.prevArrow = legalAt && legalAt.legal ? legalAt.legal.find(a => a.move === move) || null : null;
+  variation.engineArrow = null;
+  variation.choices = null;
+  variation.line = variation.line.concat([move]);
+  selected = null;
+  explore();
+}
+
+async function explore() {
+  $("varbox").hidden = false;
+  legalAt = null;
+  const seq = ++legalSeq;
+  const r = await fetch("api/explore?" + lineQuery(variation.ply, variation.line));
+  if (seq !== legalSeq || !variation) return;
+  if (!r.ok) { $("varchoice").textContent = "That move cannot be played here."; console.warn("explore", r.status, await r.text()); variation.line.pop(); return; }
+  legalAt = variation.data = await r.json();
+  renderVariation();
+  evaluateSoon();
+}
+
+// takeBack takes the variation's last move back (leaving it for the game
+// when none is left).
+function takeBack() {
+  if (!variation) return;
+  if (variation.line.length <= 1) { go(variation.ply); return; }
+  variation.line = variation.line.slice(0, -1);
+  explore();
+}
+
+function renderVariation() {
+  const x = variation.data, s = x.step;
+  const n = variation.line.length;
+  const lastMove = n && !variation.line[n - 1].startsWith("roll:") ? variation.line[n - 1] : null;
+  const leds = Tabla.positionLEDs(s.painted, []);
+  if (selected) for (const a of x.legal) if (a.from.includes(selected)) for (const c of a.to) leds[c] = { r: 255, g: 255, b: 255, role: "dest" };
+  const prev = variation.prevArrow && lastMove === variation.prevArrow.move ? variation.prevArrow : null;
+  board.render({ pieces: s.pieces, leds, holding: selected ? [selected] : [], last: prev ? { from: prev.from, to: prev.to } : null, arrow: variation.engineArrow || null });
+  $("ply").textContent = "variation from " + (variation.ply === 0 ? "the start" : "move " + variation.ply);
+  const words = variation.line.map((m, i) => '<span class="varmove" data-i="' + i + '">' + Tabla.escapeHTML(m.replace(/^roll:/, "roll ")) + "</span>");
+  let state;
+  if (s.status === "won") state = "🏆 " + s.winner + " won";
+  else if (s.status === "draw") state = "draw";
+  else state = (s.to_move || "?") + " to " + s.awaiting;
+  $("varline").innerHTML = words.join(" ") + ' <small id="varstate">— ' + Tabla.escapeHTML(state) + "</small>";
+  const ch = $("varchoice");
+  ch.innerHTML = "";
+  if (x.die && x.die.length) {
+    ch.appendChild(document.createTextNode("Roll: "));
+    for (const f of x.die) { const b = document.createElement("button"); b.textContent = f; b.className = "face"; b.onclick = () => play("roll:" + f); ch.appendChild(b); }
+  }
+  const pass = x.legal.find(a => !a.to.length);
+  if (pass) { const b = document.createElement("button"); b.textContent = pass.move; b.onclick = () => play(pass.move); ch.appendChild(b); }
+  if (variation.choices) {
+    ch.appendChild(document.createTextNode("Which move? "));
+    for (const a of variation.choices) { const b = document.createElement("button"); b.textContent = a.move; b.className = "choice"; b.onclick = () => { variation.choices = null; play(a.move); }; ch.appendChild(b); }
+  }
+  $("position").innerHTML = "<b>Variation</b> — " + Tabla.escapeHTML(state);
+  document.querySelectorAll("#movelist li").forEach(li => li.classList.toggle("current", +li.dataset.step === variation.ply));
+}
+
+// tap: a tap on a cell selects a piece that can move (its destinations
+// lit), plays the move to a lit cell, or places on a cell a placement
+// reaches; several moves between the same cells are offered as buttons.
+function tap(cell) {
+  const x = legalAt;
+  if (!x || !x.legal) return;
+  const start = !variation;
+  const choose = moves => {
+    if (!moves.length) return false;
+    if (moves.length === 1) { play(moves[0].move); return true; }
+    if (start) variation = { ply: k, line: [], data: x };
+    variation.choices = moves;
+    $("varbox").hidden = false;
+    renderVariation();
+    return true;
+  };
+  if (selected) {
+    const moves = x.legal.filter(a => a.from.includes(selected) && a.to.includes(cell));
+    if (choose(moves)) return;
+  }
+  if (x.legal.some(a => a.from.includes(cell))) {
+    selected = selected === cell ? null : cell;
+    if (start) { variation = { ply: k, line: [], data: x }; }
+    if (variation) variation.choices = null;
+    $("varbox").hidden = false;
+    renderVariation();
+    return;
+  }
+  choose(x.legal.filter(a => !a.from.length && a.to.includes(cell)));
+}
+
+// --- engine lines ---------------------------------------------------------
+
+function evaluateSoon() {
+  clearTimeout(evalTimer);
+  const seq = ++evalSeq;
+  $("lines").innerHTML = "";
+  $("linesdepth").textContent = "thinking…";
+  evalTimer = setTimeout(() => evaluate(seq), variation ? 0 : 250);
+}
+
+async function evaluate(seq) {
+  const ply = variation ? variation.ply : k, line = variation ? variation.line : [];
+  const r = await fetch("api/evaluate?" + lineQuery(ply, line) + "&lines=3");
+  if (seq !== evalSeq) return;
+  if (!r.ok) { $("linesdepth").textContent = ""; console.warn("evaluate", r.status, await r.text()); return; }
+  const ev = await r.json();
+  if (seq !== evalSeq) return;
+  $("linesdepth").textContent = ev.side < 0 ? "(the game is over)" : ev.depth ? "depth " + ev.depth + " · " + ev.algorithm : ev.algorithm;
+  const ol = $("lines");
+  ol.innerHTML = "";
+  for (const l of ev.lines) {
+    const li = document.createElement("li");
+    li.dataset.move = l.move;
+    const side = game.sides[ev.side] || "";
+    li.innerHTML = '<span class="val">' + Tabla.pct(l.value) + "</span> " + (l.depth ? '<small class="depth">d' + l.depth + "</small> " : "") +
+      '<span class="pv"><b>' + Tabla.escapeHTML(l.pv[0]) + "</b> " + Tabla.escapeHTML(l.pv.slice(1, 8).join(" ")) + "</span>";
+    li.title = side + "'s chance after " + l.move + (l.depth ? ", searched " + l.depth + " plies" : "");
+    li.onclick = () => play(l.move);
+    ol.appendChild(li);
+  }
+  if (variation) {
+    renderOdds(ev.values);
+    // the best line's move as the arrow of the variation's position
+    const a = ev.lines.length && variation.data ? variation.data.legal.find(x => x.move === ev.lines[0].move) : null;
+    variation.engineArrow = a || null;
+    renderVariation();
+  }
+}
+
+// --- exports --------------------------------------------------------------
+
+// curvePNG draws the curve's SVG (the server's, self-contained) on a canvas
+// at twice its size: a PNG Blob.
+async function curvePNG() {
+  const r = await fetch("download/curve.svg?id=" + encodeURIComponent(id));
+  if (!r.ok) throw new Error("curve " + r.status);
+  const svg = await r.text();
+  const img = new Image();
+  img.src = "data:image/svg+xml;base64," + btoa(unescape(encodeURIComponent(svg)));
+  await img.decode();
+  const c = document.createElement("canvas");
+  c.width = (img.naturalWidth || 600) * 2; c.height = (img.naturalHeight || 200) * 2;
+  const g = c.getContext("2d");
+  g.fillStyle = "#ffffff"; g.fillRect(0, 0, c.width, c.height);
+  g.drawImage(img, 0, 0, c.width, c.height);
+  return new Promise(ok => c.toBlob(ok, "image/png"));
+}
+
+async function downloadPNG() {
+  const blob = await curvePNG();
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(blob);
+  a.download = id.replace(/^.*\//, "").replace(/\.jsonl$/, "") + ".png";
+  document.body.appendChild(a); a.click(); a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+}
+
+async function copyLink() {
+  const u = location.href;
+  $("linkout").value = u; $("linkout").hidden = false; $("linkout").select();
+  try { await navigator.clipboard.writeText(u); $("copylink").textContent = "Link copied"; } catch (_) { /* shown in the box */ }
+}
+
+// --- analysis -------------------------------------------------------------
 
 async function analysis() {
   let r = await fetch("api/analysis?id=" + encodeURIComponent(id));
@@ -150,7 +387,11 @@ async function analysis() {
     $("level").textContent = "(level " + d.level + ", " + d.report.algorithm + (game.entry.game === "ray" ? "; RAY: exact odds" : "") + ")";
     $("oddslabel").textContent = game.entry.game === "ray" ? "Exact odds (independent walkers)" : "Win chances";
     $("dlcurve").classList.remove("off");
-    moveList(); drawCurve(); go(k);
+    $("dlannotated").classList.remove("off");
+    $("dlpng").disabled = false;
+    renderAccuracy();
+    moveList(); drawCurve();
+    if (variation) renderVariation(); else go(k);
     return;
   }
   $("progressbox").hidden = false;
@@ -158,6 +399,11 @@ async function analysis() {
   $("bar").style.width = (p.total ? 100 * p.done / p.total : 0) + "%";
   $("progresstext").textContent = p.state === "queued" ? "analysis queued…" : "analysing: " + p.done + " of " + (p.total || "?") + " positions";
   setTimeout(analysis, 400);
+}
+
+function step(d) {
+  if (variation) { if (d < 0) takeBack(); return; }
+  go(k + d);
 }
 
 async function start() {
@@ -170,18 +416,59 @@ async function start() {
   $("info").innerHTML = game.seats.map(s => '<span class="dot" style="background:' + Tabla.sideColour(s) + '"></span>' + Tabla.escapeHTML(s)).join(" ") +
     "<br><small>" + Tabla.escapeHTML(new Date(e.date).toLocaleString()) + " · " + e.plies + " plies · " + Tabla.escapeHTML(e.result) + "</small>";
   $("dlrecord").href = "download/record?id=" + encodeURIComponent(id);
+  $("dlannotated").href = "download/annotated?id=" + encodeURIComponent(id);
   $("dlcurve").href = "download/curve.svg?id=" + encodeURIComponent(id);
+  $("dlpng").onclick = downloadPNG;
+  $("copylink").onclick = copyLink;
   board = new Tabla.Board($("board"), game.board);
-  moveList(); drawCurve(); go(0);
+  moveList(); drawCurve();
+  // a link to a ply: ?ply=17 (or #17, #ply=17)
+  const want = params.get("ply") || (location.hash.match(/^#(?:ply=)?(\d+)$/) || [])[1];
+  go(want ? +want : 0);
   $("first").onclick = () => go(0);
-  $("prev").onclick = () => go(k - 1);
-  $("next").onclick = () => go(k + 1);
+  $("prev").onclick = () => step(-1);
+  $("next").onclick = () => step(1);
   $("last").onclick = () => go(game.steps.length - 1);
+  $("backtogame").onclick = () => go(variation ? variation.ply : k);
   document.addEventListener("keydown", ev => {
     if (ev.target.tagName === "INPUT") return;
-    const to = { ArrowLeft: k - 1, ArrowRight: k + 1, Home: 0, End: game.steps.length - 1 }[ev.key];
+    if (ev.key === "Escape" && variation) { ev.preventDefault(); go(variation.ply); return; }
+    if (ev.key === "ArrowLeft" || ev.key === "ArrowRight") { ev.preventDefault(); step(ev.key === "ArrowLeft" ? -1 : 1); return; }
+    const to = { Home: 0, End: game.steps.length - 1 }[ev.key];
     if (to !== undefined) { ev.preventDefault(); go(to); }
   });
+  // the board: a tap plays (variations), a horizontal swipe steps
+  const svg = $("board");
+  let down = null;
+  svg.addEventListener("pointerdown", ev => { down = { x: ev.clientX, y: ev.clientY }; });
+  svg.addEventListener("pointerup", ev => {
+    if (!down) return;
+    const dx = ev.clientX - down.x, dy = ev.clientY - down.y;
+    down = null;
+    if (Math.abs(dx) > 40 && Math.abs(dx) > 1.5 * Math.abs(dy)) { step(dx < 0 ? 1 : -1); return; } // swipe left: next
+    if (Math.hypot(dx, dy) > 10) return;
+    const hit = ev.target.closest && ev.target.closest("[data-cell]");
+    if (hit) tap(hit.dataset.cell);
+  });
+  // the wheel on the board or the curve steps (down: next): a mouse's
+  // notch (50 px or more) one step, a touchpad's small deltas one step per
+  // 100 px
+  let wheelAcc = 0;
+  const wheel = ev => {
+    if (Math.abs(ev.deltaY) < Math.abs(ev.deltaX) || !ev.deltaY) return;
+    ev.preventDefault();
+    const dy = ev.deltaMode === 1 ? ev.deltaY * 40 : ev.deltaY;
+    if (Math.abs(dy) >= 50) { wheelAcc = 0; step(dy > 0 ? 1 : -1); return; }
+    wheelAcc += dy;
+    if (Math.abs(wheelAcc) >= 100) { step(wheelAcc > 0 ? 1 : -1); wheelAcc = 0; }
+  };
+  svg.addEventListener("wheel", wheel, { passive: false });
+  const curve = $("curve");
+  curve.addEventListener("wheel", wheel, { passive: false });
+  let scrub = false;
+  curve.addEventListener("pointerdown", ev => { scrub = true; go(curveStep(ev)); });
+  curve.addEventListener("pointermove", ev => { if (scrub && curveStep(ev) !== k) go(curveStep(ev)); });
+  addEventListener("pointerup", () => { scrub = false; });
   analysis();
 }
 start();

@@ -1,10 +1,17 @@
 // library.js — every game of the library: filter by game, result and date,
-// sort, open one on the analysis board. Unreadable files are listed with
-// where they go wrong.
+// search every move, seat and header field (on the server), sort, open one
+// on the analysis board. Unreadable files are listed with where they go
+// wrong. The first index of a large library shows how many games are read.
+// A chart of the statistics links here with its filter in the query
+// (?game=star&plies=10-19, ?first=b1-f3, ?result=won, ?q=…).
 "use strict";
 const $ = id => document.getElementById(id);
 let games = [], shown = 200;
 const PAGE = 200;
+// matches: the ids the server's search found for the query (null: no query)
+let matches = null, searchSeq = 0, searchTimer = 0;
+// extra: filters a chart's link set (plies range, first move)
+const extra = {};
 
 function day(d) { return d ? d.slice(0, 10) : ""; }
 function when(d) {
@@ -26,7 +33,9 @@ function filtered() {
     if (res.startsWith("side:") && e.winner !== res.slice(5)) return false;
     if (from && day(e.date) < from) return false;
     if (to && day(e.date) > to) return false;
-    if (q && !(e.id + " " + (e.players || []).join(" ") + " " + (e.first_move || "") + " " + (e.result || "")).toLowerCase().includes(q)) return false;
+    if (q && matches && !matches.has(e.id)) return false;
+    if (extra.plies && (e.error || e.plies < extra.plies[0] || e.plies > extra.plies[1])) return false;
+    if (extra.first && e.first_move !== extra.first) return false;
     return true;
   });
   const [key, dir] = $("fsort").value.split("-");
@@ -48,6 +57,11 @@ function render() {
   const bad = games.filter(e => e.error).length;
   $("summary").textContent = games.length + " files: " + (games.length - bad) + " games" + (bad ? ", " + bad + " unreadable" : "") +
     (list.length !== games.length ? " — " + list.length + " shown by the filters" : "");
+  const chips = [];
+  if (extra.plies) chips.push(extra.plies[0] + "–" + extra.plies[1] + " plies");
+  if (extra.first) chips.push("first move " + extra.first);
+  $("chartfilter").hidden = !chips.length;
+  $("chartfiltertext").textContent = chips.join(", ");
   for (const e of list.slice(0, shown)) {
     const tr = document.createElement("tr");
     if (e.error) {
@@ -75,17 +89,66 @@ function render() {
   $("more").textContent = "Show more (" + (list.length - shown) + " left)";
 }
 
+// search asks the server which games match the query (every move, the
+// seats, every header field), a moment after the typing stops.
+function search() {
+  clearTimeout(searchTimer);
+  const q = $("fsearch").value.trim();
+  if (!q) { matches = null; searchSeq++; render(); return; }
+  searchTimer = setTimeout(async () => {
+    const seq = ++searchSeq;
+    const r = await fetch("api/search?q=" + encodeURIComponent(q));
+    if (seq !== searchSeq) return;
+    if (!r.ok) { $("summary").textContent = await Tabla.failText(r, "api/search"); return; }
+    matches = new Set(await r.json());
+    shown = PAGE;
+    render();
+  }, 150);
+}
+
+// watchIndex shows how far the first index has read while api/games waits
+// for it.
+async function watchIndex(pending) {
+  const n = v => v.toLocaleString("en");
+  while (pending.waiting) {
+    try {
+      const p = await (await fetch("api/progress")).json();
+      if (!pending.waiting) return;
+      if (p.indexing && p.total) $("summary").textContent = "Reading the library… " + n(p.read) + " of " + n(p.total) + " games";
+    } catch (_) { /* the listing's own error says it */ }
+    await new Promise(ok => setTimeout(ok, 250));
+  }
+}
+
+// fromQuery applies a link's filters (from a chart of the statistics).
+function fromQuery() {
+  const q = new URLSearchParams(location.search);
+  if (q.get("game")) $("fgame").value = q.get("game");
+  if (q.get("result")) $("fresult").value = q.get("result");
+  if (q.get("q")) $("fsearch").value = q.get("q");
+  const pl = (q.get("plies") || "").match(/^(\d+)-(\d+)$/);
+  if (pl) extra.plies = [+pl[1], +pl[2]];
+  if (q.get("first")) extra.first = q.get("first");
+}
+
 async function start() {
   const info = await (await fetch("api/info")).json();
   if (info.live) { $("livelink").hidden = false; $("livelink").href = info.live; }
+  const pending = { waiting: true };
+  watchIndex(pending);
   const r = await fetch("api/games");
+  pending.waiting = false;
   if (!r.ok) { $("summary").textContent = await Tabla.failText(r, "api/games"); return; }
   games = await r.json();
   const kinds = [...new Set(games.filter(e => e.game).map(e => e.game))].sort();
   for (const k of kinds) { const o = document.createElement("option"); o.value = o.textContent = k; $("fgame").appendChild(o); }
   const sides = [...new Set(games.filter(e => e.winner).map(e => e.winner))].sort();
   for (const s of sides) { const o = document.createElement("option"); o.value = "side:" + s; o.textContent = s + " won"; $("fresult").insertBefore(o, $("fresult").options[2]); }
-  for (const id of ["fgame", "fresult", "ffrom", "fto", "fsearch", "fsort"]) $(id).addEventListener("input", () => { shown = PAGE; render(); });
+  for (const id of ["fgame", "fresult", "ffrom", "fto", "fsort"]) $(id).addEventListener("input", () => { shown = PAGE; render(); });
+  $("fsearch").addEventListener("input", search);
+  $("clearchart").onclick = () => { delete extra.plies; delete extra.first; history.replaceState(null, "", location.pathname); render(); };
+  fromQuery();
+  if ($("fsearch").value.trim()) search();
   document.querySelectorAll("th[data-sort]").forEach(th => th.onclick = () => {
     const k = th.dataset.sort, cur = $("fsort").value;
     $("fsort").value = k === "date" ? (cur === "date-desc" ? "date-asc" : "date-desc") : k === "plies" ? (cur === "plies-desc" ? "plies-asc" : "plies-desc") : k;

@@ -1,7 +1,22 @@
 // stats.js — the figures of `tabla stats` over the library as charts: the
-// results per game and side, the game lengths, the first moves.
+// results per game and side, the game lengths, the first moves. A tap on a
+// bar opens its game (a bar of one game) or the library showing its games;
+// on a phone the bars' tap areas are at least 44 px.
 "use strict";
 const el = Tabla.el;
+const narrow = () => window.innerWidth < 600;
+
+// link makes an SVG element open href on a tap (and the keyboard's Enter).
+function link(node, href) {
+  node.dataset.open = href;
+  node.setAttribute("role", "link");
+  node.setAttribute("tabindex", "0");
+  node.addEventListener("click", () => { location.href = href; });
+  node.addEventListener("keydown", ev => { if (ev.key === "Enter") location.href = href; });
+  return node;
+}
+function libraryLink(params) { return "./?" + new URLSearchParams(params).toString(); }
+function gameLink(id) { return "game.html?id=" + encodeURIComponent(id); }
 
 function panel(title) {
   const d = document.createElement("div");
@@ -18,18 +33,23 @@ function results(gs) {
   d.dataset.chart = "results-" + gs.game;
   const parts = gs.sides.map(s => [s + " won", Tabla.sideColour(s), gs.wins[s] || 0])
     .concat([["draw", "#8a93a6", gs.draws], ["unfinished", "#4a5366", gs.unfinished]]);
-  const s = svgIn(d, 340, 34 + 20 * parts.length);
+  const pitch = narrow() ? 44 : 20;
+  const s = svgIn(d, 340, 34 + pitch * parts.length);
+  const results = gs.sides.map(side => "side:" + side).concat(["draw", "unfinished"]);
   let x = 10;
-  for (const [label, col, n] of parts) {
-    if (!n) continue;
-    const w = 320 * n / gs.games;
-    el("title", {}, el("rect", { x, y: 6, width: Math.max(w, 1), height: 20, fill: col }, s)).textContent = label + ": " + n;
-    x += w;
-  }
   parts.forEach(([label, col, n], i) => {
-    const y = 44 + 20 * i;
+    if (!n) return;
+    const w = 320 * n / gs.games;
+    const r = el("rect", { x, y: 6, width: Math.max(w, 1), height: 20, fill: col }, s);
+    el("title", {}, r).textContent = label + ": " + n;
+    link(r, libraryLink({ game: gs.game, result: results[i] }));
+    x += w;
+  });
+  parts.forEach(([label, col, n], i) => {
+    const y = 44 + pitch * i;
     el("rect", { x: 10, y: y - 10, width: 12, height: 12, fill: col }, s);
     text(s, 28, y, label + ": " + n + " (" + Tabla.pct(n / gs.games) + ")");
+    if (n) link(el("rect", { x: 0, y: y - pitch / 2 - 4, width: 340, height: pitch, fill: "transparent", class: "hitrow" }, s), libraryLink({ game: gs.game, result: results[i] }));
   });
   const fin = gs.games - gs.unfinished - gs.draws;
   if (fin > 0) {
@@ -42,13 +62,21 @@ function results(gs) {
 function lengths(gs) {
   const d = panel(gs.game + ": game lengths (plies), mean " + gs.mean_length.toFixed(1) + ", median " + gs.median_length);
   d.dataset.chart = "lengths-" + gs.game;
-  const bins = 12, lo = gs.min_length, hi = gs.max_length + 1, counts = new Array(bins).fill(0);
-  for (const l of gs.lengths) counts[Math.min(bins - 1, Math.floor((l - lo) * bins / Math.max(1, hi - lo)))]++;
+  const bins = narrow() ? 7 : 12, lo = gs.min_length, hi = gs.max_length + 1, counts = new Array(bins).fill(0), ids = counts.map(() => []);
+  const binOf = l => Math.min(bins - 1, Math.floor((l - lo) * bins / Math.max(1, hi - lo)));
+  gs.lengths.forEach((l, i) => { counts[binOf(l)]++; ids[binOf(l)].push(gs.ids[i]); });
   const top = Math.max(...counts), s = svgIn(d, 340, 130);
   counts.forEach((c, i) => {
     const h = 90 * c / Math.max(1, top), w = 320 / bins;
     const a = lo + Math.floor(i * (hi - lo) / bins), b = lo + Math.floor((i + 1) * (hi - lo) / bins) - 1;
-    el("title", {}, el("rect", { x: 10 + i * w + 1, y: 100 - h, width: w - 2, height: h, fill: "#4c8bf5" }, s)).textContent = a + "–" + b + " plies: " + c + " games";
+    const r = el("rect", { x: 10 + i * w + 1, y: 100 - h, width: w - 2, height: h, fill: "#4c8bf5" }, s);
+    el("title", {}, r).textContent = a + "–" + b + " plies: " + c + " games";
+    if (!c) return;
+    const href = c === 1 ? gameLink(ids[i][0]) : libraryLink({ game: gs.game, plies: a + "-" + b });
+    const hit = el("rect", { x: 10 + i * w, y: 0, width: w, height: 104, fill: "transparent", class: "hitcol" }, s);
+    el("title", {}, hit).textContent = a + "–" + b + " plies: " + c + (c === 1 ? " game: open it" : " games: show them");
+    link(hit, href);
+    hit.dataset.count = c;
   });
   el("line", { x1: 10, x2: 330, y1: 100, y2: 100, stroke: "#6b7489" }, s);
   text(s, 10, 118, String(lo), { class: "muted" });
@@ -58,12 +86,18 @@ function lengths(gs) {
 function firstMoves(gs) {
   const d = panel(gs.game + ": first moves");
   d.dataset.chart = "first-" + gs.game;
-  const fm = gs.first_moves, top = Math.max(1, ...fm.map(f => f.games)), s = svgIn(d, 340, 10 + 20 * Math.max(1, fm.length));
+  const pitch = narrow() ? 44 : 20;
+  const fm = gs.first_moves, top = Math.max(1, ...fm.map(f => f.games)), s = svgIn(d, 340, 10 + pitch * Math.max(1, fm.length));
   fm.forEach((f, i) => {
-    const y = 6 + 20 * i, w = 130 * f.games / top;
+    const y = 6 + pitch * i + (pitch - 20) / 2, w = 130 * f.games / top;
     text(s, 90, y + 12, f.move, { "text-anchor": "end" });
     el("rect", { x: 96, y, width: Math.max(w, 1), height: 14, fill: "#4c8bf5" }, s);
     text(s, 100 + w, y + 12, f.games + " · " + Tabla.pct(f.wins / f.games) + " won", { class: "muted" });
+    const hit = el("rect", { x: 0, y: 6 + pitch * i - 3, width: 340, height: pitch, fill: "transparent", class: "hitrow" }, s);
+    el("title", {}, hit).textContent = f.move + ": " + f.games + (f.games === 1 ? " game: open it" : " games: show them");
+    link(hit, f.games === 1 ? gameLink(f.example) : libraryLink({ game: gs.game, first: f.move }));
+    hit.dataset.count = f.games;
+    hit.dataset.move = f.move;
   });
 }
 

@@ -1,0 +1,130 @@
+package librarycmd
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/library/librarytest"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/webui/browsertest"
+)
+
+// TestLibrarySearchAndCharts: the library's search finds a game by a move
+// played late in it and by a header field; a tap on a chart's bar opens
+// its game (a bar of one game) or the library showing the bar's games; the
+// charts' tap areas are 44 px on a phone.
+func TestLibrarySearchAndCharts(t *testing.T) {
+	dir := t.TempDir()
+	if err := librarytest.WriteLibrary(dir, 24); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "gyges.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	club := strings.Replace(string(data), `"game":"gyges"`, `"game":"gyges","meta":{"event":"Spring Open","players":{"south":"Alice"}}`, 1)
+	if err := os.WriteFile(filepath.Join(dir, "club.jsonl"), []byte(club), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base, lib := serveLibrary(t, dir)
+	g, err := lib.Game("star.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	late := g.Steps[len(g.Steps)-1].Move
+	desk := browsertest.Start(t)
+	for _, vp := range viewports {
+		viewport(t, desk, vp.width, vp.height, vp.mobile)
+		navigate(t, desk, base, "#rows tr.game")
+		shown := func() []string {
+			ids := browsertest.Eval[[]string](t, desk, `[...document.querySelectorAll("#rows tr")].map(r => r.dataset.id)`)
+			slices.Sort(ids)
+			return ids
+		}
+		search := func(q string, want []string) {
+			t.Helper()
+			browsertest.Eval[bool](t, desk, fmt.Sprintf(`(() => { const s = document.getElementById("fsearch"); s.value = %q; s.dispatchEvent(new Event("input")); return true; })()`, q))
+			browsertest.Wait(t, "the search for "+q, func() bool { return slices.Equal(shown(), want) }, func() string { return fmt.Sprint(shown()) })
+		}
+		search(late, lib.Search(late))
+		if got := shown(); !slices.Contains(got, "star.jsonl") {
+			t.Errorf("%s: searching %q (star.jsonl's last move) shows %q", vp.name, late, got)
+		}
+		search("spring open", []string{"club.jsonl"})
+		search("alice "+late, []string{})
+		search("", []string{"binary.jsonl", "club.jsonl", "daha.jsonl", "empty.jsonl", "foreign.jsonl", "gyges.jsonl", "ray.jsonl", "six.jsonl", "star-missed-win.jsonl", "star.jsonl", "torn.jsonl"})
+		browsertest.Screenshot(t, desk, "library-search-"+vp.name)
+	}
+
+	// the charts, on 60 more games
+	if err := librarytest.WriteMany(dir, 60, 11); err != nil {
+		t.Fatal(err)
+	}
+	st, err := lib.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, vp := range viewports {
+		viewport(t, desk, vp.width, vp.height, vp.mobile)
+		navigate(t, desk, base+"stats.html", "[data-chart]")
+		if vp.mobile {
+			small := browsertest.Eval[[]string](t, desk, `[...document.querySelectorAll(".chart [data-open]")].filter(e => e.classList.contains("hitrow") || e.classList.contains("hitcol"))
+				.map(e => [e, e.getBoundingClientRect()]).filter(([e, r]) => r.width < 44 || r.height < 44).map(([e, r]) => e.dataset.open + " " + r.width.toFixed(0) + "×" + r.height.toFixed(0))`)
+			if len(small) > 0 {
+				t.Errorf("phone: chart tap areas under 44 px: %q", small)
+			}
+		}
+		// a first move played once opens its game
+		var one, many string
+		var manyCount int
+		for _, gs := range st.Games {
+			for _, f := range gs.FirstMoves {
+				if f.Games == 1 && one == "" {
+					one = fmt.Sprintf(`[data-chart="first-%s"] .hitrow[data-move=%q]`, gs.Game, f.Move)
+				}
+			}
+		}
+		if one == "" {
+			t.Fatal("no first move played once")
+		}
+		want := browsertest.Eval[string](t, desk, fmt.Sprintf(`document.querySelector(%q).dataset.open`, one))
+		if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(one))); err != nil {
+			t.Fatal(err)
+		}
+		browsertest.Wait(t, "the game of the bar", func() bool {
+			return strings.Contains(browsertest.Eval[string](t, desk, `location.href`), "game.html?id=")
+		}, func() string { return browsertest.Eval[string](t, desk, `location.href`) })
+		id, _ := url.QueryUnescape(strings.TrimPrefix(want, "game.html?id="))
+		if e, _, err := lib.Entry(id); err != nil || e.Plies == 0 {
+			t.Errorf("%s: the bar opened %q: %v", vp.name, want, err)
+		}
+		navigate(t, desk, base+"game.html?id="+url.QueryEscape(id), "#board [data-cell]")
+
+		// a length bar of several games shows them in the library
+		navigate(t, desk, base+"stats.html", "[data-chart]")
+		many = browsertest.Eval[string](t, desk, `(() => { const e = [...document.querySelectorAll("[data-chart^=lengths-] .hitcol")].find(e => +e.dataset.count > 1); e.id = "manybar"; return e.dataset.open; })()`)
+		manyCount = browsertest.Eval[int](t, desk, `+document.getElementById("manybar").dataset.count`)
+		if err := chromedp.Do(desk, chromedp.Click(chromedp.ID("manybar"))); err != nil {
+			t.Fatal(err)
+		}
+		browsertest.Wait(t, "the library of the bar "+many, func() bool {
+			return browsertest.Eval[int](t, desk, `document.querySelectorAll("#rows tr.game").length`) == manyCount
+		}, func() string { return text(t, desk, "#summary") })
+		if browsertest.Eval[bool](t, desk, `document.getElementById("chartfilter").hidden`) {
+			t.Errorf("%s: the library does not say it shows a chart's games", vp.name)
+		}
+		browsertest.Screenshot(t, desk, "library-from-chart-"+vp.name)
+		if err := chromedp.Do(desk, chromedp.Click(chromedp.ID("clearchart"))); err != nil {
+			t.Fatal(err)
+		}
+		if n := browsertest.Eval[int](t, desk, `document.querySelectorAll("#rows tr.game").length`); n <= manyCount {
+			t.Errorf("%s: after Show all, %d games", vp.name, n)
+		}
+	}
+}
