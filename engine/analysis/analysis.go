@@ -53,6 +53,10 @@ type Move struct {
 	MissedWin bool      `json:"missed_win,omitempty"`
 	Forced    bool      `json:"forced,omitempty"` // only one legal move
 	Values    []float64 `json:"values"`           // every side's win probability after
+	// MS is the time the mover's clock ran for the turn this move ended
+	// (its record line's "ms", a roll before it included), when the game
+	// had clocks.
+	MS *int64 `json:"ms,omitempty"`
 }
 
 // Player sums up one seat.
@@ -202,6 +206,9 @@ feed:
 			Before: bv[side], After: av[side], Forced: p.forced, Values: av}
 		if !p.forced && p.before.res.Move != engine.NoMove {
 			m.Best = engine.MoveString(p.before.s, p.before.res.Move)
+		}
+		if p.a.Timed {
+			m.MS = &p.a.MS
 		}
 		m.Loss = max(0, m.Before-m.After)
 		if m.Best == m.Move || p.forced {

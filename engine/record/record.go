@@ -13,6 +13,7 @@ import (
 
 	"github.com/tabla-board/tabla/boards"
 	"github.com/tabla-board/tabla/engine"
+	"github.com/tabla-board/tabla/engine/clock"
 )
 
 // Version is the record format version this package reads and writes.
@@ -80,7 +81,10 @@ type Header struct {
 	Round string            `json:"round,omitempty"`
 	Site  string            `json:"site,omitempty"`
 	Date  string            `json:"date,omitempty"`
-	Meta  json.RawMessage   `json:"meta,omitempty"`
+	// Clock is the game's time control (engine/clock): "10m+5s" for every
+	// seat, or {"red":"10m+5s","white":"5m"} per seat.
+	Clock clock.Controls  `json:"clock,omitempty"`
+	Meta  json.RawMessage `json:"meta,omitempty"`
 }
 
 // Sources an event may name.
@@ -96,6 +100,10 @@ type Event struct {
 	By     string
 	T      time.Time
 	Source string
+	// MS is the time in milliseconds the mover's clock ran for the turn
+	// this line ended ("ms"), when Timed.
+	MS    int64
+	Timed bool
 	// Raw is the line as read (valid JSON). It is only valid until the
 	// next call to Next: copy it to keep it.
 	Raw json.RawMessage
@@ -243,7 +251,11 @@ func (r *Reader) Header() (*Header, error) {
 	}
 	var h Header // top-level fields are checked above, start strictly below
 	if err := json.Unmarshal(line, &h); err != nil {
-		return nil, r.fail(ErrHeader, err, "header: %s", strings.TrimPrefix(err.Error(), "json: "))
+		r.fail(ErrHeader, err, "header: %s", strings.TrimPrefix(err.Error(), "json: "))
+		if errors.Is(err, clock.ErrControl) {
+			r.err.(*Error).Field = "clock"
+		}
+		return nil, r.err
 	}
 	var present map[string]json.RawMessage
 	json.Unmarshal(line, &present)
@@ -254,6 +266,13 @@ func (r *Reader) Header() (*Header, error) {
 	if st, err := NewState(&h); err == nil {
 		r.die = st.Info().Die
 		seats = st.Info().Seats
+	}
+	if _, ok := present["clock"]; ok && seats != nil {
+		if err := h.Clock.Check(seats); err != nil {
+			r.fail(ErrHeader, err, "header: %v", err)
+			r.err.(*Error).Field = "clock"
+			return nil, r.err
+		}
 	}
 	if err := checkWho(&h, present, seats); err != nil {
 		r.fail(ErrHeader, err, "header: %v", err)
@@ -356,9 +375,12 @@ func NewState(h *Header) (engine.State, error) {
 
 var headerFields = map[string]bool{"tabla": true, "game": true, "variant": true, "first": true, "n": true,
 	"players": true, "board": true, "start": true, "meta": true,
-	"names": true, "event": true, "round": true, "site": true, "date": true}
+	"names": true, "event": true, "round": true, "site": true, "date": true, "clock": true}
 
-var eventFields = map[string]bool{"move": true, "roll": true, "by": true, "t": true, "source": true}
+var eventFields = map[string]bool{"move": true, "roll": true, "by": true, "t": true, "source": true, "ms": true}
+
+// MaxMS bounds a line's "ms": a turn of more than 100 days is no turn.
+const MaxMS = 100 * 24 * 3600 * 1000
 
 // Next reads the next event. It returns false at the end or on an error.
 func (r *Reader) Next() bool {
@@ -449,6 +471,14 @@ func (r *Reader) Next() bool {
 			return false
 		}
 		r.ev.T = t
+	}
+	if raw, ok := f["ms"]; ok {
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		if err != nil || n < 0 || n > MaxMS {
+			r.fail(ErrSyntax, nil, "ms: want the turn's time in milliseconds, an integer 0 to %d, got %s", MaxMS, raw)
+			return false
+		}
+		r.ev.MS, r.ev.Timed = n, true
 	}
 	if raw, ok := f["source"]; ok {
 		if json.Unmarshal(raw, &r.ev.Source) != nil || !contains(Sources, r.ev.Source) {

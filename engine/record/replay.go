@@ -8,8 +8,10 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/tabla-board/tabla/engine"
+	"github.com/tabla-board/tabla/engine/clock"
 )
 
 // Applied is a move or roll that Replay applied.
@@ -20,6 +22,10 @@ type Applied struct {
 	Face int         // for rolls
 	Text string      // canonical text: the move, or the die face
 	Seat int         // who rolled or moved
+	// MS is the turn's time in milliseconds the line kept ("ms"), when
+	// Timed: the line ended its mover's turn on a clock.
+	MS    int64
+	Timed bool
 }
 
 // Game is a replayed record.
@@ -103,7 +109,7 @@ func (g *Game) Apply(ev *Event) error {
 		if err := st.Roll(face); err != nil {
 			return fmt.Errorf("roll %s: %w", ev.Roll, err)
 		}
-		g.Applied = append(g.Applied, Applied{Line: ev.Line, Roll: true, Face: face, Text: ev.Roll, Seat: seat})
+		g.Applied = append(g.Applied, Applied{Line: ev.Line, Roll: true, Face: face, Text: ev.Roll, Seat: seat, MS: ev.MS, Timed: ev.Timed})
 		return nil
 	}
 	if st.Awaiting() == engine.AwaitRoll {
@@ -115,7 +121,7 @@ func (g *Game) Apply(ev *Event) error {
 	}
 	text := engine.MoveString(st, m) // notation belongs to the position before the move
 	st.Play(m)
-	g.Applied = append(g.Applied, Applied{Line: ev.Line, Move: m, Text: text, Seat: seat})
+	g.Applied = append(g.Applied, Applied{Line: ev.Line, Move: m, Text: text, Seat: seat, MS: ev.MS, Timed: ev.Timed})
 	return nil
 }
 
@@ -139,6 +145,35 @@ type Status struct {
 	// Who and where, from the header (each omitted when unset, so a record
 	// without them reads as it always did).
 	Who
+	// Clock is the header's time control and ClockLeft each seat's time
+	// left after the record's timed turns (its lines' "ms"), in ms.
+	Clock     clock.Controls   `json:"clock,omitempty"`
+	ClockLeft map[string]int64 `json:"clock_left_ms,omitempty"`
+	// End is how a journal says the game ended outside the rules ("time":
+	// Flag's time ran out), from its {"end":…} line.
+	End  string `json:"end,omitempty"`
+	Flag string `json:"flag,omitempty"`
+}
+
+// Clock rebuilds a game's clocks from its header's time control and the
+// turn times its lines kept ("ms"); nil when the header has no clock.
+// No clock runs in the result: the caller starts the seat to move's.
+func (g *Game) Clock() *clock.Clock {
+	if len(g.Header.Clock) == 0 {
+		return nil
+	}
+	seats := g.State.Info().Seats
+	ctl := make([]clock.Control, len(seats))
+	for i, seat := range seats {
+		ctl[i] = g.Header.Clock.For(seat)
+	}
+	c := clock.New(ctl)
+	for _, a := range g.Applied {
+		if a.Timed {
+			c.Charge(a.Seat, time.Duration(a.MS)*time.Millisecond)
+		}
+	}
+	return c
 }
 
 // Summary describes a game state for `tabla rules check`.

@@ -29,6 +29,10 @@ type Line struct {
 	By      string
 	T       time.Time
 	Source  string
+	// MS is the turn's time in milliseconds (written as "ms" when Timed):
+	// how long the mover's clock ran for the turn the line ends.
+	MS    int64
+	Timed bool
 }
 
 // WriteHeader writes the header line.
@@ -75,6 +79,10 @@ func (w *Writer) Write(l Line) error {
 	if l.Source != "" {
 		b = append(b, `,"source":`...)
 		b = strconv.AppendQuote(b, l.Source)
+	}
+	if l.Timed {
+		b = append(b, `,"ms":`...)
+		b = strconv.AppendInt(b, l.MS, 10)
 	}
 	w.buf = append(b, "}\n"...)
 	return w.flush()

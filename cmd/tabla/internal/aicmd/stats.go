@@ -47,6 +47,9 @@ type GameStats struct {
 	Wins       map[string]int `json:"wins"` // by side
 	Draws      int            `json:"draws"`
 	Unfinished int            `json:"unfinished"`
+	// OnTime counts the games a flag fall ended (a journal's
+	// {"end":"time"}): neither won on the board nor unfinished.
+	OnTime int `json:"on_time"`
 	// FirstSeatWins counts finished games won by the side of the seat that
 	// moved first.
 	FirstSeatWins int         `json:"first_seat_wins"`
@@ -192,13 +195,15 @@ func CollectContext(ctx context.Context, dir string, warn io.Writer) (*Stats, er
 				break
 			}
 		}
-		switch res.Status {
-		case engine.Won:
+		switch {
+		case end.reason == "time" && res.Status == engine.Playing:
+			gs.OnTime++
+		case res.Status == engine.Won:
 			gs.Wins[info.Sides[res.Winner]]++
 			if first != nil && info.SideOf[first.Seat] == res.Winner {
 				gs.FirstSeatWins++
 			}
-		case engine.Draw:
+		case res.Status == engine.Draw:
 			gs.Draws++
 		default:
 			gs.Unfinished++
@@ -296,8 +301,11 @@ func StatsRun(opts *StatsOptions) error {
 			fmt.Fprintf(w, "%s won\t%d\t%s\t\n", side, gs.Wins[side], pct(float64(gs.Wins[side])/float64(gs.Games)))
 		}
 		fmt.Fprintf(w, "draw\t%d\t%s\t\n", gs.Draws, pct(float64(gs.Draws)/float64(gs.Games)))
+		if gs.OnTime > 0 {
+			fmt.Fprintf(w, "time ran out\t%d\t%s\t\n", gs.OnTime, pct(float64(gs.OnTime)/float64(gs.Games)))
+		}
 		fmt.Fprintf(w, "unfinished\t%d\t%s\t\n", gs.Unfinished, pct(float64(gs.Unfinished)/float64(gs.Games)))
-		if fin := gs.Games - gs.Unfinished - gs.Draws; fin > 0 {
+		if fin := gs.Games - gs.Unfinished - gs.Draws - gs.OnTime; fin > 0 {
 			fmt.Fprintf(w, "first mover's side won\t%d of %d\t%s\t\n", gs.FirstSeatWins, fin, pct(float64(gs.FirstSeatWins)/float64(fin)))
 		}
 		fmt.Fprintf(w, "length (plies)\tmean %.1f\tmedian %d\tmin %d\tmax %d\n", gs.MeanLength, gs.MedianLength, gs.MinLength, gs.MaxLength)
@@ -361,7 +369,7 @@ func countPlayers(byName map[string]*PlayerStats, g *record.Game, res engine.Res
 		p.Games++
 		p.ByGame[info.Game]++
 		switch {
-		case end.reason == "time" && end.flag != "":
+		case end.reason == "time" && end.flag != "" && res.Status == engine.Playing:
 			fi := slices.Index(info.Seats, end.flag)
 			switch {
 			case fi >= 0 && info.SideOf[fi] == info.SideOf[si]:

@@ -18,8 +18,10 @@
 // change), Command (takeback, new, roll, hint, confirm, choose), SetEngine
 // (the seats the engine plays, Engines), RequestPairing (a phone asks to
 // control the table: one corner LED pulses until the board's confirm button
-// is pressed, pairing.go) and, on a virtual board, LivePlayer.Act to perform a
-// SCRIPTS.md action.
+// is pressed, pairing.go), SetWho (who plays which seat, and the event,
+// round, site and date: who.go), Clock (the chess clocks of a game with a
+// time control: clock.go) and, on a virtual board, LivePlayer.Act to
+// perform a SCRIPTS.md action.
 //
 // # Journal
 //

@@ -49,6 +49,9 @@ type Meta struct {
 	SettleMs    int    `json:"settle_ms"`
 	Takeback    int    `json:"takeback"`
 	Source      string `json:"source"`
+	// ClockPause: a confirm question or correction mode pauses the
+	// running clock (clock.go).
+	ClockPause bool `json:"clock_pause,omitempty"`
 }
 
 type metaWrap struct {
@@ -99,7 +102,9 @@ func openJournal(path string, b *boards.Board, clock func() time.Time) (*Journal
 	if err != nil {
 		return nil, err
 	}
-	return &Journal{path: path, f: f, w: record.NewWriter(f), board: b, clock: clock}, nil
+	j := &Journal{path: path, f: f, w: record.NewWriter(f), board: b, clock: clock}
+	j.w.SyncEach = true // decisions are synced after a resume too
+	return j, nil
 }
 
 func syncDir(dir string) {
@@ -224,19 +229,25 @@ func (j *Journal) Marker(key, value string) error {
 
 // Decision journals what the referee decided, synced (fsync at each move).
 func (j *Journal) Decision(a referee.Action, die *engine.Die) error {
+	return j.TimedDecision(a, die, 0, false)
+}
+
+// TimedDecision is Decision with the turn's time in ms ("ms") on a move or
+// roll line that ended its mover's turn on a clock (timed).
+func (j *Journal) TimedDecision(a referee.Action, die *engine.Die, turnMS int64, timed bool) error {
 	if j == nil {
 		return nil
 	}
 	t := j.clock().UTC()
 	switch a.Kind {
 	case referee.Moved:
-		return j.w.Write(record.Line{Move: a.Move, By: a.Seat, T: t, Source: a.Source})
+		return j.w.Write(record.Line{Move: a.Move, By: a.Seat, T: t, Source: a.Source, MS: turnMS, Timed: timed})
 	case referee.Rolled:
 		src := a.Source
 		if a.Tabla {
 			src = "engine"
 		}
-		return j.w.Write(record.Line{Roll: a.Face, Numeric: die != nil && die.Numeric, By: a.Seat, T: t, Source: src})
+		return j.w.Write(record.Line{Roll: a.Face, Numeric: die != nil && die.Numeric, By: a.Seat, T: t, Source: src, MS: turnMS, Timed: timed})
 	case referee.TookBack:
 		return j.takeback(a, t)
 	}

@@ -272,6 +272,9 @@ func ReplayContext(ctx context.Context, r io.Reader, name string) (*ReplayResult
 			n, _ := strconv.Atoi(string(l.Takeback))
 			wants = append(wants, want{line: li, kind: "takeback", plies: n})
 		case "end":
+			if bytes.HasPrefix(ev.Raw, []byte(`{"end":"time"`)) {
+				continue // a flag fell: the clocks' decision, not the referee's
+			}
 			res.Want = append(res.Want, "new")
 			wants = append(wants, want{line: li, kind: "new"})
 		}

@@ -28,6 +28,8 @@ type Status struct {
 	// Who is who plays which seat, and the event, round, site and date
 	// (each omitted when unset).
 	Who record.Who `json:"who"`
+	// Clock is the clocks, when the game has a time control.
+	Clock *ClockStatus `json:"clock,omitempty"`
 }
 
 // PairingStatus is a standing pairing request.
@@ -39,7 +41,7 @@ type PairingStatus struct {
 func (s *Session) StatusJSON() Status {
 	st, log, hint := s.Glance()
 	out := Status{State: st, Log: log, HintMove: hint, Journal: s.JournalPath(), Board: s.hw.Info().Name, Frames: s.Frames(),
-		Pieces: make(map[string]string, len(st.Sensed)), AI: []string{}, Who: s.Who()}
+		Pieces: make(map[string]string, len(st.Sensed)), AI: []string{}, Who: s.Who(), Clock: s.Clock()}
 	for cell, kind := range st.Sensed {
 		if kind == "?" && st.Expected[cell] != "" {
 			kind = st.Expected[cell]

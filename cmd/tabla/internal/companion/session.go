@@ -52,6 +52,10 @@ type Options struct {
 	// Publisher, when set, is told of every journalled decision and every
 	// journal started or resumed (a club hub's link; publisher.go).
 	Publisher Publisher
+	// ClockPause pauses the running clock while the referee asks to
+	// confirm a move or guides a correction (clock.go; the time control
+	// itself is Header.Clock). Default: the clock runs on.
+	ClockPause bool
 }
 
 // Session is one companion session: a board, the referee, the journal. Its
@@ -82,8 +86,10 @@ type Session struct {
 	// hintBusy: a hint search is under way (WaitHints polls it)
 	hintBusy bool
 	frames   int
-	pair     *pairRequest // a phone's standing request to control (pairing.go)
-	mlog     moveLog      // the move list's cache (movelog.go)
+	pair     *pairRequest  // a phone's standing request to control (pairing.go)
+	mlog     moveLog       // the move list's cache (movelog.go)
+	clocks   *clockState   // the game's clocks, nil without a time control (clock.go)
+	clkNow   time.Duration // the board time of the input being handled
 
 	beatOnce sync.Once
 	beat     chan chan struct{} // heartbeat requests Run's loop answers (heartbeat.go)
@@ -128,7 +134,7 @@ func Open(opts Options) (*Session, error) {
 	}
 	s := &Session{opts: opts, board: b, hw: opts.HW, log: opts.Logger, clock: opts.Clock, header: h}
 	s.meta = Meta{Board: b.Name, Identifying: opts.HW.Info().Identifying, SettleMs: int(opts.Settle / time.Millisecond),
-		Source: opts.Source}
+		Source: opts.Source, ClockPause: opts.ClockPause}
 	if s.meta.SettleMs == 0 {
 		s.meta.SettleMs = int(referee.DefaultSettle / time.Millisecond)
 	}
@@ -172,6 +178,9 @@ func Open(opts Options) (*Session, error) {
 		}
 		ref.Resume(resume.Game.State, applied(resume.Game))
 		s.ref = ref
+		if s.clocks = newClockState(&s.header, st); s.clocks != nil {
+			s.clocks.resume(resume.Game)
+		}
 		j, err := openJournal(resume.Path, b, s.clock)
 		if err != nil {
 			return nil, err
@@ -193,6 +202,7 @@ func Open(opts Options) (*Session, error) {
 			return nil, err
 		}
 		s.ref = ref
+		s.clocks = newClockState(&s.header, st)
 		if err := s.startJournal(); err != nil {
 			return nil, err
 		}
@@ -297,8 +307,12 @@ func (s *Session) handleLocked(ev hardware.Event) {
 		s.boardAt = ev.At
 	}
 	s.hostAt = time.Now()
-	if err := s.journal.Event(ev); err != nil {
-		s.log.Error("journal", "err", err)
+	s.clkNow = ev.At
+	s.startClockLocked(ev.At)
+	if !s.checkFlagLocked(ev.At) { // after a flag fell nothing more is journalled
+		if err := s.journal.Event(ev); err != nil {
+			s.log.Error("journal", "err", err)
+		}
 	}
 	switch ev.Kind {
 	case hardware.Status:
@@ -323,11 +337,24 @@ func (s *Session) Tick(now time.Duration) {
 }
 
 func (s *Session) tickLocked(now time.Duration) {
+	s.clkNow = now
+	ended := s.clocks != nil && s.clocks.ended
+	if s.checkFlagLocked(now) && !ended {
+		ended = true
+		s.sendFrameLocked() // the low time is over
+	}
 	if pending, at := s.ref.Pending(); !pending || now < at {
+		if cs := s.clocks; cs != nil && !cs.ended && cs.started {
+			if run, paused := cs.clk.Running(); run >= 0 && !paused && cs.clk.Low(run, now) != cs.low {
+				s.sendFrameLocked() // the seat to move's time became low
+			}
+		}
 		return
 	}
-	if err := s.journal.Tick(now); err != nil {
-		s.log.Error("journal", "err", err)
+	if !ended {
+		if err := s.journal.Tick(now); err != nil {
+			s.log.Error("journal", "err", err)
+		}
 	}
 	s.ref.Tick(now)
 	s.afterLocked()
@@ -341,6 +368,7 @@ func (s *Session) afterLocked() {
 	for _, a := range s.ref.Actions() {
 		s.decide(a)
 	}
+	s.pauseClockLocked(s.clkNow)
 	if pairing && s.pair == nil { // a move cancelled the pairing request
 		s.sendFrameLocked()
 		s.notifyLocked()
@@ -358,6 +386,7 @@ func (s *Session) sendFrameLocked() {
 	if s.pair != nil {
 		s.frame = s.pairingOverlayLocked(s.frame)
 	}
+	s.frame = s.lowTimeOverlayLocked(s.frame, s.clkNow)
 	frame := s.frame
 	if !ledsEqual(frame, s.lastLED) {
 		s.lastLED = append(s.lastLED[:0], frame...)
@@ -382,8 +411,12 @@ func (s *Session) decide(a referee.Action) {
 		return
 	case referee.NewGame:
 		s.log.Info("new game")
+		ended := s.clocks != nil && s.clocks.ended
+		s.clockDecisionLocked(a)
 		if s.journal != nil {
-			s.journal.Marker("end", "new")
+			if !ended { // a game over on time has its end line
+				s.journal.Marker("end", "new")
+			}
 			s.publish()
 			s.journal.Close()
 			s.journal = nil
@@ -396,9 +429,21 @@ func (s *Session) decide(a referee.Action) {
 	if a.Kind == referee.Moved {
 		s.pairMovedLocked() // pairing.go: a move cancels a pairing request
 	}
+	if s.clocks != nil && s.clocks.ended {
+		s.log.Info(a.Kind.String()+" after the game ended on time: not journalled", "seat", a.Seat, "move", a.Move, "face", a.Face)
+		return
+	}
 	s.log.Info(a.Kind.String(), "seat", a.Seat, "move", a.Move, "face", a.Face, "ops", a.Ops, "at", a.At)
-	if err := s.journal.Decision(a, st.Info().Die); err != nil {
+	var turnMS int64
+	var timed bool
+	if a.Kind != referee.TookBack {
+		turnMS, timed = s.clockDecisionLocked(a)
+	}
+	if err := s.journal.TimedDecision(a, st.Info().Die, turnMS, timed); err != nil {
 		s.log.Error("journal", "err", err)
+	}
+	if a.Kind == referee.TookBack {
+		s.clockDecisionLocked(a)
 	}
 	s.publish()
 	if r := st.Result(); a.Kind == referee.Moved && r.Status != engine.Playing {
@@ -435,6 +480,10 @@ func (s *Session) Command(name, arg string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	at := s.nowLocked()
+	s.clkNow = at
+	if s.checkFlagLocked(at) && name != "new" && name != "hint" {
+		return ErrGameOver
+	}
 	var err error
 	switch name {
 	case "takeback":
@@ -512,9 +561,13 @@ func (s *Session) Run(ctx context.Context) error {
 	for {
 		s.mu.Lock()
 		pending, at := s.ref.Pending()
+		now := s.nowLocked()
 		wait := time.Hour
 		if pending {
-			wait = max(at-s.nowLocked(), 0) + time.Millisecond
+			wait = max(at-now, 0) + time.Millisecond
+		}
+		if at, ok := s.clockWakeLocked(now); ok { // a flag falling, low time
+			wait = min(wait, max(at-now, 0)+time.Millisecond)
 		}
 		s.mu.Unlock()
 		timer.Reset(wait)
@@ -528,7 +581,15 @@ func (s *Session) Run(ctx context.Context) error {
 			s.Handle(ev)
 		case <-timer.C:
 			s.mu.Lock()
-			s.tickLocked(s.nowLocked())
+			// the board has been quiet since its settle time: read it as
+			// of then (the referee's acceptance, the clock's press, is one
+			// settle window after the last change, whatever the timer's
+			// lateness)
+			now := s.nowLocked()
+			if pending, at := s.ref.Pending(); pending && at <= now && at >= s.boardAt {
+				now = at
+			}
+			s.tickLocked(now)
 			s.mu.Unlock()
 		case ack := <-s.beats():
 			close(ack)

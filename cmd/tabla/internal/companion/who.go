@@ -174,5 +174,5 @@ func (j *Journal) rewriteHeader(h *record.Header) error {
 
 // overLocked: the game has ended (won, drawn, or its time ran out).
 func (s *Session) overLocked() bool {
-	return s.ref.Game().Awaiting() == engine.AwaitNone
+	return s.ref.Game().Awaiting() == engine.AwaitNone || s.clocks != nil && s.clocks.ended
 }

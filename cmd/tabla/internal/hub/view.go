@@ -68,6 +68,51 @@ type GameView struct {
 	Error    string            `json:"error,omitempty"`
 	// Who is who plays which seat, and the event, round, site and date.
 	Who record.Who `json:"who"`
+	// Flag is the seat whose time ran out (Ended "time").
+	Flag string `json:"flag,omitempty"`
+	// Clock is the clocks as the game's lines make them (the running seat
+	// counts down from Last on the page; the table's clock decides).
+	Clock *ClockView `json:"clock,omitempty"`
+}
+
+// ClockView is a game's clocks on the hub, in the live page's form
+// (companion.ClockStatus): TurnMs is 0, the page counts from the game's
+// Last line.
+type ClockView struct {
+	Control string           `json:"control"`
+	LeftMs  map[string]int64 `json:"left_ms"`
+	Running string           `json:"running,omitempty"`
+	TurnMs  int64            `json:"turn_ms"`
+	DelayMs map[string]int64 `json:"delay_ms,omitempty"`
+	LowMs   map[string]int64 `json:"low_ms"`
+	Flag    string           `json:"flag,omitempty"`
+}
+
+func clockView(g *Game) *ClockView {
+	c := g.Clocks()
+	if c == nil {
+		return nil
+	}
+	info := g.State.Info()
+	v := &ClockView{Control: g.Header.Clock.String(), LeftMs: map[string]int64{}, LowMs: map[string]int64{}}
+	for i, seat := range info.Seats {
+		ctl := c.Control(i)
+		v.LeftMs[seat] = c.Left(i, 0).Milliseconds()
+		v.LowMs[seat] = ctl.Low().Milliseconds()
+		if ctl.Delay > 0 {
+			if v.DelayMs == nil {
+				v.DelayMs = map[string]int64{}
+			}
+			v.DelayMs[seat] = ctl.Delay.Milliseconds()
+		}
+	}
+	if g.Ended == "time" {
+		v.Flag = g.Flag
+		v.LeftMs[g.Flag] = 0
+	} else if t := g.State.ToMove(); t >= 0 && g.Ended == "" && len(g.Steps) > 0 {
+		v.Running = info.Seats[t]
+	}
+	return v
 }
 
 func gameView(g *Game) *GameView {
@@ -80,7 +125,8 @@ func gameView(g *Game) *GameView {
 	}
 	v := &GameView{ID: g.ID, Game: info.Game, Variant: info.Variant, Board: board, Seats: info.Seats, Sides: info.Sides,
 		Events: g.N, Plies: st.Plies(), Steps: slices.Clone(g.Steps), Moves: g.Moves(), Awaiting: st.Awaiting().String(),
-		Ended: g.Ended, Pieces: pos.Pieces, Painted: pos.Painted, Hands: pos.Hands, Remote: g.Remote, Last: g.Last, Who: g.Who}
+		Ended: g.Ended, Pieces: pos.Pieces, Painted: pos.Painted, Hands: pos.Hands, Remote: g.Remote, Last: g.Last, Who: g.Who,
+		Flag: g.Flag, Clock: clockView(g)}
 	if info.Die != nil {
 		v.Die = info.Die.Faces
 	}
@@ -170,6 +216,8 @@ type TableSummary struct {
 	Pieces   map[string]string `json:"pieces,omitempty"`
 	Remote   *Ref              `json:"remote,omitempty"`
 	Who      record.Who        `json:"who"`
+	Ended    string            `json:"ended,omitempty"`
+	Flag     string            `json:"flag,omitempty"`
 }
 
 // Summaries lists every table with its current game.
@@ -183,7 +231,7 @@ func (h *Hub) Summaries() []TableSummary {
 			v := gameView(g)
 			s.ID, s.Game, s.Board, s.Plies, s.ToMove, s.Status, s.Winner, s.LastMove, s.Pieces, s.Remote =
 				v.ID, v.Game, v.Board, v.Plies, v.ToMove, v.Status, v.Winner, v.LastMove, v.Pieces, v.Remote
-			s.Who = v.Who
+			s.Who, s.Ended, s.Flag = v.Who, v.Ended, v.Flag
 		}
 		out = append(out, s)
 	}

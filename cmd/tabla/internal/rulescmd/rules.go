@@ -45,7 +45,9 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 		Short: "Print the state after a record as one JSON object",
 		Long: "Print {\"game\",\"ply\",\"to_move\",\"awaiting\",\"status\",\"winner\",\"eliminated\"}\n" +
 			"for the position after the record, followed by the header's names, event,\n" +
-			"round, site and date when it has them. A malformed or illegal record exits 1\n" +
+			"round, site and date, its time control with each seat's time left after the\n" +
+			"record's timed turns, and a flag fall ({\"end\":\"time\"}) when it has them.\n" +
+			"A malformed or illegal record exits 1\n" +
 			"and names its line (and the header field) on stderr.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -56,16 +58,34 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 }
 
 func replay(opts *Options) (*record.Game, error) {
+	g, _, err := replayEnd(opts)
+	return g, err
+}
+
+// ending is a journal's {"end":"time","flag":SEAT} line, if any.
+type ending struct {
+	End  string `json:"end"`
+	Flag string `json:"flag"`
+}
+
+func replayEnd(opts *Options) (*record.Game, ending, error) {
+	var end ending
 	f, name, err := cmdutil.OpenInput(opts.IO, opts.File)
 	if err != nil {
-		return nil, err
+		return nil, end, err
 	}
 	defer f.Close()
-	g, err := record.Replay(cmdutil.ContextReader(opts.Context, f), name)
+	g, err := record.ReplayFunc(cmdutil.ContextReader(opts.Context, f), name, func(ev *record.Event) error {
+		if ev.Kind == "end" {
+			end = ending{}
+			json.Unmarshal(ev.Raw, &end)
+		}
+		return nil
+	})
 	if stop := cmdutil.Stopped("rules", opts.Context); stop != nil {
-		return nil, stop
+		return nil, end, stop
 	}
-	return g, err
+	return g, end, err
 }
 
 // MovesRun prints the legal moves.
@@ -87,12 +107,24 @@ func MovesRun(opts *Options) error {
 
 // CheckRun prints the summary object.
 func CheckRun(opts *Options) error {
-	g, err := replay(opts)
+	g, end, err := replayEnd(opts)
 	if err != nil {
 		return err
 	}
 	sum := record.Summary(g.State)
 	sum.Who = g.Header.Who()
+	if c := g.Clock(); c != nil {
+		sum.Clock, sum.ClockLeft = g.Header.Clock, map[string]int64{}
+		for i, seat := range g.State.Info().Seats {
+			sum.ClockLeft[seat] = c.Left(i, 0).Milliseconds()
+		}
+	}
+	if end.End == "time" {
+		sum.End, sum.Flag = end.End, end.Flag
+		if _, ok := sum.ClockLeft[end.Flag]; ok {
+			sum.ClockLeft[end.Flag] = 0
+		}
+	}
 	b, err := json.Marshal(sum)
 	if err != nil {
 		return err

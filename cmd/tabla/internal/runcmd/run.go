@@ -67,6 +67,9 @@ type Options struct {
 	// Who names the players per seat (SEAT=NAME) and the event, round,
 	// site and date: the header of each game started (not of a resumed one).
 	Who companion.WhoOptions
+	// Clock is the time control (--clock, --clock-pause) of each game
+	// started (a resumed game keeps its own).
+	Clock companion.ClockOptions
 	// Ready, when set, is called once the session runs (tests).
 	Ready func(s *companion.Session, addr string)
 	// Limits, when set, replace the page server's webui.DefaultLimits
@@ -161,6 +164,7 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 	f.StringVar(&o.Remote, "remote", "", "play a game hosted by another board through the hub: HOST[/GAME][:SEAT]")
 	f.IntVar(&o.AnalysisLevel, "analysis-level", 0, "level (1–5) of the library's analyses (0: 3)")
 	o.Who.AddFlags(f)
+	o.Clock.AddFlags(f)
 	return cmd
 }
 
@@ -168,7 +172,8 @@ var configKeys = map[string]string{"game": "game", "variant": "variant", "first"
 	"n": "n", "ai": "ai", "board-file": "board-file", "board": "board", "journal": "journal", "listen": "listen", "token": "token",
 	"allow-host": "allow-host", "sensors": "sensors", "seed": "seed", "settle": "settle", "log-format": "log-format",
 	"analysis-level": "analysis-level", "hub": "hub", "table": "table", "hub-ca": "hub-ca", "remote": "remote",
-	"player": "player", "event": "event", "round": "round", "site": "site", "date": "date"}
+	"player": "player", "event": "event", "round": "round", "site": "site", "date": "date",
+	"clock": "clock", "clock-pause": "clock-pause"}
 
 // load reads a config file; keys set by flags are kept.
 func (o *Options) load(path string, changed func(string) bool) error {
@@ -193,7 +198,7 @@ func (o *Options) load(path string, changed func(string) bool) error {
 		k, v, ok := strings.Cut(text, "=")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !ok || configKeys[k] == "" {
-			return fmt.Errorf("%s:%d: want KEY = VALUE with KEY one of game, variant, first, players, n, ai, board-file, board, journal, listen, token, allow-host, sensors, seed, settle, log-format, analysis-level, hub, table, hub-ca, remote, player, event, round, site, date", path, line)
+			return fmt.Errorf("%s:%d: want KEY = VALUE with KEY one of game, variant, first, players, n, ai, board-file, board, journal, listen, token, allow-host, sensors, seed, settle, log-format, analysis-level, hub, table, hub-ca, remote, player, event, round, site, date, clock, clock-pause", path, line)
 		}
 		if changed(k) {
 			continue
@@ -255,6 +260,10 @@ func (o *Options) load(path string, changed func(string) bool) error {
 			o.Who.Site = v
 		case "date":
 			o.Who.Date = v
+		case "clock":
+			o.Clock.Clock = splitList(v)
+		case "clock-pause":
+			o.Clock.Pause, err = strconv.ParseBool(v)
 		case "analysis-level":
 			if o.AnalysisLevel, err = strconv.Atoi(v); err == nil {
 				err = checkLevel(o.AnalysisLevel)
@@ -358,13 +367,17 @@ func Run(ctx context.Context, o *Options) error {
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("run: %v", err))
 	}
 	h.SetWho(who)
+	if h.Clock, err = o.Clock.Controls(seats); err != nil {
+		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("run: %v", err))
+	}
 	seatsAI, err := companion.ParseEngineSeats(o.AI, seats)
 	if err != nil {
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("run: %v", err))
 	}
 	ai := companion.NewEngines(seatsAI, seats)
 	copts := companion.Options{Header: h, Board: def, HW: hw, JournalDir: o.Journal, NoResume: o.NoResume,
-		Source: source, Settle: o.Settle, Seed: o.Seed, Logger: log, Hint: companion.SearchHint(ai.Level), Engines: ai}
+		Source: source, Settle: o.Settle, Seed: o.Seed, Logger: log, Hint: companion.SearchHint(ai.Level), Engines: ai,
+		ClockPause: o.Clock.Pause}
 	var link *hub.Linked
 	if o.Hub != "" || o.Remote != "" {
 		if link, err = linkHub(ctx, o, &copts, log); err != nil {

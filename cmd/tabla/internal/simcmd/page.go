@@ -42,6 +42,8 @@ type PageOptions struct {
 	// Who names the players per seat and the event, round, site and date
 	// (the header of each game started).
 	Who companion.WhoOptions
+	// Clock is the time control of each game started.
+	Clock companion.ClockOptions
 	// Ready, when set, is called with the page's address once it serves.
 	Ready func(addr string, s *PageSession)
 	// Hub, Table, HubCA and Remote link the virtual board to a club hub
@@ -75,6 +77,8 @@ type PageState struct {
 	HintMove *companion.MoveEntry  `json:"hint_move,omitempty"`
 	// Who is who plays which seat, and the event, round, site and date.
 	Who record.Who `json:"who"`
+	// Clock is the clocks, when the game has a time control.
+	Clock *companion.ClockStatus `json:"clock,omitempty"`
 }
 
 // Held is a lifted piece.
@@ -91,7 +95,8 @@ func (p *PageSession) Die() []string        { return p.Sess.Die() }
 // State returns the page state.
 func (p *PageSession) State() any {
 	rs, log, hint := p.Sess.Glance()
-	st := PageState{State: rs, Log: log, HintMove: hint, Pieces: map[string]string{}, Plugged: p.VB.Plugged(), Who: p.Sess.Who()}
+	st := PageState{State: rs, Log: log, HintMove: hint, Pieces: map[string]string{}, Plugged: p.VB.Plugged(), Who: p.Sess.Who(),
+		Clock: p.Sess.Clock()}
 	def := p.Sess.Board()
 	for i, code := range p.VB.Pieces() {
 		if code != 0 {
@@ -183,13 +188,17 @@ func ServePage(ctx context.Context, o *PageOptions, log *slog.Logger) error {
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("sim: %v", err))
 	}
 	h.SetWho(who)
+	if h.Clock, err = o.Clock.Controls(seats); err != nil {
+		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("sim: %v", err))
+	}
 	seatsAI, err := companion.ParseEngineSeats(o.AI, seats)
 	if err != nil {
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("sim: %v", err))
 	}
 	ai := companion.NewEngines(seatsAI, seats)
 	copts := companion.Options{Header: h, Board: def, HW: hw, JournalDir: o.Journal, NoResume: o.Journal == "",
-		Source: "sim", Seed: o.Seed, Logger: log, Hint: companion.SearchHint(ai.Level), Engines: ai}
+		Source: "sim", Seed: o.Seed, Logger: log, Hint: companion.SearchHint(ai.Level), Engines: ai,
+		ClockPause: o.Clock.Pause}
 	var link *hub.Linked
 	if o.Hub != "" || o.Remote != "" {
 		if link, err = linkHub(ctx, o, &copts, log); err != nil {

@@ -106,6 +106,7 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 	f.StringVar(&o.Page.HubCA, "hub-ca", "", "PEM file of the authority of the hub's TLS certificate")
 	f.StringVar(&o.Page.Remote, "remote", "", "play a game hosted by another board through the hub: HOST[/GAME][:SEAT]")
 	o.Page.Who.AddFlags(f)
+	o.Page.Clock.AddFlags(f)
 	f.StringVar(&o.Script, "script", "", "the script to play")
 	f.StringVar(&o.Record, "record", "", "write the game record here")
 	f.StringVar(&o.Journal, "journal", "", "also keep the full journal (board events included) here")

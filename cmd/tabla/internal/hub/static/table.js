@@ -146,7 +146,9 @@ function club(g) {
   const ev = [who.event, who.round ? "round " + who.round : "", who.site, who.date].filter(Boolean).join(" · ");
   $("club").hidden = !(ev || Object.keys(names).length || c);
   $("eventline").textContent = ev;
-  clockAt = performance.now();
+  // the running clock counts from the latest line's time (the table's
+  // clock decides; this one only shows it)
+  clockAt = performance.now() - (c && c.running && g.last ? Math.max(0, Date.now() - Date.parse(g.last)) : 0);
   const ul = $("players");
   ul.innerHTML = "";
   for (const seat of g.seats) {

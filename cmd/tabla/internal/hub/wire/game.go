@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/tabla-board/tabla/engine"
+	"github.com/tabla-board/tabla/engine/clock"
 	"github.com/tabla-board/tabla/engine/record"
 )
 
@@ -58,6 +60,8 @@ type Line struct {
 	Takeback int // plies
 	Ops      int // moves and rolls undone
 	End      string
+	Flag     string // end "time": the seat whose time ran out
+	MS       *int64 // move, roll: the turn's time when it ended one on a clock
 	Who      *record.Who
 	Raw      json.RawMessage
 }
@@ -70,6 +74,8 @@ type rawLine struct {
 	Takeback *int            `json:"takeback"`
 	Ops      int             `json:"ops"`
 	End      *string         `json:"end"`
+	Flag     string          `json:"flag"`
+	MS       *int64          `json:"ms"`
 	Who      *record.Who     `json:"who"`
 }
 
@@ -79,7 +85,7 @@ func ParseLine(raw []byte) (Line, error) {
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return Line{}, fmt.Errorf("hub: line %.80s: %v", raw, err)
 	}
-	l := Line{By: r.By, T: r.T, Raw: json.RawMessage(bytes.Clone(raw))}
+	l := Line{By: r.By, T: r.T, MS: r.MS, Raw: json.RawMessage(bytes.Clone(raw))}
 	switch {
 	case r.Move != nil:
 		l.Kind, l.Move = "move", *r.Move
@@ -93,7 +99,7 @@ func ParseLine(raw []byte) (Line, error) {
 	case r.Takeback != nil:
 		l.Kind, l.Takeback, l.Ops = "takeback", *r.Takeback, r.Ops
 	case r.End != nil:
-		l.Kind, l.End = "end", *r.End
+		l.Kind, l.End, l.Flag = "end", *r.End, r.Flag
 	case r.Who != nil:
 		l.Kind, l.Who = "who", r.Who
 	default:
@@ -107,6 +113,8 @@ type Step struct {
 	Roll bool   `json:"roll,omitempty"`
 	Text string `json:"text"`
 	Seat string `json:"seat"`
+	// MS is the turn's time on the clock when this step ended a turn.
+	MS *int64 `json:"ms,omitempty"`
 }
 
 func (s Step) String() string {
@@ -130,8 +138,10 @@ type Game struct {
 	// published; Steps the same as applied.
 	Lines []json.RawMessage
 	Steps []Step
-	// Ended is "new" when the game was abandoned for a new one.
+	// Ended is "new" when the game was abandoned for a new one, "time"
+	// when Flag's time ran out.
 	Ended string
+	Flag  string
 	// Who is who plays which seat, and the event, round, site and date:
 	// the header's, or the latest who line's.
 	Who record.Who
@@ -205,7 +215,7 @@ func (g *Game) apply(l Line) error {
 	}
 	switch l.Kind {
 	case "end":
-		g.Ended = l.End
+		g.Ended, g.Flag = l.End, l.Flag
 		return nil
 	case "who":
 		hh := *g.Header
@@ -246,7 +256,7 @@ func (g *Game) apply(l Line) error {
 		if err := st.Roll(face); err != nil {
 			return err
 		}
-		g.Steps = append(g.Steps, Step{Roll: true, Text: l.Roll, Seat: seat})
+		g.Steps = append(g.Steps, Step{Roll: true, Text: l.Roll, Seat: seat, MS: l.MS})
 	case "move":
 		if st.Awaiting() != engine.AwaitMove {
 			return fmt.Errorf("move %s: no move is due", l.Move)
@@ -258,10 +268,30 @@ func (g *Game) apply(l Line) error {
 		}
 		text := engine.MoveString(st, m)
 		st.Play(m)
-		g.Steps = append(g.Steps, Step{Text: text, Seat: seat})
+		g.Steps = append(g.Steps, Step{Text: text, Seat: seat, MS: l.MS})
 	}
 	g.Lines = append(g.Lines, l.Raw)
 	return nil
+}
+
+// Clocks are the game's clocks as its lines make them (nil: no time
+// control): each seat's time left after the timed turns, none running.
+func (g *Game) Clocks() *clock.Clock {
+	if len(g.Header.Clock) == 0 {
+		return nil
+	}
+	seats := g.State.Info().Seats
+	ctl := make([]clock.Control, len(seats))
+	for i, seat := range seats {
+		ctl[i] = g.Header.Clock.For(seat)
+	}
+	c := clock.New(ctl)
+	for _, st := range g.Steps {
+		if st.MS != nil {
+			c.Charge(slices.Index(seats, st.Seat), time.Duration(*st.MS)*time.Millisecond)
+		}
+	}
+	return c
 }
 
 // Result is how the game stands: playing, won or draw, and the winner.

@@ -73,3 +73,24 @@ func TestWhoLine(t *testing.T) {
 		t.Error("a who line naming a seat star has not: no error")
 	}
 }
+
+// TestClockLines: the turn times of a game's lines make its clocks on the
+// hub; an end "time" names the seat whose flag fell.
+func TestClockLines(t *testing.T) {
+	g, err := NewGame(&Event{N: 0, Table: "t1", Game: "g1", Header: []byte(`{"tabla":1,"game":"star","first":"red","clock":"1m+2s"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range []string{`{"move":"b1-d9","ms":12345}`, `{"move":"b12-d6","ms":4000}`, `{"end":"time","flag":"red","at":99000}`} {
+		if err := g.Apply(i+1, []byte(l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := g.Clocks()
+	if c.Left(0, 0).Milliseconds() != 60000-12345+2000 || c.Left(1, 0).Milliseconds() != 58000 {
+		t.Errorf("clocks %v %v", c.Left(0, 0), c.Left(1, 0))
+	}
+	if g.Ended != "time" || g.Flag != "red" || !g.Over() || *g.Steps[0].MS != 12345 {
+		t.Errorf("ended %q flag %q over %v", g.Ended, g.Flag, g.Over())
+	}
+}
