@@ -793,8 +793,8 @@ func (r *Referee) revisionsThenAt(d int, out []candidate) []candidate {
 		for _, m2 := range r.buf2 {
 			text := r.st.AppendMove(nb[:0], m2)
 			n2 := r.parse(string(text), -1)
-			if n2.from < 0 || !r.hasSensor[n2.from] || r.touched[n2.from] <= moved || n2.from == nt.to {
-				continue // moved since the board was last read (the piece moved on is movesThen's)
+			if n2.from < 0 || !r.hasSensor[n2.from] || r.touched[n2.from] <= moved {
+				continue // moved since the board was last read
 			}
 			if d == 2 && n2.from != r.ops[n-1].note.from {
 				continue
