@@ -85,6 +85,11 @@ func TestClockPress(t *testing.T) {
 	if r, err := ReplayFile(s.JournalPath()); err != nil || !r.Match() {
 		t.Errorf("replay: %v %v", err, r)
 	}
+	for i, e := range s.MoveLog() {
+		if e.MS == nil || *e.MS != g.Applied[i].MS {
+			t.Errorf("move list %d: ms %v, journal %d", i+1, e.MS, g.Applied[i].MS)
+		}
+	}
 }
 
 // TestClockResume: a daemon killed mid-game (its journal as the power cut

@@ -26,6 +26,9 @@ type MoveEntry struct {
 	// Captured are the kinds of the pieces the move took off the board (six
 	// removes the groups a split cuts off), one per piece.
 	Captured []string `json:"captured,omitempty"`
+	// MS is the turn's time on the clock, when the game has clocks and
+	// this move ended its player's turn (clock.go).
+	MS *int64 `json:"ms,omitempty"`
 }
 
 // moveLog is the cache of the move list: the history it was built from and
@@ -79,6 +82,10 @@ func (s *Session) moveLogLocked() []MoveEntry {
 			continue
 		}
 		e := MoveEntry{N: len(c.entries) + 1, Text: a.Text, Roll: c.roll}
+		if j := len(c.hist) - 1; s.clocks != nil && j < len(s.clocks.turns) && s.clocks.turns[j].timed {
+			ms := s.clocks.turns[j].ms
+			e.MS = &ms
+		}
 		c.roll = ""
 		if c.st != nil {
 			if seats := c.st.Info().Seats; a.Seat >= 0 && a.Seat < len(seats) {

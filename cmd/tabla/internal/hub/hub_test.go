@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tabla-board/tabla/engine"
+	"github.com/tabla-board/tabla/engine/clock"
 	"github.com/tabla-board/tabla/engine/record"
 	"github.com/tabla-board/tabla/engine/referee"
 )
@@ -265,4 +267,48 @@ func TestNoHintForOtherBoard(t *testing.T) {
 	waitFor(t, "the journals to agree", 10*time.Second, func() bool {
 		return slices.Equal(journalSteps(t, host.sess.JournalPath()), journalSteps(t, guest.sess.JournalPath()))
 	})
+}
+
+// TestClubTable: a table's players, event and clocks reach the hub — the
+// header's, then a phone's change during the game (a who line) — and the
+// hub's clocks, rebuilt from the lines' turn times, are the journal's.
+func TestClubTable(t *testing.T) {
+	th := startHub(t)
+	ctl, err := clock.ParseControls([]string{"90m+30s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := record.Header{Game: "gyges", Names: map[string]string{"south": "Ayşe", "north": "Bora"}, Event: "club night", Clock: ctl}
+	v := openVTable(t, th.tableURL("alpha"), "alpha", t.TempDir(), h, "", 1)
+	if err := v.sess.SetWho(record.Who{Names: map[string]string{"south": "Ayşe", "north": "Bora Can"}, Event: "club night", Round: "2"}); err != nil {
+		t.Fatal(err)
+	}
+	play(t, 5000, v)
+	hubMoves(t, th, "alpha", v)
+	data, err := os.ReadFile(v.sess.JournalPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	jg, err := record.Replay(strings.NewReader(string(data)), "journal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jc := jg.Clock()
+	g := th.hub.Game("alpha", GameID(v.sess.JournalPath()))
+	var tv TableView
+	if err := json.Unmarshal(th.hub.TableJSON("alpha"), &tv); err != nil || tv.Game == nil || tv.Game.ID != g.ID {
+		t.Fatalf("table view: %v %+v", err, tv)
+	}
+	view := tv.Game
+	if view.Who.Names["north"] != "Bora Can" || view.Who.Round != "2" || view.Clock == nil || view.Clock.Control != "1h30m+30s" {
+		t.Fatalf("hub's view: who %+v clock %+v", view.Who, view.Clock)
+	}
+	for i, seat := range jg.State.Info().Seats {
+		if got, want := view.Clock.LeftMs[seat], jc.Left(i, 0).Milliseconds(); got != want {
+			t.Errorf("%s: hub %d ms, journal %d ms", seat, got, want)
+		}
+	}
+	if !strings.Contains(string(g.Record), `"Bora Can"`) {
+		t.Errorf("the hub's record keeps the old names:\n%.300s", g.Record)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/webui/browsertest"
+	"github.com/tabla-board/tabla/engine/clock"
 	"github.com/tabla-board/tabla/engine/record"
 )
 
@@ -23,7 +24,12 @@ func TestHubPages(t *testing.T) {
 	th := &testHub{t: t, dir: t.TempDir(), addr: "127.0.0.1:0", eval: 20 * time.Millisecond}
 	th.start()
 	t.Cleanup(th.stop)
-	solo := openVTable(t, th.tableURL("alpha"), "alpha", t.TempDir(), record.Header{Game: "gyges"}, "", 21)
+	ctl, err := clock.ParseControls([]string{"15m+10s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	solo := openVTable(t, th.tableURL("alpha"), "alpha", t.TempDir(), record.Header{Game: "gyges",
+		Names: map[string]string{"south": "Ayşe", "north": "Bora"}, Event: "club night", Round: "1", Clock: ctl}, "", 21)
 	host := openVTable(t, th.tableURL("h"), "h", t.TempDir(), record.Header{Game: "star", First: "red"}, "", 22)
 	host.paired = true
 	steps(t, 6, solo)
@@ -78,6 +84,14 @@ func TestHubPages(t *testing.T) {
 	steps(t, 4, solo)
 	follows("the table page to follow the game")
 	noOverflow("a table")
+	// who plays, the event and the clocks (issue 27)
+	var club string
+	browsertest.Wait(t, "the players and clocks on the table page", func() bool {
+		club = browsertest.Eval[string](t, ctx, `document.getElementById("club").hidden ? "" : document.getElementById("club").innerText`)
+		return strings.Contains(club, "club night · round 1") && strings.Contains(club, "Ayşe (south)") && strings.Contains(club, "Bora (north)") &&
+			browsertest.Eval[int](t, ctx, `document.querySelectorAll("#players .clock").length`) == 2
+	}, func() string { return club })
+	browsertest.Screenshot(t, ctx, "hub-table-club-phone")
 	browsertest.Screenshot(t, ctx, "hub-table-phone")
 
 	// the table's own live page, read-only, LEDs and all

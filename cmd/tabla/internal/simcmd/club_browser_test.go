@@ -36,6 +36,9 @@ func TestClubPanel(t *testing.T) {
 	if got := p.text("#moves li .who"); got != "Ayşe (red)" {
 		t.Errorf("move list names %q", got)
 	}
+	if got := p.text("#moves li .ms"); !strings.HasSuffix(got, " s") {
+		t.Errorf("move list's time %q, want the turn's seconds", got)
+	}
 	if f := os.Getenv("TABLA_CLUB_SCREENSHOT"); f != "" {
 		png, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
 		if err != nil {

@@ -255,6 +255,7 @@ function renderMoves(log) {
     if (m.seat) html += '<span class="dot" style="background:' + Tabla.sideColour(m.seat) + '" title="' + Tabla.escapeHTML(m.seat) + '"></span><span class="who">' + Tabla.escapeHTML(nameOf(state, m.seat)) + "</span>";
     if (m.roll) html += '<span class="roll" title="rolled ' + Tabla.escapeHTML(m.roll) + '">🎲' + Tabla.escapeHTML(m.roll) + "</span>";
     html += '<span class="mv">' + Tabla.escapeHTML(m.text) + "</span>";
+    if (m.ms != null) html += '<span class="ms" title="time on the clock">' + (m.ms < 60000 ? (m.ms / 1000).toFixed(1) + " s" : clockText(m.ms)) + "</span>";
     if ((m.captured || []).length) html += '<span class="cap" title="pieces taken off">✕' + m.captured.length + " " + Tabla.escapeHTML(capturedWords(m.captured)) + "</span>";
     li.innerHTML = html;
     moves.appendChild(li);
