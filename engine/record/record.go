@@ -380,7 +380,7 @@ var headerFields = map[string]bool{"tabla": true, "game": true, "variant": true,
 var eventFields = map[string]bool{"move": true, "roll": true, "by": true, "t": true, "source": true, "ms": true}
 
 // MaxMS bounds a line's "ms": a turn of more than 100 days is no turn.
-const MaxMS = 100 * 24 * 3600 * 1000
+const MaxMS int64 = 100 * 24 * 3600 * 1000
 
 // Next reads the next event. It returns false at the end or on an error.
 func (r *Reader) Next() bool {
