@@ -13,7 +13,18 @@
 // hides the others. The index is kept in memory and in .tabla-library.json
 // in the directory; each listing stats the files and reads again only those
 // whose size or modification time changed, so a library of 10,000 games
-// lists in well under a second once indexed (BenchmarkList).
+// lists in well under a second once indexed (BenchmarkList). While a
+// listing reads files (the first index of a large library takes a while),
+// Progress counts them without waiting for it.
+//
+// # Search
+//
+// Search matches every word of a query against each game's file name, game,
+// seats and result, every move it holds (not only the first), and every
+// field of its header as key:value, read generically (the record package's
+// fields, meta's nested keys joined by dots), so a header field added to
+// records is searchable without a change here. The search texts are kept
+// in .tabla-library-text.json beside the index, read on the first search.
 //
 // # Analysis
 //
@@ -22,5 +33,17 @@
 // beside the record as RECORD.analysis.json together with the record's
 // size, modification time and SHA-256, so a second visit reads it at once
 // and a changed record is analysed again. A directory that cannot be
-// written keeps the analysis in memory only.
+// written keeps the analysis in memory only. Every move of the analysis has
+// a tier (inaccuracy, mistake, blunder) and every seat an accuracy
+// (engine/analysis: TierOf, Accuracy). Annotated is the record with the
+// analysis as comment lines, which RULES.md §6 lets a record carry: it
+// replays as the record.
+//
+// # Variations
+//
+// Explore plays moves (and rolls) from any step of a game and gives the
+// position and its legal moves with their cells, for the analysis board's
+// tap-a-piece, tap-a-cell play; Evaluate searches a variation's position
+// and its best lines with their depth, one evaluation at a time, each
+// bounded in time and stopped when its page moves on.
 package library

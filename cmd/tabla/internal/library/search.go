@@ -86,6 +86,7 @@ func (l *Library) Search(q string) []string {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.loadTextsLocked()
 	out := []string{}
 	var buf []byte
 next:

@@ -224,7 +224,7 @@ func TestAnalysisBoardVariation(t *testing.T) {
 			return browsertest.Eval[int](t, desk, `document.querySelectorAll("#lines li").length`) == 3 && !strings.Contains(text(t, desk, "#linesdepth"), "thinking")
 		}, func() string { return text(t, desk, "#linesbox") })
 		// the engine's lines at the variation are the server's
-		ev, err := lib.Evaluate(id, ply, []string{mv.Move}, 3)
+		ev, err := lib.Evaluate(context.Background(), id, ply, []string{mv.Move}, 3)
 		if err != nil {
 			t.Fatal(err)
 		}

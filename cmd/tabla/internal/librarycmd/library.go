@@ -48,8 +48,11 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 		Short: "Browse and analyse the games of a folder of records in the browser",
 		Long: "Serve the game library of DIR (default http://127.0.0.1:7422/): every game\n" +
 			"record and journal under it, to filter, sort and open; the analysis board of\n" +
-			"a game (step through it, the win-probability curve, blunders and missed wins,\n" +
-			"the engine's move); statistics as charts. Analyses run in the background and\n" +
+			"a game (step through it, the win-probability curve, inaccuracies, mistakes,\n" +
+			"blunders and missed wins with the better move, each player's accuracy, the\n" +
+			"engine's best lines, your own variations played on the board, the annotated\n" +
+			"record); search over every move, player and event; statistics as charts whose\n" +
+			"bars open their games. Analyses run in the background and\n" +
 			"are cached beside each record (RECORD.analysis.json); the index is cached in\n" +
 			"DIR/.tabla-library.json. Files that are not game records are listed with\n" +
 			"the line and byte where they go wrong.",

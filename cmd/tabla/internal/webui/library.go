@@ -117,7 +117,10 @@ func Library(lib *library.Library, o LibraryOptions) http.Handler {
 			return
 		}
 		n, _ := strconv.Atoi(q.Get("lines"))
-		ev, err := lib.Evaluate(q.Get("id"), ply, q["m"], max(n, 1))
+		ev, err := lib.Evaluate(r.Context(), q.Get("id"), ply, q["m"], max(n, 1))
+		if r.Context().Err() != nil {
+			return // the page asked for another position
+		}
 		if err != nil {
 			libraryError(w, err)
 			return

@@ -305,12 +305,19 @@ function evaluateSoon() {
   evalTimer = setTimeout(() => evaluate(seq), variation ? 0 : 250);
 }
 
+// evaluate asks for the engine's lines of the position shown; a request for
+// a position left since is aborted (the server then drops it).
+let evalAbort = null;
 async function evaluate(seq) {
   const ply = variation ? variation.ply : k, line = variation ? variation.line : [];
-  const r = await fetch("api/evaluate?" + lineQuery(ply, line) + "&lines=3");
+  if (evalAbort) evalAbort.abort();
+  const ac = evalAbort = new AbortController();
+  let r;
+  try { r = await fetch("api/evaluate?" + lineQuery(ply, line) + "&lines=3", { signal: ac.signal }); } catch (_) { return; }
   if (seq !== evalSeq) return;
   if (!r.ok) { $("linesdepth").textContent = ""; console.warn("evaluate", r.status, await r.text()); return; }
-  const ev = await r.json();
+  let ev;
+  try { ev = await r.json(); } catch (_) { return; } // aborted
   if (seq !== evalSeq) return;
   $("linesdepth").textContent = ev.side < 0 ? "(the game is over)" : ev.depth ? "depth " + ev.depth + " · " + ev.algorithm : ev.algorithm;
   const ol = $("lines");

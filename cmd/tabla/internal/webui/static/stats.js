@@ -101,8 +101,24 @@ function firstMoves(gs) {
   });
 }
 
+// watchIndex counts the files the first index has read while api/stats
+// waits for it.
+async function watchIndex(pending) {
+  const n = v => v.toLocaleString("en");
+  while (pending.waiting) {
+    try {
+      const p = await (await fetch("api/progress")).json();
+      if (pending.waiting && p.indexing && p.total) document.getElementById("summary").textContent = "Reading the library… " + n(p.read) + " of " + n(p.total) + " games";
+    } catch (_) { /* the statistics' own error says it */ }
+    await new Promise(ok => setTimeout(ok, 250));
+  }
+}
+
 async function start() {
+  const pending = { waiting: true };
+  watchIndex(pending);
   const r = await fetch("api/stats");
+  pending.waiting = false;
   if (!r.ok) { document.getElementById("summary").textContent = await Tabla.failText(r, "api/stats"); return; }
   const st = await r.json();
   document.getElementById("summary").textContent = st.files + " records" + (st.unreadable ? ", " + st.unreadable + " unreadable" : "");
