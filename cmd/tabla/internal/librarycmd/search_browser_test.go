@@ -15,6 +15,14 @@ import (
 	"github.com/tabla-board/tabla/cmd/tabla/internal/webui/browsertest"
 )
 
+// libraryTapTargets lists the library's visible controls (and its rows and
+// sorting headers) under 44 px tall (or narrow).
+const libraryTapTargets = `[...document.querySelectorAll("button, select, input, header nav a, #rows tr.game, th[data-sort]")]
+	.filter(e => e.offsetParent !== null || e.tagName === "TR")
+	.map(e => [e, e.getBoundingClientRect()])
+	.filter(([e, r]) => r.width > 0 && (r.height < 44 || r.width < 44))
+	.map(([e, r]) => (e.id || e.textContent.trim().slice(0, 20)) + " " + r.width.toFixed(0) + "×" + r.height.toFixed(0))`
+
 // TestLibrarySearchAndCharts: the library's search finds a game by a move
 // played late in it and by a header field; a tap on a chart's bar opens
 // its game (a bar of one game) or the library showing the bar's games; the
@@ -59,6 +67,12 @@ func TestLibrarySearchAndCharts(t *testing.T) {
 		search("spring open", []string{"club.jsonl"})
 		search("alice "+late, []string{})
 		search("", []string{"binary.jsonl", "club.jsonl", "daha.jsonl", "empty.jsonl", "foreign.jsonl", "gyges.jsonl", "ray.jsonl", "six.jsonl", "star-missed-win.jsonl", "star.jsonl", "torn.jsonl"})
+		if n := browsertest.Eval[int](t, desk, `document.querySelectorAll("#rows tr.game").length`); n < 5 {
+			t.Errorf("%s: %d rows after the search is cleared", vp.name, n)
+		}
+		if small := browsertest.Eval[[]string](t, desk, libraryTapTargets); len(small) > 0 {
+			t.Errorf("%s: library tap targets under 44 px: %q", vp.name, small)
+		}
 		browsertest.Screenshot(t, desk, "library-search-"+vp.name)
 	}
 
