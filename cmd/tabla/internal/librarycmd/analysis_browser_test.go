@@ -360,3 +360,52 @@ func TestAnalysisBoardStepping(t *testing.T) {
 		}
 	}
 }
+
+// TestAnalysisBoardVariationDice: in a game with dice a variation's move is
+// followed by the die's faces to choose from; a face tapped is the roll the
+// server plays, and the next move is then offered on the board.
+func TestAnalysisBoardVariationDice(t *testing.T) {
+	dir := t.TempDir()
+	if err := librarytest.WriteLibrary(dir, 24); err != nil {
+		t.Fatal(err)
+	}
+	base, lib := serveLibrary(t, dir)
+	desk := browsertest.Start(t)
+	browsertest.Phone(t, desk)
+	const id = "daha.jsonl"
+	openGame(t, desk, base, id, 0)
+	browsertest.Wait(t, "the engine's lines", func() bool {
+		return browsertest.Eval[int](t, desk, `document.querySelectorAll("#lines li").length`) > 0 && !strings.Contains(text(t, desk, "#linesdepth"), "thinking")
+	}, func() string { return text(t, desk, "#linesbox") })
+	first := browsertest.Eval[string](t, desk, `document.querySelector("#lines li").dataset.move`)
+	if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(`#lines li`))); err != nil {
+		t.Fatal(err)
+	}
+	browsertest.Wait(t, "the die's faces", func() bool {
+		return browsertest.Eval[int](t, desk, `document.querySelectorAll("#varchoice button.face").length`) == 6
+	}, func() string { return text(t, desk, "#varbox") })
+	if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(`#varchoice button.face:nth-of-type(3)`))); err != nil {
+		t.Fatal(err)
+	}
+	browsertest.Wait(t, "the roll played", func() bool {
+		return browsertest.Eval[bool](t, desk, `!!(variation && variation.data && variation.data.line.length === 2)`)
+	}, func() string { return text(t, desk, "#varbox") })
+	line := browsertest.Eval[[]string](t, desk, `variation.data.line`)
+	want, err := lib.Explore(id, 0, []string{first, "roll:3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line[0] != first || line[1] != "roll:3" {
+		t.Errorf("the variation is %q, want %q then roll:3", line, first)
+	}
+	if got := browsertest.Eval[map[string]string](t, desk, browsertest.DrawnPieces); !maps.Equal(got, want.Step.Pieces) {
+		t.Errorf("after %s and a 3 the board shows %v, want %v", first, got, want.Step.Pieces)
+	}
+	if n := browsertest.Eval[int](t, desk, `variation.data.legal.length`); n != len(want.Legal) || browsertest.Eval[int](t, desk, `document.querySelectorAll("#varchoice button.face").length`) != 0 {
+		t.Errorf("after the roll: %d legal moves offered, want %d, and no faces", n, len(want.Legal))
+	}
+	if v := text(t, desk, "#varline"); !strings.Contains(v, "roll 3") {
+		t.Errorf("the variation reads %q", v)
+	}
+	browsertest.Screenshot(t, desk, "analysis-variation-dice-phone")
+}
