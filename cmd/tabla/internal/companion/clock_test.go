@@ -218,7 +218,10 @@ func TestFlagFall(t *testing.T) {
 	if s.JournalPath() == old || s.Ended() {
 		t.Errorf("new game: journal %s, ended %v", s.JournalPath(), s.Ended())
 	}
-	if st := s.Clock(); st.Flag != "" || st.LeftMs["red"] != 60000 || st.Running != "red" {
+	// (red's clock runs from the command on the host's clock: its time
+	// left and its turn add up to the full minute, whenever it is read)
+	if st := s.Clock(); st.Flag != "" || st.LeftMs["white"] != 60000 || st.LeftMs["red"]+st.TurnMs < 59999 ||
+		st.LeftMs["red"]+st.TurnMs > 60000 || st.Running != "red" {
 		t.Errorf("new game's clocks: %+v", st)
 	}
 	_, data = journalled(t, s)
@@ -305,7 +308,9 @@ func TestClockTakeback(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := s.Clock()
-	if st.Running != "white" || st.LeftMs["red"] != afterRed.LeftMs["red"] || st.LeftMs["white"] < 299000 {
+	// white's clock runs again from the takeback on the host's clock: its
+	// time left and its turn add up to its full 5 minutes
+	if sum := st.LeftMs["white"] + st.TurnMs; st.Running != "white" || st.LeftMs["red"] != afterRed.LeftMs["red"] || sum < 299999 || sum > 300000 {
 		t.Errorf("after the takeback: %+v; after red's move: %+v", st, afterRed)
 	}
 	g, _ := journalled(t, s)
