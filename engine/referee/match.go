@@ -550,21 +550,8 @@ func (r *Referee) revisionsAt(d int, out []candidate) []candidate {
 	now := slices.Clone(r.cur) // the board of the position as it stands
 	// Step back to the position before the first replaced move, on the
 	// engine and the board.
-	for j := n - 1; j >= n-d; j-- {
-		r.st.Undo()
-		applyDiff(r.cur, r.ops[j].diff, true)
-	}
-	defer func() {
-		for j := n - d; j < n; j++ {
-			r.st.Play(r.ops[j].move)
-			applyDiff(r.cur, r.ops[j].diff, false)
-		}
-	}()
-	c := &r.prev
-	if d > 1 {
-		c = &r.deep
-		r.fill(c)
-	}
+	c, replay := r.stepBack(d)
+	defer replay()
 	m := r.mismatch(nil, r.cur)
 	lastTo := last.note.to
 	var keys []int
@@ -762,21 +749,8 @@ func (r *Referee) revisionsThenAt(d int, out []candidate) []candidate {
 		r.board2 = make([]uint8, r.ncell)
 	}
 	now := slices.Clone(r.cur) // the board of the position as it stands
-	for j := n - 1; j >= n-d; j-- {
-		r.st.Undo()
-		applyDiff(r.cur, r.ops[j].diff, true)
-	}
-	defer func() {
-		for j := n - d; j < n; j++ {
-			r.st.Play(r.ops[j].move)
-			applyDiff(r.cur, r.ops[j].diff, false)
-		}
-	}()
-	c := &r.prev
-	if d > 1 {
-		c = &r.deep
-		r.fill(c)
-	}
+	c, replay := r.stepBack(d)
+	defer replay()
 	var nb [64]byte
 	for i := range c.moves {
 		nt := c.notes[i]
@@ -830,8 +804,18 @@ func (r *Referee) revisionsThenAt(d int, out []candidate) []candidate {
 
 // compositesAt adds the composites that replace the last d moves.
 func (r *Referee) compositesAt(d int, out []candidate) []candidate {
-	n := len(r.ops)
 	now := slices.Clone(r.cur)
+	c, replay := r.stepBack(d)
+	out = r.composites(d, c, now, nil, out)
+	replay()
+	return out
+}
+
+// stepBack takes the last d moves back on the engine and the board, and
+// returns the moves of the position before them and a function that plays
+// them again.
+func (r *Referee) stepBack(d int) (*posCache, func()) {
+	n := len(r.ops)
 	for j := n - 1; j >= n-d; j-- {
 		r.st.Undo()
 		applyDiff(r.cur, r.ops[j].diff, true)
@@ -841,12 +825,12 @@ func (r *Referee) compositesAt(d int, out []candidate) []candidate {
 		c = &r.deep
 		r.fill(c)
 	}
-	out = r.composites(d, c, now, nil, out)
-	for j := n - d; j < n; j++ {
-		r.st.Play(r.ops[j].move)
-		applyDiff(r.cur, r.ops[j].diff, false)
+	return c, func() {
+		for j := n - d; j < n; j++ {
+			r.st.Play(r.ops[j].move)
+			applyDiff(r.cur, r.ops[j].diff, false)
+		}
 	}
-	return out
 }
 
 // composites adds, in GYGES, the readings in which the piece of the first
