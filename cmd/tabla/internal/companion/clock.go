@@ -35,6 +35,11 @@ import (
 //     the restart.
 //   - A confirm question or correction mode pauses the running clock only
 //     when Options.ClockPause says so (kept in the journal's meta).
+//   - A takeback (the players', or the referee's revision of a move it
+//     recorded) gives the undone turns' time back: the clocks are those
+//     the kept turns make, and the seat to move's turn runs from where it
+//     began (the last kept press), so a move the referee records again
+//     keeps its whole turn's time.
 //   - When the running seat's time is used up its flag falls at that
 //     instant (board time; Run wakes for it, drivers on virtual time see
 //     it at their next Tick or event): the journal gets
@@ -69,14 +74,16 @@ type clockState struct {
 	shadow  engine.State // the game as the clock has seen it
 	turns   []turnTime   // per applied move and roll, for takebacks
 	started bool
-	low     bool  // the low-time overlay was shown in the last frame
-	ended   bool  // the flag fell: the game is over
-	buf     []int // cell indices (reused)
+	startAt time.Duration // when the clocks started in this session
+	low     bool          // the low-time overlay was shown in the last frame
+	ended   bool          // the flag fell: the game is over
+	buf     []int         // cell indices (reused)
 }
 
 type turnTime struct {
 	ms    int64
 	timed bool
+	at    time.Duration // the press (board time of this session; 0: from the journal)
 }
 
 func newClockState(h *record.Header, st engine.State) *clockState {
@@ -103,22 +110,48 @@ func (cs *clockState) resume(g *record.Game) {
 	cs.shadow = g.State.Clone()
 	cs.turns = cs.turns[:0]
 	for _, a := range g.Applied {
-		cs.turns = append(cs.turns, turnTime{a.MS, a.Timed})
+		cs.turns = append(cs.turns, turnTime{ms: a.MS, timed: a.Timed})
 	}
 }
 
-// rebuild replays the kept turn times (after a takeback) and starts the
-// seat to move's clock at at.
-func (cs *clockState) rebuild(st engine.State, at time.Duration) {
+// rebuild sets the clocks up again after a takeback: the game replayed
+// from its start through the kept moves and rolls (hist, the referee's
+// history, of which the kept turns are the first: the actions after the
+// takeback in the same batch are not yet the clocks'), their turn times
+// charged, and the seat to move's clock started at at.
+func (cs *clockState) rebuild(st engine.State, hist []referee.Applied, at time.Duration) error {
 	ctl := make([]clock.Control, len(cs.seats))
 	for i, seat := range cs.seats {
 		ctl[i] = cs.ctl.For(seat)
 	}
 	cs.clk = clock.New(ctl)
-	// the seat of each kept turn, from the game replayed (History)
-	cs.shadow = st.Clone()
-	cs.started = true
-	cs.clk.Start(st.ToMove(), at)
+	if len(hist) < len(cs.turns) {
+		return fmt.Errorf("%d turns kept, %d moves and rolls in the game", len(cs.turns), len(hist))
+	}
+	for i, h := range hist[:len(cs.turns)] {
+		if h.Roll {
+			if err := st.Roll(h.Face); err != nil {
+				return err
+			}
+		} else {
+			st.Play(h.Move)
+		}
+		if cs.turns[i].timed {
+			cs.clk.Charge(h.Seat, time.Duration(cs.turns[i].ms)*time.Millisecond)
+		}
+	}
+	// the seat to move's turn runs from where it began: the last kept
+	// press of this session, or the clocks' start (a referee's revision,
+	// a takeback and the move recorded again, keeps the turn's time)
+	from := cs.startAt
+	for _, t := range cs.turns {
+		if t.timed && t.at > 0 {
+			from = t.at
+		}
+	}
+	cs.shadow, cs.started = st, true
+	cs.clk.Start(st.ToMove(), min(from, at))
+	return nil
 }
 
 // startClockLocked starts the clocks at the first board event.
@@ -127,7 +160,7 @@ func (s *Session) startClockLocked(at time.Duration) {
 	if cs == nil || cs.started || cs.ended {
 		return
 	}
-	cs.started = true
+	cs.started, cs.startAt = true, at
 	cs.clk.Start(cs.shadow.ToMove(), at)
 }
 
@@ -175,7 +208,7 @@ func (s *Session) clockDecisionLocked(a referee.Action) (int64, bool) {
 	cs := s.clocks
 	if cs != nil && a.Kind == referee.NewGame {
 		cs.reset(s.ref.Game())
-		cs.started = true
+		cs.started, cs.startAt = true, a.At
 		cs.clk.Start(cs.shadow.ToMove(), a.At)
 		return 0, false
 	}
@@ -185,11 +218,12 @@ func (s *Session) clockDecisionLocked(a referee.Action) (int64, bool) {
 	switch a.Kind {
 	case referee.TookBack:
 		cs.turns = cs.turns[:max(len(cs.turns)-a.Ops, 0)]
-		cs.rebuild(s.ref.Game(), a.At)
-		for i, h := range s.ref.History() {
-			if i < len(cs.turns) && cs.turns[i].timed {
-				cs.clk.Charge(h.Seat, time.Duration(cs.turns[i].ms)*time.Millisecond)
-			}
+		st, err := s.newState()
+		if err == nil {
+			err = cs.rebuild(st, s.ref.History(), a.At)
+		}
+		if err != nil {
+			s.log.Error("clock: the game after a takeback cannot be replayed", "err", err)
 		}
 		return 0, false
 	case referee.Moved, referee.Rolled:
@@ -209,7 +243,7 @@ func (s *Session) clockDecisionLocked(a referee.Action) (int64, bool) {
 	}
 	next := st.ToMove()
 	if !cs.started {
-		cs.started = true
+		cs.started, cs.startAt = true, a.At
 		cs.clk.Start(seat, a.At)
 	}
 	if next == seat {
@@ -225,7 +259,7 @@ func (s *Session) clockDecisionLocked(a referee.Action) (int64, bool) {
 		return 0, false
 	}
 	msT := turn.Milliseconds()
-	cs.turns = append(cs.turns, turnTime{msT, true})
+	cs.turns = append(cs.turns, turnTime{msT, true, a.At})
 	return msT, true
 }
 

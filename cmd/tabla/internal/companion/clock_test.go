@@ -318,3 +318,30 @@ func TestClockTakeback(t *testing.T) {
 		t.Errorf("journal after the takeback: %d moves, %v %v; session %+v", len(g.Applied), c.Left(0, 0), c.Left(1, 0), st)
 	}
 }
+
+// TestClockRevision: when the referee takes a recorded move back and
+// records the move the hand went on to make (a DAHA piece put down on its
+// way, then carried on: B0, then O), the move keeps its whole turn's time,
+// from the turn's start, not from the revision.
+func TestClockRevision(t *testing.T) {
+	h := record.Header{Game: "daha", Clock: controls(t, "10m")}
+	p, s := newSimSession(t, h, t.TempDir(), true)
+	act(t, p, `{"roll":3}`)
+	for _, a := range []string{`{"lift":"C0"}`, `{"place":"B0"}`, `{"lift":"B0"}`, `{"place":"A0"}`, `{"lift":"A0"}`, `{"place":"O"}`} {
+		act(t, p, a)
+	}
+	wait(t, p, time.Second)
+	g, data := journalled(t, s)
+	if !strings.Contains(data, `{"undone":{"move":"B0"`) {
+		t.Fatalf("no revision in this journal:\n%s", data)
+	}
+	// the clocks started at board time 0 (the roll's); the referee
+	// accepted O at 1.4 s (six actions of 200 ms, then the settle
+	// window): the whole turn
+	if len(g.Applied) != 2 || !g.Applied[1].Timed || g.Applied[1].MS != 1400 {
+		t.Errorf("applied %+v, want O with the turn's 1400 ms", g.Applied)
+	}
+	if st := s.ClockAt(p.Sim.Now()); st.LeftMs["red"] != 600000-1400 || st.Running != "yellow" {
+		t.Errorf("clocks %+v", st)
+	}
+}

@@ -130,7 +130,17 @@ func Run(o *Options) error {
 	if o.Game != "" && o.Game != s.Header.Game {
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("%s:1: the script is for %s, not %s", name, s.Header.Game, o.Game))
 	}
-	res, err := Play(s, o.Journal)
+	// --player, --event, … and --clock set the script's game too
+	extra := PlayOptions{ClockPause: o.Page.Clock.Pause, Header: func(h *record.Header, seats []string) error {
+		who, err := companion.ParseWho(o.Page.Who, seats)
+		if err != nil {
+			return err
+		}
+		h.SetWho(who)
+		h.Clock, err = o.Page.Clock.Controls(seats)
+		return err
+	}}
+	res, err := PlayWith(s, o.Journal, extra)
 	if err != nil {
 		var se *script.Error
 		if errors.As(err, &se) {
@@ -172,6 +182,20 @@ type companionState = referee.State
 // journal goes to journalDir (a temporary directory when ""). A malformed
 // or failed script is a *script.Error naming the line.
 func Play(s *script.Script, journalDir string) (*Result, error) {
+	return PlayWith(s, journalDir, PlayOptions{})
+}
+
+// PlayOptions set a script's game further than its header does.
+type PlayOptions struct {
+	// Header, when set, completes the record header (who and where, the
+	// time control) for the game's seats; its error is the script's line 1.
+	Header func(h *record.Header, seats []string) error
+	// ClockPause: companion.Options.ClockPause.
+	ClockPause bool
+}
+
+// PlayWith is Play with further options.
+func PlayWith(s *script.Script, journalDir string, po PlayOptions) (*Result, error) {
 	h := recordHeader(&s.Header)
 	setupErr := func(err error) error { return &script.Error{File: s.File, Line: 1, Err: err} }
 	b, err := script.NewBoard(s)
@@ -182,6 +206,11 @@ func Play(s *script.Script, journalDir string) (*Result, error) {
 	st, err := record.NewState(&h)
 	if err != nil {
 		return nil, setupErr(err)
+	}
+	if po.Header != nil {
+		if err := po.Header(&h, st.Info().Seats); err != nil {
+			return nil, setupErr(err)
+		}
 	}
 	var faces []string
 	if d := st.Info().Die; d != nil {
@@ -205,7 +234,7 @@ func Play(s *script.Script, journalDir string) (*Result, error) {
 		journalDir = dir
 	}
 	sess, err := companion.Open(companion.Options{Header: h, Board: s.Board, HW: b, JournalDir: journalDir, NoResume: true,
-		Source: "sim", Rand: rnd})
+		Source: "sim", Rand: rnd, ClockPause: po.ClockPause})
 	if err != nil {
 		return nil, setupErr(err)
 	}

@@ -73,3 +73,48 @@ func TestScenarios(t *testing.T) {
 		})
 	}
 }
+
+// TestScriptClub: --player, --event and --clock set a script's game too;
+// on the script's virtual time each DAHA move's line carries its turn's
+// time (the roll before it included) and the roll's line none.
+func TestScriptClub(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	o := &Options{IO: &cmdutil.IO{Out: &out, Err: &errb}, Script: filepath.Join("testdata", "daha-path.jsonl"),
+		Record: filepath.Join(dir, "game.jsonl"), Journal: dir}
+	o.Page.Who = companion.WhoOptions{Players: []string{"red=Ayşe", "blue=Can"}, Event: "club night"}
+	o.Page.Clock = companion.ClockOptions{Clock: []string{"10m+5s"}}
+	if err := Run(o); err != nil {
+		t.Fatal(err, errb.String())
+	}
+	rec, err := os.ReadFile(o.Record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := record.Replay(bytes.NewReader(rec), "game.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Header.Names["red"] != "Ayşe" || g.Header.Event != "club night" || g.Header.Clock.String() != "10m+5s" {
+		t.Errorf("header %s", rec[:bytes.IndexByte(rec, '\n')])
+	}
+	moves := 0
+	for _, a := range g.Applied {
+		if a.Roll && a.Timed && g.State.Info().Game != "daha" {
+			t.Errorf("line %d: a roll with a time", a.Line)
+		}
+		if !a.Roll {
+			moves++
+			if !a.Timed || a.MS < 200 {
+				t.Errorf("line %d: move %s without its turn's time (%d ms)", a.Line, a.Text, a.MS)
+			}
+		}
+	}
+	if moves == 0 {
+		t.Fatal("no moves")
+	}
+	o.Page.Who = companion.WhoOptions{Players: []string{"green=Can"}}
+	if err := Run(o); cmdutil.CodeOf(err) != cmdutil.ExitUsage || !strings.Contains(err.Error(), "names.green") {
+		t.Errorf("a seat DAHA lacks: %v", err)
+	}
+}
