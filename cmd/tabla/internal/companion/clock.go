@@ -21,8 +21,9 @@ import (
 //   - The clocks start with the game: the first board event a session
 //     handles (a new game, or a game resumed), or the new game command.
 //   - The press is the referee's acceptance of a move or roll that passes
-//     the turn (its Action.At: the settled reading of the move's last
-//     placement, or the command). A DAHA or RAY roll is part of its
+//     the turn, stamped with the instant the reading it accepted settled
+//     (the move's last placement plus the settle window: the referee reads
+//     the board at the tick after it), or the command's time. A DAHA or RAY roll is part of its
 //     player's turn: the press is the move after it, or the roll itself
 //     when it eliminates its player. A GYGES placement after which the
 //     same player places again is no press: their clock runs on.
@@ -242,24 +243,31 @@ func (s *Session) clockDecisionLocked(a referee.Action) (int64, bool) {
 		return 0, false
 	}
 	next := st.ToMove()
+	// the press: the instant the board settled with the move on it (the
+	// referee accepts it at its next reading, a tick at most a little
+	// later), never before the turn began
+	at := a.At
+	if run, _ := cs.clk.Running(); s.settledAt > 0 && s.settledAt < at && (run < 0 || at-cs.clk.Turn(at) <= s.settledAt) {
+		at = s.settledAt
+	}
 	if !cs.started {
-		cs.started, cs.startAt = true, a.At
-		cs.clk.Start(seat, a.At)
+		cs.started, cs.startAt = true, at
+		cs.clk.Start(seat, at)
 	}
 	if next == seat {
 		cs.turns = append(cs.turns, turnTime{})
 		return 0, false // the same player goes on (a roll, a placement)
 	}
 	if run, _ := cs.clk.Running(); run != seat {
-		cs.clk.Start(seat, a.At)
+		cs.clk.Start(seat, at)
 	}
-	turn, ok := cs.clk.Press(next, a.At)
+	turn, ok := cs.clk.Press(next, at)
 	if !ok {
 		cs.turns = append(cs.turns, turnTime{})
 		return 0, false
 	}
 	msT := turn.Milliseconds()
-	cs.turns = append(cs.turns, turnTime{msT, true, a.At})
+	cs.turns = append(cs.turns, turnTime{msT, true, at})
 	return msT, true
 }
 

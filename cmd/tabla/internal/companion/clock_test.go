@@ -335,13 +335,13 @@ func TestClockRevision(t *testing.T) {
 	if !strings.Contains(data, `{"undone":{"move":"B0"`) {
 		t.Fatalf("no revision in this journal:\n%s", data)
 	}
-	// the clocks started at board time 0 (the roll's); the referee
-	// accepted O at 1.4 s (six actions of 200 ms, then the settle
-	// window): the whole turn
-	if len(g.Applied) != 2 || !g.Applied[1].Timed || g.Applied[1].MS != 1400 {
-		t.Errorf("applied %+v, want O with the turn's 1400 ms", g.Applied)
+	// the clocks started at board time 0 (the roll's); O was put down at
+	// 1.2 s (six actions of 200 ms) and the board settled with it 100 ms
+	// later: the press, the whole turn
+	if len(g.Applied) != 2 || !g.Applied[1].Timed || g.Applied[1].MS != 1300 {
+		t.Errorf("applied %+v, want O with the turn's 1300 ms", g.Applied)
 	}
-	if st := s.ClockAt(p.Sim.Now()); st.LeftMs["red"] != 600000-1400 || st.Running != "yellow" {
+	if st := s.ClockAt(p.Sim.Now()); st.LeftMs["red"] != 600000-1300 || st.Running != "yellow" {
 		t.Errorf("clocks %+v", st)
 	}
 }

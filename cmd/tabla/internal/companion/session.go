@@ -90,6 +90,9 @@ type Session struct {
 	mlog     moveLog       // the move list's cache (movelog.go)
 	clocks   *clockState   // the game's clocks, nil without a time control (clock.go)
 	clkNow   time.Duration // the board time of the input being handled
+	// settledAt is, during a tick, the board time the reading settled at
+	// (the last change plus the settle window): the clocks' press
+	settledAt time.Duration
 
 	beatOnce sync.Once
 	beat     chan chan struct{} // heartbeat requests Run's loop answers (heartbeat.go)
@@ -356,8 +359,12 @@ func (s *Session) tickLocked(now time.Duration) {
 			s.log.Error("journal", "err", err)
 		}
 	}
+	// a move this reading completes is pressed on the clocks at the
+	// instant the board settled, not at the tick's lateness (clock.go)
+	_, s.settledAt = s.ref.Pending()
 	s.ref.Tick(now)
 	s.afterLocked()
+	s.settledAt = 0
 }
 
 // afterLocked sends a changed LED frame, journals the referee's decisions
@@ -581,15 +588,7 @@ func (s *Session) Run(ctx context.Context) error {
 			s.Handle(ev)
 		case <-timer.C:
 			s.mu.Lock()
-			// the board has been quiet since its settle time: read it as
-			// of then (the referee's acceptance, the clock's press, is one
-			// settle window after the last change, whatever the timer's
-			// lateness)
-			now := s.nowLocked()
-			if pending, at := s.ref.Pending(); pending && at <= now && at >= s.boardAt {
-				now = at
-			}
-			s.tickLocked(now)
+			s.tickLocked(s.nowLocked())
 			s.mu.Unlock()
 		case ack := <-s.beats():
 			close(ack)
