@@ -22,8 +22,14 @@ function normal(d) {
   return s;
 }
 
+// streamed counts the states the event stream delivered: a request's answer
+// is drawn only when none came while it was under way (the stream's state may
+// be newer than the answer, which was read before the board reacted).
+let streamed = 0;
+
 async function send(path, body) {
   let r;
+  const before = streamed;
   try {
     r = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {}) });
   } catch (e) {
@@ -33,7 +39,7 @@ async function send(path, body) {
   }
   if (!r.ok) { await failed(path, r); return null; }
   const d = await r.json();
-  if (d && (d.state || d.moves)) render(normal(d));
+  if (d && (d.state || d.moves) && streamed === before) render(normal(d));
   return d;
 }
 
@@ -588,7 +594,7 @@ async function start() {
   }
   render(normal(await (await fetch("api/state")).json()));
   const es = new EventSource("api/events");
-  es.addEventListener("state", e => render(normal(JSON.parse(e.data))));
+  es.addEventListener("state", e => { streamed++; render(normal(JSON.parse(e.data))); });
   // EventSource reconnects by itself; say so while it is away, and redraw
   // from the first state it sends when it is back.
   es.onerror = () => { offline = true; if (state) render(state); };
