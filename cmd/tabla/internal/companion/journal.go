@@ -286,19 +286,7 @@ func (j *Journal) takeback(a referee.Action, t time.Time) error {
 		return err
 	}
 	f.Close()
-	if err := os.Rename(tmp, j.path); err != nil {
-		return err
-	}
-	syncDir(filepath.Dir(j.path))
-	j.f.Close()
-	nf, err := os.OpenFile(j.path, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return err
-	}
-	j.f = nf
-	j.w = record.NewWriter(nf)
-	j.w.SyncEach = true
-	return nil
+	return j.swapIn(tmp)
 }
 
 // rewriteUndone copies the journal in to w with its last ops move and roll
@@ -650,4 +638,22 @@ func applied(g *record.Game) []referee.Applied {
 // decisionText renders a journal decision for comparisons.
 func decisionText(kind, seat, what string) string {
 	return strings.TrimSpace(kind + " " + seat + " " + what)
+}
+
+// swapIn puts the rewritten file tmp in the journal's place (renamed over
+// it, the directory synced) and goes on appending to it.
+func (j *Journal) swapIn(tmp string) error {
+	if err := os.Rename(tmp, j.path); err != nil {
+		return err
+	}
+	syncDir(filepath.Dir(j.path))
+	j.f.Close()
+	nf, err := os.OpenFile(j.path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	j.f = nf
+	j.w = record.NewWriter(nf)
+	j.w.SyncEach = true
+	return nil
 }

@@ -157,19 +157,7 @@ func (j *Journal) rewriteHeader(h *record.Header) error {
 		os.Remove(tmp)
 		return err
 	}
-	if err := os.Rename(tmp, j.path); err != nil {
-		return err
-	}
-	syncDir(filepath.Dir(j.path))
-	j.f.Close()
-	nf, err := os.OpenFile(j.path, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return err
-	}
-	j.f = nf
-	j.w = record.NewWriter(nf)
-	j.w.SyncEach = true
-	return nil
+	return j.swapIn(tmp)
 }
 
 // overLocked: the game has ended (won, drawn, or its time ran out).
