@@ -1,6 +1,7 @@
 package library
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/watchers"
 	"time"
 
 	"github.com/tabla-board/tabla/engine"
@@ -69,6 +72,7 @@ type jobs struct {
 	wg    sync.WaitGroup
 	once  sync.Once
 	done  chan struct{}
+	ended watchers.Set // woken when an analysis ends, done or failed
 }
 
 func (j *jobs) init(l *Library) {
@@ -252,7 +256,14 @@ func (l *Library) Analyze(id string) (Progress, error) {
 // ErrChanged: the record changed while it was analysed.
 var ErrChanged = errors.New("the record changed while it was analysed")
 
+// WatchAnalyses returns a channel that receives a value after each analysis
+// ends, done or failed (coalesced); it is closed when ctx ends.
+func (l *Library) WatchAnalyses(ctx context.Context) <-chan struct{} {
+	return l.jobs.ended.Watch(ctx)
+}
+
 func (l *Library) run(jb *job) {
+	defer l.jobs.ended.Wake()
 	set := func(f func(p *Progress)) {
 		l.jobs.mu.Lock()
 		f(&jb.progress)

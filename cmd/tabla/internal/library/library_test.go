@@ -2,6 +2,7 @@ package library_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"maps"
@@ -166,7 +167,10 @@ func TestSteps(t *testing.T) {
 
 func waitAnalysis(t *testing.T, lib *library.Library, id string) *library.Analysis {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ended := lib.WatchAnalyses(ctx)
+	deadline := time.After(2 * time.Minute)
 	for {
 		a, p, err := lib.Analysis(id)
 		if err != nil {
@@ -178,10 +182,11 @@ func waitAnalysis(t *testing.T, lib *library.Library, id string) *library.Analys
 		if p.State == "failed" || p.State == "none" {
 			t.Fatalf("%s: analysis %+v", id, p)
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-ended:
+		case <-deadline:
 			t.Fatalf("%s: analysis still %+v", id, p)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 

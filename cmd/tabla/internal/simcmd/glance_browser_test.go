@@ -35,8 +35,7 @@ func (p *pageRun) eval(js string) {
 // waitPage waits for a JavaScript condition on the page.
 func (p *pageRun) waitPage(what, cond, seen string) {
 	p.t.Helper()
-	browsertest.Wait(p.t, what, func() bool { return browsertest.Eval[bool](p.t, p.ctx, cond) },
-		func() string { return browsertest.Eval[string](p.t, p.ctx, seen) })
+	browsertest.WaitJS(p.t, p.ctx, what, cond, seen)
 }
 
 func (p *pageRun) text(sel string) string {

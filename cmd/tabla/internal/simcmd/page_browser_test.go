@@ -84,19 +84,12 @@ func (p *pageRun) waitFor(what string, cond func(referee.State) bool) referee.St
 // lifted pieces.
 func (p *pageRun) waitHand(n int) {
 	p.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		shown, err := chromedp.Run(p.ctx, chromedp.Evaluate[int](`state && state.lifted ? state.lifted.length : -1`))
-		if err != nil {
-			p.t.Fatal(err)
-		}
-		if p.ps.VB.Hand() == n && shown == n {
-			return
-		}
-		if time.Now().After(deadline) {
-			p.t.Fatalf("waiting for %d lifted pieces: the board has %d, the page shows %d", n, p.ps.VB.Hand(), shown)
-		}
-		time.Sleep(10 * time.Millisecond)
+	// the page's lifted pieces are the virtual board's hand as the server
+	// last sent it
+	p.waitPage(fmt.Sprintf("%d lifted pieces on the page", n), fmt.Sprintf(`!!(state && state.lifted && state.lifted.length === %d)`, n),
+		`"lifted " + (state && state.lifted ? state.lifted.length : -1)`)
+	if h := p.ps.VB.Hand(); h != n {
+		p.t.Fatalf("the page shows %d lifted pieces, the board has %d", n, h)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/library"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/library/librarytest"
@@ -68,15 +67,7 @@ func TestLibraryExploreRoutes(t *testing.T) {
 		t.Errorf("annotated before the analysis: %d", code)
 	}
 	lib.Analyze("star-missed-win.jsonl")
-	for deadline := time.Now().Add(time.Minute); ; {
-		if a, _, _ := lib.Analysis("star-missed-win.jsonl"); a != nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no analysis")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitAnalysed(t, lib, "star-missed-win.jsonl")
 	code, body, h := get(t, srv.URL+"/download/annotated?id=star-missed-win.jsonl")
 	if code != 200 || !strings.Contains(body, `{"comment":`) || !strings.Contains(h.Get("Content-Disposition"), "star-missed-win.annotated.jsonl") {
 		t.Errorf("annotated: %d %q %s", code, h.Get("Content-Disposition"), body)

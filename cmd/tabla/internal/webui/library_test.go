@@ -1,6 +1,7 @@
 package webui
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -187,20 +188,36 @@ func TestLibraryRefusesSymlinks(t *testing.T) {
 	if _, err := lib.Analyze("star.jsonl"); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
-		a, p, err := lib.Analysis("star.jsonl")
-		if err != nil || p.State == "failed" || time.Now().After(deadline) {
-			t.Fatalf("star.jsonl's analysis: %v %+v", err, p)
-		}
-		if a != nil {
-			break
-		}
-	}
+	waitAnalysed(t, lib, "star.jsonl")
 	if names, _ := filepath.Glob(filepath.Join(out, "*"+library.AnalysisSuffix)); len(names) != 0 {
 		t.Errorf("analyses written outside the library: %v", names)
 	}
 	// the real file is served as before
 	if code, _, _ := get(t, srv.URL+"/api/game?id=star.jsonl"); code != 200 {
 		t.Errorf("star.jsonl: %d", code)
+	}
+}
+
+// waitAnalysed waits until the library holds id's analysis, woken by each
+// analysis that ends.
+func waitAnalysed(t *testing.T, lib *library.Library, id string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ended := lib.WatchAnalyses(ctx)
+	deadline := time.After(time.Minute)
+	for {
+		a, p, err := lib.Analysis(id)
+		if err != nil || p.State == "failed" {
+			t.Fatalf("%s's analysis: %v %+v", id, err, p)
+		}
+		if a != nil {
+			return
+		}
+		select {
+		case <-ended:
+		case <-deadline:
+			t.Fatalf("%s's analysis still %+v", id, p)
+		}
 	}
 }

@@ -129,6 +129,16 @@ const Overflow = `document.documentElement.scrollWidth - window.innerWidth`
 
 // Wait polls cond every 20 ms until it is true, failing after 30 s with
 // what() saying what was seen.
+// WaitJS waits, inside the page, for the JavaScript expression cond to be
+// true (the browser checks it every 20 ms, 30 s at most: no sleep on this
+// side); seen is an expression for what the page shows instead.
+func WaitJS(t *testing.T, ctx context.Context, what, cond, seen string) {
+	t.Helper()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](cond, chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+		t.Fatalf("waiting for %s (%v); seen: %s", what, err, Eval[string](t, ctx, seen))
+	}
+}
+
 func Wait(t *testing.T, what string, cond func() bool, seen func() string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
