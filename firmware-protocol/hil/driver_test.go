@@ -173,12 +173,11 @@ func driverRun(t *testing.T, e *env, mcu, name string) {
 		t.Fatal("no frame on the line")
 	}
 	from, to := lines[len(lines)-1].ms, lines[len(lines)-1].ms+quiet.Milliseconds()
-	deadline := time.Now().Add(quiet + 15*time.Second)
+	deadline := time.After(quiet + 15*time.Second)
 	for lines[len(lines)-1].ms < to {
-		if time.Now().After(deadline) {
+		if !h.next(deadline) {
 			t.Fatalf("the MCU clock did not reach %d ms (last frame at %d ms)", to, lines[len(lines)-1].ms)
 		}
-		time.Sleep(100 * time.Millisecond)
 		lines = h.lineLog()
 	}
 	window := slices.DeleteFunc(lines, func(f lineFrame) bool { return f.ms <= from || f.ms > to })
@@ -219,13 +218,13 @@ func driverRun(t *testing.T, e *env, mcu, name string) {
 func scaled(c uint8) uint8 { return uint8(uint16(c) * (brightness + 1) >> 8) }
 
 func waitPin(h *harness, want []byte, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
+	deadline := time.After(timeout)
 	for {
 		got := h.shown()
 		if slices.Equal(got, want) {
 			return nil
 		}
-		if time.Now().After(deadline) {
+		if !h.next(deadline) {
 			for i := 0; i+2 < len(want) && i+2 < len(got); i += 3 {
 				if !slices.Equal(got[i:i+3], want[i:i+3]) {
 					return fmt.Errorf("LED %d shows #%x, want #%x (and maybe more)", i/3, got[i:i+3], want[i:i+3])
@@ -233,7 +232,6 @@ func waitPin(h *harness, want []byte, timeout time.Duration) error {
 			}
 			return fmt.Errorf("%d LED bytes on the pin, want %d", len(got), len(want))
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 

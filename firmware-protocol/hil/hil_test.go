@@ -189,6 +189,7 @@ type harness struct {
 	stats  string
 	ready  chan struct{}
 	done   chan struct{}
+	news   chan struct{} // a value after each line the harness printed (coalesced)
 }
 
 // pinFrame is what the strip showed from MCU time ms on.
@@ -238,7 +239,7 @@ func startHarnessOn(t *testing.T, e *env, mcu string, l *fwboard.Layout, link st
 		args = append(args, "-die", strconv.Itoa(faces), "-rng", fmt.Sprintf("0x%x", addr))
 	}
 	h := &harness{t: t, cmd: exec.Command(e.harness, append(args, elfPath)...),
-		ready: make(chan struct{}), done: make(chan struct{})}
+		ready: make(chan struct{}), done: make(chan struct{}), news: make(chan struct{}, 1)}
 	var err error
 	if h.in, err = h.cmd.StdinPipe(); err != nil {
 		t.Fatal(err)
@@ -325,6 +326,23 @@ func (h *harness) read(r io.Reader) {
 			h.stats = rest
 		}
 		h.mu.Unlock()
+		select {
+		case h.news <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// next waits for the harness's next line; false at the deadline or when the
+// harness has ended.
+func (h *harness) next(deadline <-chan time.Time) bool {
+	select {
+	case <-h.news:
+		return true
+	case <-h.done:
+		return false
+	case <-deadline:
+		return false
 	}
 }
 
