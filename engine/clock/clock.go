@@ -135,6 +135,15 @@ func (cs Controls) For(seat string) Control {
 	return cs[""]
 }
 
+// New is a clock for seats (in turn order), each on its control.
+func (cs Controls) New(seats []string) *Clock {
+	ctl := make([]Control, len(seats))
+	for i, seat := range seats {
+		ctl[i] = cs.For(seat)
+	}
+	return New(ctl)
+}
+
 // Check checks that the controls fit a game with these seats: either one
 // for all, or one for each seat and no other.
 func (cs Controls) Check(seats []string) error {

@@ -162,12 +162,7 @@ func (g *Game) Clock() *clock.Clock {
 	if len(g.Header.Clock) == 0 {
 		return nil
 	}
-	seats := g.State.Info().Seats
-	ctl := make([]clock.Control, len(seats))
-	for i, seat := range seats {
-		ctl[i] = g.Header.Clock.For(seat)
-	}
-	c := clock.New(ctl)
+	c := g.Header.Clock.New(g.State.Info().Seats)
 	for _, a := range g.Applied {
 		if a.Timed {
 			c.Charge(a.Seat, time.Duration(a.MS)*time.Millisecond)

@@ -98,11 +98,7 @@ func newClockState(h *record.Header, st engine.State) *clockState {
 
 // reset sets the clocks up for a game at its start.
 func (cs *clockState) reset(st engine.State) {
-	ctl := make([]clock.Control, len(cs.seats))
-	for i, seat := range cs.seats {
-		ctl[i] = cs.ctl.For(seat)
-	}
-	cs.clk, cs.shadow, cs.turns, cs.started, cs.ended = clock.New(ctl), st.Clone(), nil, false, false
+	cs.clk, cs.shadow, cs.turns, cs.started, cs.ended = cs.ctl.New(cs.seats), st.Clone(), nil, false, false
 }
 
 // resume rebuilds the clocks from a replayed journal (not started).
@@ -121,11 +117,7 @@ func (cs *clockState) resume(g *record.Game) {
 // takeback in the same batch are not yet the clocks'), their turn times
 // charged, and the seat to move's clock started at at.
 func (cs *clockState) rebuild(st engine.State, hist []referee.Applied, at time.Duration) error {
-	ctl := make([]clock.Control, len(cs.seats))
-	for i, seat := range cs.seats {
-		ctl[i] = cs.ctl.For(seat)
-	}
-	cs.clk = clock.New(ctl)
+	cs.clk = cs.ctl.New(cs.seats)
 	if len(hist) < len(cs.turns) {
 		return fmt.Errorf("%d turns kept, %d moves and rolls in the game", len(cs.turns), len(hist))
 	}

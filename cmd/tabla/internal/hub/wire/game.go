@@ -281,11 +281,7 @@ func (g *Game) Clocks() *clock.Clock {
 		return nil
 	}
 	seats := g.State.Info().Seats
-	ctl := make([]clock.Control, len(seats))
-	for i, seat := range seats {
-		ctl[i] = g.Header.Clock.For(seat)
-	}
-	c := clock.New(ctl)
+	c := g.Header.Clock.New(seats)
 	for _, st := range g.Steps {
 		if st.MS != nil {
 			c.Charge(slices.Index(seats, st.Seat), time.Duration(*st.MS)*time.Millisecond)
