@@ -1,0 +1,608 @@
+// Package club runs a club evening's games on paper: who plays whom and
+// where (pairings: round robin, Swiss, tables of four), what each game
+// scored, the standings with their tie-breaks and the players' Glicko-2
+// ratings after the evening. It is pure: the club hub (package hub)
+// keeps an Event in JetStream, sends each pairing to its table, and
+// records each result as the table's journal ends the game.
+//
+// # Points
+//
+// Two-player games: a win 1, a draw ½, a loss 0 (a game lost on time is a
+// loss). Games of four (DAHA, RAY): by place, 3, 2, 1 and 0 points; players
+// who share places share their points (RAY knows only its winner: the
+// other three share 2+1+0, 1 each; DAHA places the others by elimination,
+// the last one out second). A game lost on time puts the player whose
+// flag fell last; the others share the first three places' points (2
+// each). A bye scores 1 in a two-player game, 1½ (a table's average) in a
+// game of four.
+//
+// # Tie-breaks
+//
+// Swiss: points, then Buchholz (the sum of the opponents' points), then
+// Sonneborn-Berger (the opponents' points weighted by the score against
+// each). Round robin: points, then Sonneborn-Berger, then wins. Tables
+// of four: points, then first places, then the sum of the table mates'
+// points over the evening. The name decides last, so the order is total.
+//
+// # Ratings
+//
+// One Glicko-2 rating per game (engine/rating), the evening one rating
+// period: every player's games of the evening are rated at once against
+// the opponents' ratings as they stood before it. A game of four counts
+// as three results for each player, one against each table mate: 1 for a
+// better place, ½ for the same, 0 for a worse. Byes are not rated.
+package club
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tabla-board/tabla/engine/rating"
+)
+
+// Systems of pairing.
+const (
+	RoundRobin = "roundrobin" // everyone meets everyone (Berger tables)
+	Swiss      = "swiss"      // equal scores meet, no one twice
+	Fours      = "fours"      // tables of four by score, seats rotated
+)
+
+// Limits keep an event's state small (it is one JetStream value).
+const (
+	MaxPlayers  = 64
+	MaxRounds   = 16
+	MaxSections = 5
+	MaxName     = 40
+)
+
+// Section is one game of an event: its players, system and rounds.
+type Section struct {
+	Game    string   `json:"game"`
+	Seats   []string `json:"seats"` // the game's seats in turn order
+	System  string   `json:"system"`
+	Rounds  int      `json:"rounds"` // how many rounds the evening has
+	Clock   string   `json:"clock,omitempty"`
+	Tables  []string `json:"tables"` // the hub's tables that play it, board 1 first
+	Players []Player `json:"players"`
+	Played  []*Round `json:"played,omitempty"` // rounds paired so far
+}
+
+// Player is a registered player and the rating they came with.
+type Player struct {
+	Name   string        `json:"name"`
+	Rating rating.Rating `json:"rating"`
+}
+
+// Round is one round's pairings.
+type Round struct {
+	N        int        `json:"n"`
+	Pairings []*Pairing `json:"pairings"`
+	Byes     []string   `json:"byes,omitempty"`
+}
+
+// Pairing is one game of a round: who sits at which seat of which table.
+type Pairing struct {
+	Board   int      `json:"board"` // 1, 2, … within the round
+	Table   string   `json:"table"`
+	Players []string `json:"players"` // by seat, as Section.Seats
+	Result  *Result  `json:"result,omitempty"`
+}
+
+// Result is how a game ended: each seat's place (1 first; shared places
+// repeat) and points.
+type Result struct {
+	Places []int     `json:"places"`
+	Points []float64 `json:"points"`
+	End    string    `json:"end"`            // won, draw, time
+	Flag   string    `json:"flag,omitempty"` // end time: the seat whose flag fell
+	Game   string    `json:"game,omitempty"` // the hub's TABLE/GAME it came from
+	By     string    `json:"by"`             // "table" or "arbiter"
+}
+
+// Round is the Round tag of a pairing's game record: "3.2", round 3,
+// board 2 (RULES.md's record header).
+func (p *Pairing) Round(round int) string { return fmt.Sprintf("%d.%d", round, p.Board) }
+
+// Validate checks a section as given by the arbiter: its system fits its
+// seats, the rounds and limits hold, names are unique.
+func (s *Section) Validate() error {
+	switch {
+	case len(s.Seats) != 2 && len(s.Seats) != 4:
+		return fmt.Errorf("%s: %d seats; a club evening pairs two or four", s.Game, len(s.Seats))
+	case s.System == Fours && len(s.Seats) != 4, s.System != Fours && len(s.Seats) == 4:
+		return fmt.Errorf("%s has %d seats: pair it with %s", s.Game, len(s.Seats), map[bool]string{true: "fours", false: "swiss or roundrobin"}[len(s.Seats) == 4])
+	case s.System != RoundRobin && s.System != Swiss && s.System != Fours:
+		return fmt.Errorf("%s: no pairing system %q (roundrobin, swiss, fours)", s.Game, s.System)
+	case s.Rounds < 1 || s.Rounds > MaxRounds:
+		return fmt.Errorf("%s: %d rounds; 1 to %d", s.Game, s.Rounds, MaxRounds)
+	case len(s.Tables) == 0:
+		return fmt.Errorf("%s: no table plays it", s.Game)
+	case len(s.Players) > MaxPlayers:
+		return fmt.Errorf("%s: %d players, at most %d", s.Game, len(s.Players), MaxPlayers)
+	}
+	seen := map[string]bool{}
+	for _, p := range s.Players {
+		if err := CheckName(p.Name); err != nil {
+			return err
+		}
+		if seen[strings.ToLower(p.Name)] {
+			return fmt.Errorf("%s: %s is registered twice", s.Game, p.Name)
+		}
+		seen[strings.ToLower(p.Name)] = true
+	}
+	return nil
+}
+
+// CheckName checks a player's name: 1 to MaxName characters, printable,
+// not only spaces.
+func CheckName(name string) error {
+	n := 0
+	for _, r := range name {
+		if r < ' ' || r == 0x7f {
+			return fmt.Errorf("the name %q has a control character", name)
+		}
+		n++
+	}
+	if strings.TrimSpace(name) == "" || n > MaxName {
+		return fmt.Errorf("a name has 1 to %d characters, %q has %d", MaxName, name, n)
+	}
+	return nil
+}
+
+// Register adds a player before the first round.
+func (s *Section) Register(name string, r rating.Rating) error {
+	name = strings.TrimSpace(name)
+	if err := CheckName(name); err != nil {
+		return err
+	}
+	if len(s.Played) > 0 {
+		return fmt.Errorf("%s has started: players register before the first round", s.Game)
+	}
+	if len(s.Players) >= MaxPlayers {
+		return fmt.Errorf("%s is full (%d players)", s.Game, MaxPlayers)
+	}
+	for _, p := range s.Players {
+		if strings.EqualFold(p.Name, name) {
+			return fmt.Errorf("%s is already registered for %s", name, s.Game)
+		}
+	}
+	s.Players = append(s.Players, Player{Name: name, Rating: r})
+	return nil
+}
+
+// Current is the latest round (nil before the first).
+func (s *Section) Current() *Round {
+	if len(s.Played) == 0 {
+		return nil
+	}
+	return s.Played[len(s.Played)-1]
+}
+
+// Complete reports whether every game of the round has its result.
+func (r *Round) Complete() bool {
+	for _, p := range r.Pairings {
+		if p.Result == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// Finished reports whether the section has played all its rounds.
+func (s *Section) Finished() bool {
+	c := s.Current()
+	return len(s.Played) == s.Rounds && c != nil && c.Complete()
+}
+
+// ErrRoundOpen: the current round still waits for results.
+var ErrRoundOpen = errors.New("club: the round is not finished")
+
+// PairNext pairs the next round by the section's system and seats its
+// games at the tables, board 1 at the first.
+func (s *Section) PairNext() (*Round, error) {
+	if c := s.Current(); c != nil && !c.Complete() {
+		return nil, ErrRoundOpen
+	}
+	if len(s.Played) >= s.Rounds {
+		return nil, fmt.Errorf("%s: all %d rounds are played", s.Game, s.Rounds)
+	}
+	need := len(s.Seats)
+	if len(s.Players) < need {
+		return nil, fmt.Errorf("%s: %d players, a game needs %d", s.Game, len(s.Players), need)
+	}
+	n := len(s.Played) + 1
+	var games [][]string
+	var byes []string
+	switch s.System {
+	case RoundRobin:
+		if rr := roundsOf(len(s.Players)); s.Rounds > rr {
+			return nil, fmt.Errorf("%s: a round robin of %d players has %d rounds, not %d", s.Game, len(s.Players), rr, s.Rounds)
+		}
+		games, byes = s.pairRoundRobin(n)
+	case Swiss:
+		games, byes = s.pairSwiss()
+		if games == nil {
+			return nil, fmt.Errorf("%s: round %d cannot be paired without a rematch", s.Game, n)
+		}
+	case Fours:
+		games, byes = s.pairFours(n)
+	}
+	if len(games) > len(s.Tables) {
+		return nil, fmt.Errorf("%s: round %d has %d games and %d tables", s.Game, n, len(games), len(s.Tables))
+	}
+	r := &Round{N: n, Byes: byes}
+	for i, g := range games {
+		r.Pairings = append(r.Pairings, &Pairing{Board: i + 1, Table: s.Tables[i], Players: g})
+	}
+	s.Played = append(s.Played, r)
+	return r, nil
+}
+
+// roundsOf is how many rounds a round robin of n players has.
+func roundsOf(n int) int {
+	if n%2 == 1 {
+		return n
+	}
+	return n - 1
+}
+
+// pairRoundRobin is round n of the Berger tables (the circle method: the
+// last player fixed, the others turning), with a bye for an odd count.
+// The fixed player changes seat every round; the others' first seat goes
+// to the first of the pair on the circle.
+func (s *Section) pairRoundRobin(n int) (games [][]string, byes []string) {
+	names := s.names()
+	if len(names)%2 == 1 {
+		names = append(names, "") // the bye
+	}
+	m := len(names)
+	ring := slices.Clone(names[:m-1])
+	fixed := names[m-1]
+	shift := (n - 1) % (m - 1)
+	ring = append(ring[shift:], ring[:shift]...)
+	pairs := [][2]string{{ring[0], fixed}}
+	if n%2 == 0 {
+		pairs[0] = [2]string{fixed, ring[0]}
+	}
+	for i := 1; i < m/2; i++ {
+		pairs = append(pairs, [2]string{ring[i], ring[m-1-i]})
+	}
+	for _, p := range pairs {
+		switch {
+		case p[0] == "":
+			byes = append(byes, p[1])
+		case p[1] == "":
+			byes = append(byes, p[0])
+		default:
+			games = append(games, []string{p[0], p[1]})
+		}
+	}
+	return games, byes
+}
+
+// names are the registered players in registration order.
+func (s *Section) names() []string {
+	out := make([]string, len(s.Players))
+	for i, p := range s.Players {
+		out[i] = p.Name
+	}
+	return out
+}
+
+// history is what the rounds played so far say of each player.
+type history struct {
+	points  map[string]float64
+	met     map[string]map[string]int // games between two players
+	seat    map[string][]int          // how often each seat was taken
+	byes    map[string]int
+	wins    map[string]int // first places
+	games   map[string]int
+	against map[string][]float64 // per game: my score against each opponent, by opponent in opp
+	opp     map[string][]string
+}
+
+func (s *Section) history() *history {
+	h := &history{points: map[string]float64{}, met: map[string]map[string]int{}, seat: map[string][]int{}, byes: map[string]int{},
+		wins: map[string]int{}, games: map[string]int{}, against: map[string][]float64{}, opp: map[string][]string{}}
+	for _, p := range s.Players {
+		h.seat[p.Name] = make([]int, len(s.Seats))
+		h.met[p.Name] = map[string]int{}
+	}
+	for _, r := range s.Played {
+		for _, b := range r.Byes {
+			h.byes[b]++
+			h.points[b] += s.byePoints()
+		}
+		for _, g := range r.Pairings {
+			for i, a := range g.Players {
+				h.seat[a][i]++
+				for j, b := range g.Players {
+					if i != j {
+						h.met[a][b]++
+					}
+				}
+				if g.Result == nil {
+					continue
+				}
+				h.games[a]++
+				h.points[a] += g.Result.Points[i]
+				if g.Result.Places[i] == 1 && !slices.Contains(g.Result.Places[:i], 1) && !slices.Contains(g.Result.Places[i+1:], 1) {
+					h.wins[a]++
+				}
+				for j, b := range g.Players {
+					if i != j {
+						h.opp[a] = append(h.opp[a], b)
+						h.against[a] = append(h.against[a], pairScore(g.Result.Places[i], g.Result.Places[j]))
+					}
+				}
+			}
+		}
+	}
+	return h
+}
+
+// pairScore is a player's score against one table mate from their places.
+func pairScore(mine, theirs int) float64 {
+	switch {
+	case mine < theirs:
+		return 1
+	case mine == theirs:
+		return 0.5
+	}
+	return 0
+}
+
+func (s *Section) byePoints() float64 {
+	if len(s.Seats) == 4 {
+		return 1.5
+	}
+	return 1
+}
+
+// ranked are the players by points, then the rating they came with, then
+// registration: the order Swiss and tables of four pair in.
+func (s *Section) ranked(h *history) []string {
+	ps := slices.Clone(s.Players)
+	idx := map[string]int{}
+	for i, p := range s.Players {
+		idx[p.Name] = i
+	}
+	slices.SortStableFunc(ps, func(a, b Player) int {
+		return cmp.Or(cmp.Compare(h.points[b.Name], h.points[a.Name]), cmp.Compare(b.Rating.R, a.Rating.R), cmp.Compare(idx[a.Name], idx[b.Name]))
+	})
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.Name
+	}
+	return out
+}
+
+// pairSwiss pairs by score: the bye (odd count) to the lowest-ranked
+// player without one, then from the top each player against the highest
+// ranked player not yet met, backtracking when the rest cannot be paired
+// (nil: no pairing without a rematch). The first seat goes to the player
+// who has had it less (the higher ranked when equal).
+func (s *Section) pairSwiss() (games [][]string, byes []string) {
+	h := s.history()
+	order := s.ranked(h)
+	if len(order)%2 == 1 {
+		for i := len(order) - 1; i >= 0; i-- {
+			if h.byes[order[i]] == 0 || i == 0 {
+				byes = []string{order[i]}
+				order = slices.Delete(order, i, i+1)
+				break
+			}
+		}
+	}
+	pairs := matchUp(order, func(a, b string) bool { return h.met[a][b] == 0 })
+	if pairs == nil {
+		return nil, nil
+	}
+	for _, p := range pairs {
+		a, b := p[0], p[1]
+		if h.seat[b][0] < h.seat[a][0] {
+			a, b = b, a
+		}
+		games = append(games, []string{a, b})
+	}
+	return games, byes
+}
+
+// matchUp pairs players in order, each with the first later one ok allows,
+// backtracking (nil: impossible).
+func matchUp(order []string, ok func(a, b string) bool) [][2]string {
+	if len(order) == 0 {
+		return [][2]string{}
+	}
+	a := order[0]
+	for i := 1; i < len(order); i++ {
+		if !ok(a, order[i]) {
+			continue
+		}
+		rest := slices.Concat(order[1:i], order[i+1:])
+		if more := matchUp(rest, ok); more != nil {
+			return append([][2]string{{a, order[i]}}, more...)
+		}
+	}
+	return nil
+}
+
+// pairFours seats players four to a table by rank (round 1: by rating),
+// the players left over sit out with a bye (the lowest ranked who have
+// had fewest). At each table the seats go round: each player takes the
+// seat they have taken least (ties to the higher ranked), so over four
+// rounds of the same four everyone sits every seat once.
+func (s *Section) pairFours(n int) (games [][]string, byes []string) {
+	h := s.history()
+	order := s.ranked(h)
+	for len(order)%4 != 0 {
+		best := len(order) - 1
+		for i := len(order) - 1; i >= 0; i-- {
+			if h.byes[order[i]] < h.byes[order[best]] {
+				best = i
+			}
+		}
+		byes = append(byes, order[best])
+		order = slices.Delete(order, best, best+1)
+	}
+	for t := 0; t+4 <= len(order); t += 4 {
+		group := order[t : t+4]
+		games = append(games, seatFour(group, h, n))
+	}
+	return games, byes
+}
+
+// seatFour gives the four seats of a table to a group: the assignment of
+// the 24 where the seats' past counts sum least, the first in the order
+// of permutations (rotated by the round, so that equals alternate).
+func seatFour(group []string, h *history, n int) []string {
+	var best []string
+	bestCost := -1
+	perm := []int{0, 1, 2, 3}
+	var rec func(k int)
+	rec = func(k int) {
+		if k == 4 {
+			cost := 0
+			seats := make([]string, 4)
+			for seat, gi := range perm {
+				p := group[(gi+n-1)%4]
+				seats[seat] = p
+				cost += h.seat[p][seat]
+			}
+			if bestCost < 0 || cost < bestCost {
+				best, bestCost = seats, cost
+			}
+			return
+		}
+		for i := k; i < 4; i++ {
+			perm[k], perm[i] = perm[i], perm[k]
+			rec(k + 1)
+			perm[k], perm[i] = perm[i], perm[k]
+		}
+	}
+	rec(0)
+	return best
+}
+
+// Find is the pairing of round n, board b (nil if none).
+func (s *Section) Find(n, board int) *Pairing {
+	if n < 1 || n > len(s.Played) {
+		return nil
+	}
+	for _, p := range s.Played[n-1].Pairings {
+		if p.Board == board {
+			return p
+		}
+	}
+	return nil
+}
+
+// Points are the points of each seat for the places of a game (1 first;
+// players on the same place share its points).
+func (s *Section) Points(places []int) []float64 {
+	scheme := []float64{1, 0}
+	if len(s.Seats) == 4 {
+		scheme = []float64{3, 2, 1, 0}
+	}
+	out := make([]float64, len(places))
+	for i, pl := range places {
+		// the places pl .. pl+k-1 shared by the k players on pl
+		k := 0
+		for _, q := range places {
+			if q == pl {
+				k++
+			}
+		}
+		sum := 0.0
+		for j := pl - 1; j < pl-1+k && j < len(scheme); j++ {
+			sum += scheme[j]
+		}
+		out[i] = sum / float64(k)
+	}
+	return out
+}
+
+// Standing is one line of the standings.
+type Standing struct {
+	Rank      int       `json:"rank"`
+	Name      string    `json:"name"`
+	Points    float64   `json:"points"`
+	Games     int       `json:"games"`
+	Tiebreaks []float64 `json:"tiebreaks"`
+}
+
+// TiebreakNames are the names of the tie-break columns of a system.
+func TiebreakNames(system string) []string {
+	switch system {
+	case Swiss:
+		return []string{"Buchholz", "Sonneborn-Berger"}
+	case RoundRobin:
+		return []string{"Sonneborn-Berger", "wins"}
+	}
+	return []string{"first places", "table mates' points"}
+}
+
+// Standings rank the players by points and the system's tie-breaks (then
+// name); players equal on all share a rank.
+func (s *Section) Standings() []Standing {
+	h := s.history()
+	out := make([]Standing, 0, len(s.Players))
+	for _, p := range s.Players {
+		st := Standing{Name: p.Name, Points: h.points[p.Name], Games: h.games[p.Name]}
+		var buchholz, sb, mates float64
+		for i, o := range h.opp[p.Name] {
+			buchholz += h.points[o]
+			sb += h.against[p.Name][i] * h.points[o]
+			mates += h.points[o]
+		}
+		switch s.System {
+		case Swiss:
+			st.Tiebreaks = []float64{buchholz, sb}
+		case RoundRobin:
+			st.Tiebreaks = []float64{sb, float64(h.wins[p.Name])}
+		default:
+			st.Tiebreaks = []float64{float64(h.wins[p.Name]), mates}
+		}
+		out = append(out, st)
+	}
+	key := func(a Standing) []float64 { return append([]float64{a.Points}, a.Tiebreaks...) }
+	slices.SortStableFunc(out, func(a, b Standing) int {
+		if c := slices.Compare(key(b), key(a)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	for i := range out {
+		out[i].Rank = i + 1
+		if i > 0 && slices.Equal(key(out[i]), key(out[i-1])) {
+			out[i].Rank = out[i-1].Rank
+		}
+	}
+	return out
+}
+
+// Ratings are the players' ratings after the evening's games so far (one
+// rating period), from the ratings they came with.
+func (s *Section) Ratings() (map[string]rating.Rating, error) {
+	before := map[string]rating.Rating{}
+	for _, p := range s.Players {
+		before[p.Name] = p.Rating
+	}
+	h := s.history()
+	out := map[string]rating.Rating{}
+	for _, p := range s.Players {
+		var res []rating.Result
+		for i, o := range h.opp[p.Name] {
+			res = append(res, rating.Result{Opponent: before[o], Score: h.against[p.Name][i]})
+		}
+		r, err := rating.Update(p.Rating, res, 0)
+		if err != nil {
+			return nil, err
+		}
+		out[p.Name] = r
+	}
+	return out, nil
+}
