@@ -42,6 +42,7 @@ var static embed.FS
 //	POST /api/tables/TABLE/play     {"seat":S}: play seat S of the table's game here
 //	POST /api/tables/TABLE/move     {"seat":S,"move":M}: that seat's move ("move":"" rolls)
 //	POST /library/…                 an engine analysis of a library game (webui)
+//	…/event.html, /api/club/…, /api/broadcast…  club evenings and the public feed (eventweb.go)
 //
 // Everything but the POSTs is open to anyone who can reach the page (read
 // only: spectators never reach a table). Browser play needs
@@ -61,6 +62,7 @@ func (h *Hub) Handler() http.Handler {
 	mux.Handle("GET /library/", lib)
 	mux.Handle("POST /library/", h.analysisGuard(lib)) // an analysis started: the token, or a few a minute
 
+	h.eventRoutes(mux) // eventweb.go: club evenings and the broadcast
 	mux.HandleFunc("GET /api/tables", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, h.Summaries()) })
 	mux.HandleFunc("GET /api/events", func(w http.ResponseWriter, r *http.Request) {
 		webui.ServeEvents(w, r, func() any { return h.Summaries() }, func(ctx context.Context) <-chan struct{} {

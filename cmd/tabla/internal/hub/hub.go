@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/wire"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/library"
 )
 
@@ -45,6 +46,10 @@ type Options struct {
 	// (the spectator's credentials suffice): a mirror of the club library
 	// (Mirror) for `tabla library --hub` and `tabla stats --hub`.
 	ReadOnly bool
+	// BroadcastDelay holds the public feed of the live games
+	// (/api/broadcast) this long behind the boards (a club's anti-cheating
+	// delay; 0 none).
+	BroadcastDelay time.Duration
 }
 
 // Hub is the club hub's service: it follows every table's games as they
@@ -76,6 +81,13 @@ type Hub struct {
 	applied int                      // events applied since the start
 
 	web *webPlayers
+
+	events       map[string]*eventEntry // club evenings (event.go), by id
+	eventsLoaded bool                   // the events' bucket was read once
+	evMu         sync.Mutex             // one event update at a time
+	evPoke       chan struct{}          // wakes eventLoop
+	evQueue      []string               // finished games (table/game) whose header names an event
+	broadcast    time.Duration          // Options.BroadcastDelay
 
 	connErr  error            // the last failed connection attempt's
 	analyses rateLimit        // analyses started without the token
@@ -131,7 +143,8 @@ func Open(o Options) (*Hub, error) {
 	}
 	h := &Hub{opts: o, log: o.Logger, lib: lib, dir: dir, games: map[string]*Game{}, tables: map[string]*tableState{},
 		seats: map[string]Ref{}, subs: map[chan struct{}]string{}, evalQ: make(chan string, 1024), written: map[string]int{},
-		analyses: rateLimit{n: AnalysisRate}, now: time.Now}
+		analyses: rateLimit{n: AnalysisRate}, now: time.Now,
+		events: map[string]*eventEntry{}, evPoke: make(chan struct{}, 1), broadcast: o.BroadcastDelay}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	nc, err := Dial(o.URL, "tabla hub", o.CA, 500*time.Millisecond, h.log, func(*nats.Conn) { h.bump("") }, func(err error) {
 		h.mu.Lock()
@@ -166,6 +179,13 @@ func Open(o Options) (*Hub, error) {
 		defer h.wg.Done()
 		h.watchOnline()
 	}()
+	if !o.ReadOnly {
+		h.wg.Add(1)
+		go func() {
+			defer h.wg.Done()
+			h.eventLoop()
+		}()
+	}
 	return h, nil
 }
 
@@ -243,6 +263,30 @@ func (h *Hub) followOnce() error {
 				}
 			}
 			errc <- fmt.Errorf("watch of %s ended", b)
+		}()
+	}
+	// club evenings (the hub's alone)
+	if !h.opts.ReadOnly {
+		kv, err := h.js.KeyValue(ctx, wire.BucketEvents)
+		if err != nil {
+			return err
+		}
+		w, err := kv.WatchAll(ctx)
+		if err != nil {
+			return err
+		}
+		go func() {
+			for e := range w.Updates() {
+				if e == nil { // every stored event read
+					h.mu.Lock()
+					h.eventsLoaded = true
+					h.mu.Unlock()
+					h.pokeEvents()
+					continue
+				}
+				h.onEvent(e)
+			}
+			errc <- fmt.Errorf("watch of %s ended", wire.BucketEvents)
 		}()
 	}
 	// every game's events, from the first
@@ -399,7 +443,14 @@ func (h *Hub) onRecord(m jetstream.Msg) {
 	if g.Over() && !slices.Contains(h.ended, key) {
 		h.ended = append(h.ended, key)
 	}
+	club := g.Over() && g.Who.Event != "" && !h.opts.ReadOnly
+	if club {
+		h.queueResultLocked(key)
+	}
 	h.mu.Unlock()
+	if club {
+		h.pokeEvents()
+	}
 	if current {
 		h.bump(table)
 		h.wantEval(table)

@@ -386,6 +386,7 @@ func (t *Table) Start(sess *companion.Session) {
 	go t.loop()
 	if sess != nil {
 		go t.live(sess)
+		go t.followPairings(sess) // tablepair.go: a club evening's games
 	}
 }
 

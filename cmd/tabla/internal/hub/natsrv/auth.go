@@ -179,6 +179,7 @@ var jsRead = []string{
 	"$JS.API.STREAM.MSG.GET.>", "$JS.API.DIRECT.GET.>",
 	"$JS.API.CONSUMER.CREATE." + wire.StreamGames + ".>", "$JS.API.CONSUMER.CREATE." + wire.StreamJournals + ".>",
 	"$JS.API.CONSUMER.CREATE.KV_" + wire.BucketTables + ".>", "$JS.API.CONSUMER.CREATE.KV_" + wire.BucketSeats + ".>",
+	"$JS.API.CONSUMER.CREATE.KV_" + wire.BucketPairings + ".>", // a club evening's pairings are public
 	"$JS.API.CONSUMER.INFO.>", "$JS.API.CONSUMER.MSG.NEXT.>", "$JS.ACK.>", "$JS.FC.>",
 }
 

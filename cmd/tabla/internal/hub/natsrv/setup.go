@@ -48,9 +48,12 @@ func Setup(ctx context.Context, js jetstream.JetStream, replicas int) error {
 			return fmt.Errorf("hub: stream %s: %w", cfg.Name, err)
 		}
 	}
-	for _, b := range []string{wire.BucketTables, wire.BucketSeats} {
-		if _, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: b, History: 1,
-			Storage: jetstream.FileStorage, Replicas: replicas}); err != nil {
+	for _, b := range []string{wire.BucketTables, wire.BucketSeats, wire.BucketPairings, wire.BucketEvents} {
+		cfg := jetstream.KeyValueConfig{Bucket: b, History: 1, Storage: jetstream.FileStorage, Replicas: replicas}
+		if b == wire.BucketEvents { // bounded: a club evening's state each
+			cfg.MaxValueSize, cfg.MaxBytes = wire.MaxEventBytes, 2*wire.MaxEvents*wire.MaxEventBytes
+		}
+		if _, err := js.CreateOrUpdateKeyValue(ctx, cfg); err != nil {
 			return fmt.Errorf("hub: bucket %s: %w", b, err)
 		}
 	}
