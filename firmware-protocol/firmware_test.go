@@ -19,9 +19,9 @@ func requireTools(t *testing.T, tools ...string) {
 	for _, tool := range tools {
 		if _, err := exec.LookPath(tool); err != nil {
 			if os.Getenv("CI") == "" {
-				t.Skipf("%s not installed (apt-get install gcc-avr avr-libc binutils-avr make gcc): %v", tool, err)
+				t.Skipf("%s not installed (apt-get install gcc-avr avr-libc binutils-avr gcc-arm-none-eabi make gcc): %v", tool, err)
 			}
-			t.Fatalf("%s not installed, and CI is set: install gcc-avr avr-libc binutils-avr make gcc: %v", tool, err)
+			t.Fatalf("%s not installed, and CI is set: install gcc-avr avr-libc binutils-avr gcc-arm-none-eabi make gcc: %v", tool, err)
 		}
 	}
 }
@@ -107,14 +107,16 @@ func TestFirmwareAVRSimulated(t *testing.T) {
 }
 
 // TestFirmwareBoards builds every builtin board from its board file for the
-// ATmega2560 (and the ATmega328P where it fits) and checks the static RAM
-// budget: at most 7 KiB on the 2560's 8 KiB, 1.5 KiB on the 328P's 2 KiB.
-// A board file of one's own builds the same way (BOARD=).
+// ATmega2560 (and the ATmega328P where it fits) and for the RP2040, and
+// checks the static RAM budget: at most 7 KiB on the 2560's 8 KiB, 1.5 KiB
+// on the 328P's 2 KiB, 256 KiB on the RP2040's 264. A board file of one's
+// own builds the same way (BOARD=, BOARD_MCU=).
 func TestFirmwareBoards(t *testing.T) {
-	requireTools(t, "make", "avr-gcc", "avr-objcopy", "avr-size")
+	requireTools(t, "make", "cc", "avr-gcc", "avr-objcopy", "avr-size",
+		"arm-none-eabi-gcc", "arm-none-eabi-objcopy", "arm-none-eabi-size")
 	out := runMake(t, "all")
-	re := regexp.MustCompile(`(?m)/(mega2560|uno)/(\w+)\.elf\s+flash\s+(\d+) bytes, static RAM\s+(\d+) bytes$`)
-	limit := map[string]int{"mega2560": 7168, "uno": 1536}
+	re := regexp.MustCompile(`(?m)/(mega2560|uno|rp2040)/(\w+)\.elf\s+flash\s+(\d+) bytes, static RAM\s+(\d+) bytes$`)
+	limit := map[string]int{"mega2560": 7168, "uno": 1536, "rp2040": 262144}
 	got := map[string]bool{}
 	for _, m := range re.FindAllStringSubmatch(out, -1) {
 		ram, _ := strconv.Atoi(m[4])
@@ -125,7 +127,8 @@ func TestFirmwareBoards(t *testing.T) {
 		t.Logf("%-8s %-6s flash %5s bytes, static RAM %4d bytes", m[1], m[2], m[3], ram)
 	}
 	for _, b := range []string{"mega2560/daha", "mega2560/gyges", "mega2560/star", "mega2560/six", "mega2560/ray",
-		"uno/daha", "uno/gyges", "uno/star", "uno/six"} {
+		"uno/daha", "uno/gyges", "uno/star", "uno/six",
+		"rp2040/daha", "rp2040/gyges", "rp2040/star", "rp2040/six", "rp2040/ray"} {
 		if !got[b] {
 			t.Errorf("no build of %s:\n%s", b, out)
 		}
@@ -140,5 +143,9 @@ func TestFirmwareBoards(t *testing.T) {
 	out = runMake(t, "all", "BOARD="+file)
 	if !regexp.MustCompile(`/mega2560/big\.elf\s+flash`).MatchString(out) {
 		t.Errorf("BOARD=%s built nothing:\n%s", file, out)
+	}
+	out = runMake(t, "all", "BOARD="+file, "BOARD_MCU=rp2040")
+	if !regexp.MustCompile(`/rp2040/big\.elf\s+flash`).MatchString(out) {
+		t.Errorf("BOARD=%s BOARD_MCU=rp2040 built nothing:\n%s", file, out)
 	}
 }

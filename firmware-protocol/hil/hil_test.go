@@ -53,7 +53,7 @@ func need(t *testing.T, what string, ok bool) {
 	if ok {
 		return
 	}
-	msg := what + " missing (apt-get install make gcc gcc-avr avr-libc binutils-avr libsimavr-dev)"
+	msg := what + " missing (apt-get install make gcc gcc-avr avr-libc binutils-avr libsimavr-dev gcc-arm-none-eabi nodejs npm; npm ci --prefix firmware-protocol/hil/rp2040)"
 	if os.Getenv("CI") == "" {
 		t.Skip(msg)
 	}
@@ -92,7 +92,8 @@ func firmwareDir() string {
 
 func setup(t *testing.T) *env {
 	t.Helper()
-	for _, tool := range []string{"make", "cc", "avr-gcc", "avr-objcopy", "avr-size"} {
+	for _, tool := range []string{"make", "cc", "avr-gcc", "avr-objcopy", "avr-size",
+		"arm-none-eabi-gcc", "arm-none-eabi-objcopy", "arm-none-eabi-size"} {
 		_, err := exec.LookPath(tool)
 		need(t, tool, err == nil)
 	}
