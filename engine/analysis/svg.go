@@ -29,8 +29,9 @@ func SideColour(side string) string {
 }
 
 // WriteSVG draws the win-probability curve: one line per side over the move
-// numbers, blunders and missed wins marked on the mover's line (hover for the
-// move), axis labels, grid and a legend. The SVG is self-contained.
+// numbers, every inaccuracy, mistake, blunder and missed win marked on the
+// mover's line (hover for the move), axis labels, grid and a legend with
+// each mark's count. The SVG is self-contained.
 func WriteSVG(w io.Writer, rep *Report) error {
 	const (
 		width, height = 960.0, 440.0
@@ -86,28 +87,25 @@ func WriteSVG(w io.Writer, rep *Report) error {
 		}
 		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="2" stroke-linejoin="round" points="%s"/>`+"\n", SideColour(side), strings.TrimSpace(pts.String()))
 	}
-	// Markers.
-	blunders := 0
+	// Markers: every judged move on the mover's line, by tier (the page's
+	// tiers), a missed win as a square.
+	marked := map[string]int{}
 	for i, m := range rep.Moves {
-		if !m.Blunder && !m.MissedWin {
+		kind := m.Tier
+		if m.MissedWin {
+			kind = "missed win"
+		}
+		if kind == "" {
 			continue
 		}
-		blunders++
+		marked[kind]++
 		x, y := xs(i+1), ys(m.After)
-		what := "blunder"
-		shape := fmt.Sprintf(`<circle cx="%.1f" cy="%.1f" r="5" fill="#ffffff" stroke="%s" stroke-width="2.5">`, x, y, SideColour(m.Side))
-		if m.MissedWin {
-			what = "missed win"
-			shape = fmt.Sprintf(`<rect x="%.1f" y="%.1f" width="10" height="10" fill="#ffffff" stroke="%s" stroke-width="2.5">`, x-5, y-5, SideColour(m.Side))
+		b.WriteString(svgMark(kind, x, y, SideColour(m.Side)))
+		tip := fmt.Sprintf("%d. %s %s: %s, %.0f%% → %.0f%% (best %s)", m.N, m.Seat, m.Move, kind, 100*m.Before, 100*m.After, m.Best)
+		if m.MissedWin && m.Tier != "" {
+			tip = fmt.Sprintf("%d. %s %s: missed win (%s), %.0f%% → %.0f%% (best %s)", m.N, m.Seat, m.Move, m.Tier, 100*m.Before, 100*m.After, m.Best)
 		}
-		tip := fmt.Sprintf("%d. %s %s: %s, %.0f%% → %.0f%% (best %s)", m.N, m.Seat, m.Move, what, 100*m.Before, 100*m.After, m.Best)
-		b.WriteString(shape)
-		fmt.Fprintf(&b, `<title>%s</title>`, html.EscapeString(tip))
-		if m.MissedWin {
-			b.WriteString("</rect>\n")
-		} else {
-			b.WriteString("</circle>\n")
-		}
+		fmt.Fprintf(&b, `<title>%s</title></g>`+"\n", html.EscapeString(tip))
 	}
 	// Legend.
 	lx, ly := left+pw+20, top+8
@@ -117,12 +115,32 @@ func WriteSVG(w io.Writer, rep *Report) error {
 		fmt.Fprintf(&b, `<text x="%g" y="%g" dominant-baseline="middle">%s</text>`+"\n", lx+28, y, html.EscapeString(side))
 	}
 	y := ly + float64(len(rep.Sides))*20 + 10
-	fmt.Fprintf(&b, `<circle cx="%g" cy="%g" r="5" fill="#ffffff" stroke="#444444" stroke-width="2.5"/>`+"\n", lx+11, y)
-	fmt.Fprintf(&b, `<text x="%g" y="%g" dominant-baseline="middle">blunder</text>`+"\n", lx+28, y)
-	fmt.Fprintf(&b, `<rect x="%g" y="%g" width="10" height="10" fill="#ffffff" stroke="#444444" stroke-width="2.5"/>`+"\n", lx+6, y+15)
-	fmt.Fprintf(&b, `<text x="%g" y="%g" dominant-baseline="middle">missed win</text>`+"\n", lx+28, y+20)
-	fmt.Fprintf(&b, `<text x="%g" y="%g" fill="#666666">%d marked</text>`+"\n", lx, y+44, blunders)
+	for _, kind := range markKinds {
+		b.WriteString(svgMark(kind, lx+11, y, "#444444"))
+		b.WriteString("</g>\n")
+		fmt.Fprintf(&b, `<text x="%g" y="%g" dominant-baseline="middle">%s (%d)</text>`+"\n", lx+28, y, kind, marked[kind])
+		y += 20
+	}
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// markKinds are the marks of the curve, in the legend's order.
+var markKinds = []string{"inaccuracy", "mistake", "blunder", "missed win"}
+
+// svgMark opens a mark's group (class "mark KIND", closed by the caller
+// after its title) at x, y: an inaccuracy a small ring, a mistake a ring, a
+// blunder a bold ring with a dot, a missed win a square.
+func svgMark(kind string, x, y float64, colour string) string {
+	g := fmt.Sprintf(`<g class="mark %s">`, strings.ReplaceAll(kind, " ", "-"))
+	switch kind {
+	case "inaccuracy":
+		return g + fmt.Sprintf(`<circle cx="%.1f" cy="%.1f" r="3.5" fill="#ffffff" stroke="%s" stroke-width="1.5"/>`, x, y, colour)
+	case "mistake":
+		return g + fmt.Sprintf(`<circle cx="%.1f" cy="%.1f" r="5" fill="#ffffff" stroke="%s" stroke-width="2.5"/>`, x, y, colour)
+	case "blunder":
+		return g + fmt.Sprintf(`<circle cx="%.1f" cy="%.1f" r="6" fill="#ffffff" stroke="%s" stroke-width="3"/><circle cx="%.1f" cy="%.1f" r="2" fill="%s"/>`, x, y, colour, x, y, colour)
+	}
+	return g + fmt.Sprintf(`<rect x="%.1f" y="%.1f" width="10" height="10" fill="#ffffff" stroke="%s" stroke-width="2.5"/>`, x-5, y-5, colour)
 }
