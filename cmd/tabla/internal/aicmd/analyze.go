@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -31,11 +32,13 @@ func NewAnalyzeCmd(streams *cmdutil.IO) *cobra.Command {
 	opts := &AnalyzeOptions{IO: streams}
 	cmd := &cobra.Command{
 		Use:   "analyze RECORD|-",
-		Short: "Review every move of a game: win chances, the engine's move, blunders",
+		Short: "Review every move of a game: win chances, the engine's move, inaccuracies, mistakes, blunders, accuracy",
 		Long: "For every move: the win probability of the mover's side before and after it,\n" +
-			"the engine's preferred move and the loss; blunders (loss ≥ --blunder) and\n" +
-			"missed wins (a forced win existed and was let go) are flagged; then a summary\n" +
-			"per player. --svg draws the win-probability curve. --workers positions are\n" +
+			"the engine's preferred move and the loss; inaccuracies (?!, a loss of 5 points\n" +
+			"or more), mistakes (?, 10 or more), blunders (??, loss ≥ --blunder) and missed\n" +
+			"wins (a forced win existed and was let go) are flagged; then a summary per\n" +
+			"player with its accuracy (lichess's formula, over the moves that had a\n" +
+			"choice) and its moves of each tier. --svg draws the win-probability curve. --workers positions are\n" +
 			"searched in parallel (the result does not depend on it). When standard error\n" +
 			"is a terminal a progress bar shows the positions searched.",
 		Args: cobra.ExactArgs(1),
@@ -99,6 +102,9 @@ func AnalyzeRun(opts *AnalyzeOptions) error {
 	return writeReport(opts.IO, rep)
 }
 
+// tierMarks are the tiers' signs, as the analysis board shows them.
+var tierMarks = map[string]string{"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
+
 func writeReport(streams *cmdutil.IO, rep *analysis.Report) error {
 	w := tabwriter.NewWriter(streams.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(w, "%s, %s; level %d (%s)\n", rep.Game, rep.Result, rep.Level, rep.Algo)
@@ -108,22 +114,25 @@ func writeReport(streams *cmdutil.IO, rep *analysis.Report) error {
 		if m.Forced {
 			best = "(forced)"
 		}
-		if m.Blunder {
-			flag = "blunder"
+		if m.Tier != "" {
+			flag = tierMarks[m.Tier] + " " + m.Tier
 		}
 		if m.MissedWin {
-			flag += " missed win"
+			flag = strings.TrimSpace(flag + " missed win")
 		}
 		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%.1f\t%s\n", m.N, m.Seat, m.Move, pct(m.Before), pct(m.After), best, 100*m.Loss, flag)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "seat\tmoves\tmean loss\tblunders\tmissed wins\tagreement\t")
+	fmt.Fprintln(w, "seat\tmoves\taccuracy\tmean loss\tinaccuracies\tmistakes\tblunders\tmissed wins\tagreement\t")
 	for _, p := range rep.Players {
-		agree := "-"
+		agree, acc := "-", "-"
 		if p.Unforced > 0 {
 			agree = pct(p.Agreement)
 		}
-		fmt.Fprintf(w, "%s\t%d\t%.1f\t%d\t%d\t%s\t\n", p.Seat, p.Moves, 100*p.MeanLoss, p.Blunders, p.MissedWins, agree)
+		if p.Accuracy >= 0 {
+			acc = fmt.Sprintf("%.0f%%", p.Accuracy)
+		}
+		fmt.Fprintf(w, "%s\t%d\t%s\t%.1f\t%d\t%d\t%d\t%d\t%s\t\n", p.Seat, p.Moves, acc, 100*p.MeanLoss, p.Inaccuracies, p.Mistakes, p.Blunders, p.MissedWins, agree)
 	}
 	return w.Flush()
 }
