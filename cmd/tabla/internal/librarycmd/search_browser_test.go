@@ -87,12 +87,15 @@ func TestLibrarySearchAndCharts(t *testing.T) {
 	for _, vp := range viewports {
 		viewport(t, desk, vp.width, vp.height, vp.mobile)
 		navigate(t, desk, base+"stats.html", "[data-chart]")
-		if vp.mobile {
-			small := browsertest.Eval[[]string](t, desk, `[...document.querySelectorAll(".chart [data-open]")].filter(e => e.classList.contains("hitrow") || e.classList.contains("hitcol"))
-				.map(e => [e, e.getBoundingClientRect()]).filter(([e, r]) => r.width < 44 || r.height < 44).map(([e, r]) => e.dataset.open + " " + r.width.toFixed(0) + "×" + r.height.toFixed(0))`)
-			if len(small) > 0 {
-				t.Errorf("phone: chart tap areas under 44 px: %q", small)
-			}
+		// every link of a chart is a tap area of 44 px at least, on a
+		// phone and on a desktop
+		small := browsertest.Eval[[]string](t, desk, `[...document.querySelectorAll(".chart [data-open]")]
+			.map(e => [e, e.getBoundingClientRect()]).filter(([e, r]) => r.width < 44 || r.height < 44).map(([e, r]) => e.getAttribute("class") + " " + e.dataset.open + " " + r.width.toFixed(0) + "×" + r.height.toFixed(0))`)
+		if len(small) > 0 {
+			t.Errorf("%s: chart tap areas under 44 px: %q", vp.name, small)
+		}
+		if n := browsertest.Eval[int](t, desk, `document.querySelectorAll(".chart [data-open]").length`); n == 0 {
+			t.Errorf("%s: no chart opens games", vp.name)
 		}
 		// a first move played once opens its game
 		var one, many string

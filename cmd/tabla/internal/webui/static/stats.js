@@ -1,10 +1,9 @@
 // stats.js — the figures of `tabla stats` over the library as charts: the
 // results per game and side, the game lengths, the first moves. A tap on a
 // bar opens its game (a bar of one game) or the library showing its games;
-// on a phone the bars' tap areas are at least 44 px.
+// the bars' tap areas are at least 44 px on every screen.
 "use strict";
 const el = Tabla.el;
-const narrow = () => window.innerWidth < 600;
 
 // link makes an SVG element open href on a tap (and the keyboard's Enter).
 function link(node, href) {
@@ -26,6 +25,9 @@ function panel(title) {
   return d;
 }
 function svgIn(d, w, h) { const s = el("svg", { viewBox: "0 0 " + w + " " + h }, d); return s; }
+// tapUnits: how many of the chart's units (its SVG is 340 wide, scaled to
+// its panel) make 44 CSS px, a finger's tap, at least 20
+function tapUnits(s) { const w = s.getBoundingClientRect().width || 340; return Math.max(20, Math.ceil(44 * 340 / w)); }
 function text(s, x, y, t, attrs) { const e = el("text", Object.assign({ x, y }, attrs || {}), s); e.textContent = t; return e; }
 
 function results(gs) {
@@ -33,16 +35,17 @@ function results(gs) {
   d.dataset.chart = "results-" + gs.game;
   const parts = gs.sides.map(s => [s + " won", Tabla.sideColour(s), gs.wins[s] || 0])
     .concat([["draw", "#8a93a6", gs.draws], ["unfinished", "#4a5366", gs.unfinished]]);
-  const pitch = narrow() ? 44 : 20;
-  const s = svgIn(d, 340, 34 + pitch * parts.length);
+  const s = svgIn(d, 340, 34 + 44 * parts.length), pitch = tapUnits(s);
+  s.setAttribute("viewBox", "0 0 340 " + (34 + pitch * parts.length));
   const results = gs.sides.map(side => "side:" + side).concat(["draw", "unfinished"]);
   let x = 10;
   parts.forEach(([label, col, n], i) => {
     if (!n) return;
     const w = 320 * n / gs.games;
+    // the bar shows the shares; its rows below are the links (a thin
+    // share would be too small to tap)
     const r = el("rect", { x, y: 6, width: Math.max(w, 1), height: 20, fill: col }, s);
     el("title", {}, r).textContent = label + ": " + n;
-    link(r, libraryLink({ game: gs.game, result: results[i] }));
     x += w;
   });
   parts.forEach(([label, col, n], i) => {
@@ -62,10 +65,12 @@ function results(gs) {
 function lengths(gs) {
   const d = panel(gs.game + ": game lengths (plies), mean " + gs.mean_length.toFixed(1) + ", median " + gs.median_length);
   d.dataset.chart = "lengths-" + gs.game;
-  const bins = narrow() ? 7 : 12, lo = gs.min_length, hi = gs.max_length + 1, counts = new Array(bins).fill(0), ids = counts.map(() => []);
+  const s = svgIn(d, 340, 130);
+  // as many bins as columns of 44 px fit, 12 at most
+  const bins = Math.max(1, Math.min(12, Math.floor(320 / tapUnits(s)))), lo = gs.min_length, hi = gs.max_length + 1, counts = new Array(bins).fill(0), ids = counts.map(() => []);
   const binOf = l => Math.min(bins - 1, Math.floor((l - lo) * bins / Math.max(1, hi - lo)));
   gs.lengths.forEach((l, i) => { counts[binOf(l)]++; ids[binOf(l)].push(gs.ids[i]); });
-  const top = Math.max(...counts), s = svgIn(d, 340, 130);
+  const top = Math.max(...counts);
   counts.forEach((c, i) => {
     const h = 90 * c / Math.max(1, top), w = 320 / bins;
     const a = lo + Math.floor(i * (hi - lo) / bins), b = lo + Math.floor((i + 1) * (hi - lo) / bins) - 1;
@@ -86,8 +91,8 @@ function lengths(gs) {
 function firstMoves(gs) {
   const d = panel(gs.game + ": first moves");
   d.dataset.chart = "first-" + gs.game;
-  const pitch = narrow() ? 44 : 20;
-  const fm = gs.first_moves, top = Math.max(1, ...fm.map(f => f.games)), s = svgIn(d, 340, 10 + pitch * Math.max(1, fm.length));
+  const fm = gs.first_moves, top = Math.max(1, ...fm.map(f => f.games)), s = svgIn(d, 340, 10 + 44 * Math.max(1, fm.length)), pitch = tapUnits(s);
+  s.setAttribute("viewBox", "0 0 340 " + (10 + pitch * Math.max(1, fm.length)));
   fm.forEach((f, i) => {
     const y = 6 + pitch * i + (pitch - 20) / 2, w = 130 * f.games / top;
     text(s, 90, y + 12, f.move, { "text-anchor": "end" });
