@@ -70,11 +70,10 @@ func (s *Session) StartPaired(w record.Who, ctl clock.Controls) (bool, error) {
 		return false, err
 	}
 	s.afterLocked()
+	// the new control's clocks start at the board's next event, when the
+	// players set the game up (the host's estimate of board time is no
+	// press: a board quiet for long would start them in the past)
 	s.clocks = newClockState(&s.header, s.ref.Game())
-	if s.clocks != nil {
-		s.clocks.started, s.clocks.startAt = true, at
-		s.clocks.clk.Start(s.clocks.shadow.ToMove(), at)
-	}
 	s.notifyLocked()
 	return true, nil
 }

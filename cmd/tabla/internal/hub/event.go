@@ -698,21 +698,30 @@ func (h *Hub) eventRecords(id, game string, round int) ([]byte, error) {
 		if p.Result.Game == "" {
 			continue // set by the arbiter: no record
 		}
-		table, gid, _ := strings.Cut(p.Result.Game, "/")
-		g := h.Game(table, gid)
-		if g != nil && g.Err == nil {
-			b.Write(g.Record)
-			continue
-		}
-		f, _, err := h.lib.Record(p.Result.Game + ".jsonl")
-		if err != nil {
-			return nil, fmt.Errorf("the record of %s: %v", p.Result.Game, err)
-		}
-		_, err = b.ReadFrom(f)
-		f.Close()
+		rec, err := h.gameRecord(p.Result.Game)
 		if err != nil {
 			return nil, err
 		}
+		b.Write(rec)
+	}
+	return b.Bytes(), nil
+}
+
+// gameRecord is a game's record (TABLE/GAME): the hub's copy in memory,
+// else the club library's file of it.
+func (h *Hub) gameRecord(key string) ([]byte, error) {
+	table, gid, _ := strings.Cut(key, "/")
+	if g := h.Game(table, gid); g != nil && g.Err == nil {
+		return g.Record, nil
+	}
+	f, _, err := h.lib.Record(key + ".jsonl")
+	if err != nil {
+		return nil, fmt.Errorf("the record of %s: %v", key, err)
+	}
+	defer f.Close()
+	var b bytes.Buffer
+	if _, err := b.ReadFrom(f); err != nil {
+		return nil, err
 	}
 	return b.Bytes(), nil
 }

@@ -6,7 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -98,36 +102,444 @@ func waitRound(t testing.TB, th *testHub, id string, n int, tables map[string]*v
 	return out
 }
 
-func TestEventSmoke(t *testing.T) {
+// playClub runs the tables' people until the game each table plays now
+// is over — won, drawn or lost on time (max steps in all); the next
+// round's game, which the hub may start meanwhile, is left alone.
+func playClub(t testing.TB, max int, tables ...*vtable) {
+	t.Helper()
+	games := map[*vtable]string{}
+	for _, v := range tables {
+		games[v] = v.sess.JournalPath()
+	}
+	for i := 0; i < max; i++ {
+		acted, over := false, true
+		for _, v := range tables {
+			if v.sess.Ended() || v.sess.JournalPath() != games[v] {
+				continue
+			}
+			if v.step() {
+				acted = true
+			}
+			if st := v.sess.State(); st.Status == "playing" || !st.InSync {
+				over = false
+			}
+		}
+		if over {
+			return
+		}
+		if !acted {
+			time.Sleep(5 * time.Millisecond) // a hint on its way (none here: tables on their own)
+		}
+	}
+	t.Fatalf("the games did not end within %d steps", max)
+}
+
+// journalOf is the journal of a table's game on the hub.
+func journalOf(t testing.TB, v *vtable, gid string) string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(v.dir, "*.jsonl"))
+	for _, f := range files {
+		if GameID(f) == gid {
+			return f
+		}
+	}
+	t.Fatalf("%s: no journal of game %s among %v", v.name, gid, files)
+	return ""
+}
+
+// journalPlaces are the places a journal's game gives its seats, read
+// from the journal alone (an independent reading of the result).
+func journalPlaces(t testing.TB, path string) (places []int, end string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := record.Replay(bytes.NewReader(data), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seats := g.State.Info().Seats
+	places = make([]int, len(seats))
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, `{"end":"time"`) {
+			var l struct{ Flag string }
+			json.Unmarshal([]byte(line), &l)
+			for i := range places {
+				places[i] = 1
+			}
+			places[slices.Index(seats, l.Flag)] = len(seats)
+			return places, "time"
+		}
+	}
+	r := g.State.Result()
+	if r.Status.String() != "won" {
+		t.Fatalf("%s: %s, not won", path, r.Status)
+	}
+	for i := range places {
+		places[i] = 2
+	}
+	places[r.Winner] = 1
+	if el, ok := g.State.(interface{ Eliminated() []int }); ok {
+		for k, s := range el.Eliminated() {
+			places[s] = len(seats) - k
+		}
+	}
+	return places, "won"
+}
+
+// TestClubEvening is issue 27's club evening: four rounds of two games on
+// simulated tables through the hub — GYGES, six players Swiss on tables
+// g1–g3, and DAHA, four players at one table of four (d1) — with clocks
+// (10m+5s), a power cut at g1 in round 2 (both clocks restored), the hub
+// restarted after round 2, a flag fall at g2 in round 3, table g3 killed
+// in round 4 (the round waits, the page says for which table, until it
+// is back), and a table that was not paired reporting a result (refused).
+// Pairings, results, standings and ratings are checked against values
+// worked out by hand (below); every game's record on the hub against its
+// table's journal; the rounds' downloads and the broadcast against the
+// records.
+func TestClubEvening(t *testing.T) {
 	th := startHub(t)
 	tables := map[string]*vtable{}
-	for i, name := range []string{"g1", "g2"} {
-		tables[name] = openVTable(t, th.tableURL(name), name, t.TempDir(), record.Header{Game: "gyges"}, "", uint64(10+i))
+	for i, name := range []string{"g1", "g2", "g3", "d1", "x1"} {
+		game := "gyges"
+		if name == "d1" {
+			game = "daha"
+		}
+		tables[name] = openVTable(t, th.tableURL(name), name, t.TempDir(), record.Header{Game: game}, "", uint64(100+i))
 	}
-	e, err := NewEvent(EventSpec{ID: "moda", Name: "Moda club evening", Date: "2026-11-26", Sections: []SectionSpec{
-		{Game: "gyges", System: club.Swiss, Rounds: 2, Clock: "10m+5s", Tables: []string{"g1", "g2"}}}}, time.Now())
+	g1, g2, g3, d1, x1 := tables["g1"], tables["g2"], tables["g3"], tables["d1"], tables["x1"]
+	e, err := NewEvent(EventSpec{ID: "moda", Name: "Moda club evening", Site: "Moda", Date: "2026-11-26", Sections: []SectionSpec{
+		{Game: "gyges", System: club.Swiss, Rounds: 4, Clock: "10m+5s", Tables: []string{"g1", "g2", "g3"}},
+		{Game: "daha", Rounds: 4, Clock: "10m+5s", Tables: []string{"d1"}}}}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := CreateEvent(context.Background(), th.hub.js, e); err != nil {
 		t.Fatal(err)
 	}
+	if err := CreateEvent(context.Background(), th.hub.js, e); err == nil {
+		t.Fatal("an event created twice")
+	}
 	waitFor(t, "the hub to read the event", 10*time.Second, func() bool { return th.hub.Event("moda") != nil })
-	for _, n := range []string{"Ayşe", "Bora", "Cem", "Deniz"} {
-		if code, body := clubPost(t, th, "/api/club/moda/players", "secret", map[string]string{"game": "gyges", "name": n}); code != 200 {
-			t.Fatalf("register %s: %d %s", n, code, body)
+	// the players register on the event's page (the arbiter's token)
+	if code, _ := clubPost(t, th, "/api/club/moda/players", "", map[string]string{"game": "gyges", "name": "Mallory"}); code != http.StatusUnauthorized {
+		t.Fatalf("a registration without the token: %d", code)
+	}
+	for game, names := range map[string][]string{"gyges": {"Ayşe", "Bora", "Cem", "Deniz", "Elif", "Filiz"}, "daha": {"Gül", "Hakan", "İpek", "Kaan"}} {
+		for _, n := range names {
+			if code, body := clubPost(t, th, "/api/club/moda/players", "secret", map[string]string{"game": game, "name": n}); code != 200 {
+				t.Fatalf("register %s: %d %s", n, code, body)
+			}
 		}
 	}
 	if code, body := clubPost(t, th, "/api/club/moda/start", "secret", struct{}{}); code != 200 {
 		t.Fatalf("start: %d %s", code, body)
 	}
-	for n := 1; n <= 2; n++ {
-		waitRound(t, th, "moda", n, tables)
-		play(t, 5000, tables["g1"], tables["g2"])
+	if code, _ := clubPost(t, th, "/api/club/moda/players", "secret", map[string]string{"game": "gyges", "name": "Late"}); code != http.StatusConflict {
+		t.Fatalf("a registration after the start: %d", code)
 	}
-	waitFor(t, "the last results", 20*time.Second, func() bool { return th.hub.Event("moda").Sections[0].Finished() })
+
+	// round 1; then x1, not paired, plays round 1 board 1's game
+	r1 := waitRound(t, th, "moda", 1, tables)
+	playClub(t, 20000, g1, g2, g3, d1)
+	ev := th.hub.Event("moda")
+	if _, err := x1.sess.StartPaired(pairedWho(ev, ev.Sections[0], 1, r1["g1"]), nil); err != nil {
+		t.Fatal(err)
+	}
+	playClub(t, 5000, x1)
+	x1game := "x1/" + GameID(x1.sess.JournalPath())
+	waitFor(t, "x1's result refused", 20*time.Second, func() bool {
+		for _, l := range th.hub.Event("moda").Log {
+			if l.Refused && l.Game == x1game {
+				return true
+			}
+		}
+		return false
+	})
+
+	// round 2: the power goes at g1 mid-game
+	waitRound(t, th, "moda", 2, tables)
+	for range 12 {
+		g1.step()
+	}
+	before := g1.sess.ClockAt(g1.vb.Now())
+	g1.restart()
+	after := g1.sess.ClockAt(g1.vb.Now())
+	if before.Running == "" || after.Running != before.Running {
+		t.Fatalf("running: %q before the cut, %q after", before.Running, after.Running)
+	}
+	// the seat that moved last has its time to the millisecond; the seat
+	// to move has its time at the last press back (the turn under way
+	// before the cut is not charged: it runs again from the board's
+	// first reading) — both as the journal's lines say
+	jg, err := record.Replay(bytes.NewReader(must(os.ReadFile(g1.sess.JournalPath()))), "g1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jc := jg.Clock()
+	for i, seat := range jg.State.Info().Seats {
+		if got, want := after.LeftMs[seat]+after.TurnMs*b2i(seat == after.Running), before.LeftMs[seat]+before.TurnMs*b2i(seat == before.Running); got != want {
+			t.Errorf("g1 %s: %d ms after the power cut, want %d (before %+v, after %+v)", seat, got, want, before, after)
+		}
+		if got, want := after.LeftMs[seat]+after.TurnMs*b2i(seat == after.Running), jc.Left(i, 0).Milliseconds(); got != want {
+			t.Errorf("g1 %s: %d ms after the power cut, the journal's %d", seat, got, want)
+		}
+	}
+	playClub(t, 20000, g1, g2, g3, d1)
+
+	// the hub restarts between rounds: the event is read back as it was
+	waitRound(t, th, "moda", 3, tables)
+	was, _ := json.Marshal(th.hub.Event("moda"))
+	th.stop()
+	th.start()
+	waitFor(t, "the event after the restart", 10*time.Second, func() bool { return th.hub.Event("moda") != nil })
+	if now, _ := json.Marshal(th.hub.Event("moda")); !bytes.Equal(now, was) {
+		t.Fatalf("the event after the hub's restart:\n%s\nbefore:\n%s", now, was)
+	}
+
+	// round 3: g2's player to move thinks too long
+	for range 8 {
+		g2.step()
+	}
+	g2.act(`{"wait":660000}`)
+	if !g2.sess.Ended() {
+		t.Fatal("no flag fell at g2 after 11 minutes")
+	}
+	playClub(t, 20000, g1, g2, g3, d1)
+
+	// round 4: g3 dies mid-game; the round waits for it and says so
+	waitRound(t, th, "moda", 4, tables)
+	for range 6 {
+		g3.step()
+	}
+	g3.close()
+	playClub(t, 20000, g1, g2, d1)
+	waitFor(t, "the page to say the round waits for g3, offline", 20*time.Second, func() bool {
+		v := eventView(t, th, "moda")
+		w := v.Sections[0].Waiting
+		return len(w) == 1 && strings.Contains(w[0], "round 4 board 3 waits for table g3") && strings.Contains(w[0], "offline") &&
+			len(v.Sections[0].Played) == 4 && !v.Sections[0].Played[3].Complete
+	})
+	g3.open()
+	playClub(t, 20000, g3)
+	waitFor(t, "the evening's last results", 30*time.Second, func() bool {
+		e := th.hub.Event("moda")
+		return e.Sections[0].Finished() && e.Sections[1].Finished()
+	})
+
+	e = th.hub.Event("moda")
 	v := eventView(t, th, "moda")
-	data, _ := json.MarshalIndent(v, "", " ")
-	t.Logf("%s", data)
-	_ = strings.Join
+	checkEvening(t, e, v)
+
+	// what each side holds: every paired game's record on the hub has its
+	// table's journal's moves and rolls, and the result the event took is
+	// the one the journal's own lines give
+	for _, s := range e.Sections {
+		for _, r := range s.Played {
+			for _, p := range r.Pairings {
+				table, gid, _ := strings.Cut(p.Result.Game, "/")
+				tv := tables[table]
+				path := journalOf(t, tv, gid)
+				rec, err := th.hub.gameRecord(p.Result.Game)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if hs, js := stepsWithMS(t, rec), stepsWithMS(t, must(os.ReadFile(path))); !slices.EqualFunc(hs, js, sameStep) {
+					t.Errorf("%s: the hub's copy %v differs from the journal %v", p.Result.Game, hs, js)
+				}
+				places, end := journalPlaces(t, path)
+				if !slices.Equal(places, p.Result.Places) || end != p.Result.End {
+					t.Errorf("%s: the event took %v %s, the journal says %v %s", p.Result.Game, p.Result.Places, p.Result.End, places, end)
+				}
+				rg, err := record.Replay(bytes.NewReader(rec), "hub")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if w := pairedWho(e, s, r.N, p); !samePairingWho(rg.Header.Who(), w) {
+					t.Errorf("%s: the record's who %+v, the pairing's %+v", p.Result.Game, rg.Header.Who(), w)
+				}
+			}
+		}
+	}
+	// a finished round is one file: its games' records, board 1 first
+	for _, s := range e.Sections {
+		code, data := clubGet(t, th, fmt.Sprintf("/api/club/moda/%s/round/3", s.Game))
+		if code != 200 {
+			t.Fatalf("round 3 of %s: %d %s", s.Game, code, data)
+		}
+		var want []byte
+		for _, p := range s.Played[2].Pairings {
+			want = append(want, must(th.hub.gameRecord(p.Result.Game))...)
+		}
+		if !bytes.Equal(data, want) || bytes.Count(data, []byte(`"game":"`+s.Game+`"`)) != len(s.Played[2].Pairings) {
+			t.Errorf("round 3 of %s: %d bytes, want the %d games' records (%d bytes)", s.Game, len(data), len(s.Played[2].Pairings), len(want))
+		}
+	}
+	// the broadcast: every table's game with its players, as the hub has it
+	var b Broadcast
+	if code, data := clubGet(t, th, "/api/broadcast"); code != 200 || json.Unmarshal(data, &b) != nil {
+		t.Fatalf("/api/broadcast: %d %s", code, data)
+	}
+	for _, bg := range b.Games {
+		if g := th.hub.Game(bg.Table, bg.ID); bg.Table != "x1" && (g == nil || !slices.Equal(bg.Moves, movesOf(g.Steps)) || bg.Who.Event != "Moda club evening" || len(bg.Who.Names) == 0) {
+			t.Errorf("broadcast of %s: %+v", bg.Table, bg)
+		}
+	}
+	if len(b.Games) != 5 {
+		t.Errorf("the broadcast has %d games, want the 5 tables'", len(b.Games))
+	}
+}
+
+// stepsWithMS are a journal's moves and rolls in effect with their turn
+// times, as the hub's copy holds them.
+func stepsWithMS(t testing.TB, data []byte) []Step {
+	t.Helper()
+	g, err := record.Replay(bytes.NewReader(data), "record")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seats := g.State.Info().Seats
+	var out []Step
+	for _, a := range g.Applied {
+		st := Step{Roll: a.Roll, Text: a.Text, Seat: seats[a.Seat]}
+		if a.Timed {
+			ms := a.MS
+			st.MS = &ms
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+func sameStep(a, b Step) bool {
+	return a.Roll == b.Roll && a.Text == b.Text && a.Seat == b.Seat && (a.MS == nil) == (b.MS == nil) && (a.MS == nil || *a.MS == *b.MS)
+}
+
+// checkEvening checks the evening against the values worked out by hand.
+func checkEvening(t *testing.T, e *EventState, v *EventView) {
+	t.Helper()
+	gy, da := e.Sections[0], e.Sections[1]
+	// GYGES, Swiss, everyone rated 1500 (RD 350): pairings by points, then
+	// registration (Ayşe, Bora, Cem, Deniz, Elif, Filiz), no rematch, the
+	// first seat (south) to whoever had it less (equal: the higher ranked).
+	// R1: Ayşe–Bora 0–1, Cem–Deniz 1–0, Elif–Filiz 1–0.
+	// R2: by points Bora 1, Cem 1, Elif 1, Ayşe 0, Deniz 0, Filiz 0:
+	//   Bora–Cem (Bora never south, Cem once), Elif–Ayşe (once each: Elif
+	//   ranks higher), Deniz–Filiz (never each): 0–1, 1–0, 1–0 (a power
+	//   cut at g1, both clocks restored).
+	// R3: Cem 2, Elif 2, Bora 1, Deniz 1, Ayşe 0, Filiz 0: Cem–Elif (south
+	//   once against twice), Bora–Deniz (once each), Filiz–Ayşe (never
+	//   against once): 1–0, 1–0 (Deniz's flag fell), 1–0.
+	// R4: Cem 3, Bora 2, Elif 2, Deniz 1, Filiz 1, Ayşe 0: Cem has met
+	//   Bora, Elif and Deniz: Cem–Filiz, then Bora–Elif, Deniz–Ayşe; south:
+	//   Filiz (once) before Cem (twice), Bora (twice, ranks higher) before
+	//   Elif (twice), Deniz (once, ranks higher) before Ayşe (once):
+	//   0–1, 0–1, 0–1 (g3 killed mid-game, back, the game finished).
+	wantPairs := [][][]string{
+		{{"Ayşe", "Bora"}, {"Cem", "Deniz"}, {"Elif", "Filiz"}},
+		{{"Bora", "Cem"}, {"Elif", "Ayşe"}, {"Deniz", "Filiz"}},
+		{{"Cem", "Elif"}, {"Bora", "Deniz"}, {"Filiz", "Ayşe"}},
+		{{"Filiz", "Cem"}, {"Bora", "Elif"}, {"Deniz", "Ayşe"}},
+	}
+	wantScore := [][]string{{"0–1", "1–0", "1–0"}, {"0–1", "1–0", "1–0"}, {"1–0", "1–0", "1–0"}, {"0–1", "0–1", "0–1"}}
+	// DAHA, tables of four, seats red, yellow, blue, black going round so
+	// that each player sits each seat once; points 3-2-1-0 by place (the
+	// last one eliminated second).
+	// R1 Gül Hakan İpek Kaan: places 2 3 1 4 → 2–1–3–0
+	// R2 Hakan Gül Kaan İpek: places 1 4 3 2 → 3–0–1–2
+	// R3 Kaan İpek Gül Hakan: places 3 2 4 1 → 1–2–0–3
+	// R4 İpek Kaan Hakan Gül: places 2 4 1 3 → 2–0–3–1
+	wantFours := [][]string{{"Gül", "Hakan", "İpek", "Kaan"}, {"Hakan", "Gül", "Kaan", "İpek"}, {"Kaan", "İpek", "Gül", "Hakan"}, {"İpek", "Kaan", "Hakan", "Gül"}}
+	wantFourScore := []string{"2–1–3–0", "3–0–1–2", "1–2–0–3", "2–0–3–1"}
+	for n := range 4 {
+		for b, p := range gy.Played[n].Pairings {
+			if !slices.Equal(p.Players, wantPairs[n][b]) || resultText(gy, p.Result) != wantScore[n][b] || p.Table != gy.Tables[b] {
+				t.Errorf("gyges round %d board %d at %s: %v %s, want %v %s", n+1, b+1, p.Table, p.Players, resultText(gy, p.Result), wantPairs[n][b], wantScore[n][b])
+			}
+		}
+		if p := da.Played[n].Pairings[0]; !slices.Equal(p.Players, wantFours[n]) || resultText(da, p.Result) != wantFourScore[n] {
+			t.Errorf("daha round %d: %v %s, want %v %s", n+1, p.Players, resultText(da, p.Result), wantFours[n], wantFourScore[n])
+		}
+	}
+	if r := gy.Played[2].Pairings[1].Result; r.End != "time" || r.Flag != "north" {
+		t.Errorf("gyges round 3 board 2: %+v, want Deniz (north) lost on time", r)
+	}
+	// Standings. GYGES points: Cem 4, Elif 3, Bora 2, Ayşe 1, Deniz 1,
+	// Filiz 1. Buchholz (opponents' points): Cem D1+B2+E3+F1 = 7; Elif
+	// F1+A1+C4+B2 = 8; Bora A1+C4+D1+E3 = 9; Filiz E3+D1+A1+C4 = 9;
+	// Deniz C4+F1+B2+A1 = 8; Ayşe B2+E3+F1+D1 = 7. Sonneborn-Berger (the
+	// beaten opponents' points): Cem 1+2+3+1 = 7; Elif F1+A1+B2 = 4; Bora
+	// A1+D1 = 2; Filiz A1; Deniz F1; Ayşe D1. The three on 1 point go by
+	// Buchholz: Filiz 9, Deniz 8, Ayşe 7.
+	// DAHA points: Hakan 1+3+3+3 = 10, İpek 3+2+2+2 = 9, Gül 2+0+0+1 = 3,
+	// Kaan 0+1+1+0 = 2; first places Hakan 3, İpek 1; table mates' points:
+	// four games with the other three, 4 × (24 − own): 56, 60, 84, 88.
+	wantStand := map[string][]club.Standing{
+		"gyges": {{Rank: 1, Name: "Cem", Points: 4, Games: 4, Tiebreaks: []float64{7, 7}}, {Rank: 2, Name: "Elif", Points: 3, Games: 4, Tiebreaks: []float64{8, 4}},
+			{Rank: 3, Name: "Bora", Points: 2, Games: 4, Tiebreaks: []float64{9, 2}}, {Rank: 4, Name: "Filiz", Points: 1, Games: 4, Tiebreaks: []float64{9, 1}},
+			{Rank: 5, Name: "Deniz", Points: 1, Games: 4, Tiebreaks: []float64{8, 1}}, {Rank: 6, Name: "Ayşe", Points: 1, Games: 4, Tiebreaks: []float64{7, 1}}},
+		"daha": {{Rank: 1, Name: "Hakan", Points: 10, Games: 4, Tiebreaks: []float64{3, 56}}, {Rank: 2, Name: "İpek", Points: 9, Games: 4, Tiebreaks: []float64{1, 60}},
+			{Rank: 3, Name: "Gül", Points: 3, Games: 4, Tiebreaks: []float64{0, 84}}, {Rank: 4, Name: "Kaan", Points: 2, Games: 4, Tiebreaks: []float64{0, 88}}},
+	}
+	// Ratings (Glicko-2, τ 0.5, the evening one period; every player new:
+	// 1500, RD 350 → φ = 350/173.7178 = 2.014761, σ 0.06). Against new
+	// players μ_j = 0: g(φ_j) = 1/√(1+3φ²/π²) = 0.669069, E = 0.5, each
+	// game adds g²·E(1−E) = 0.111912 to 1/v; Δ = v·g·(W − n/2) for W won
+	// of n. φ* = √(φ²+σ'²) = 2.015655, φ' = 1/√(1/φ*² + 1/v), μ' = φ'²·g·(W − n/2).
+	// GYGES, n = 4: v = 2.233869, φ' = 1.200570 → RD' = 208.56.
+	//   Cem W 4: Δ 2.989226, σ' 0.060001, μ' = 1.441368·0.669069·2 = 1.928750 → r' 1835.06
+	//   Elif W 3: μ' 0.964375 → 1667.53; Bora W 2: 1500.00; the three on 1: μ' −0.964375 → 1332.47
+	// DAHA, a game of four as three results each, n = 12: v = 0.744623,
+	// φ' = 0.793278 → RD' = 137.81; pairwise wins W (places above):
+	//   Hakan 10: μ' = 0.629290·0.669069·4 = 1.684154 → 1792.57; İpek 9: 1.263115 → 1719.43;
+	//   Gül 3: −1.263115 → 1280.57; Kaan 2: −1.684154 → 1207.43
+	wantR := map[string][2]float64{
+		"Cem": {1835.06, 208.56}, "Elif": {1667.53, 208.56}, "Bora": {1500.00, 208.56}, "Filiz": {1332.47, 208.56}, "Deniz": {1332.47, 208.56}, "Ayşe": {1332.47, 208.56},
+		"Hakan": {1792.57, 137.81}, "İpek": {1719.43, 137.81}, "Gül": {1280.57, 137.81}, "Kaan": {1207.43, 137.81},
+	}
+	for _, s := range v.Sections {
+		if fmt.Sprint(s.Standings) != fmt.Sprint(wantStand[s.Game]) {
+			t.Errorf("%s standings on the page:\n%v\nwant\n%v", s.Game, s.Standings, wantStand[s.Game])
+		}
+		if len(s.Ratings) != len(s.Players) {
+			t.Errorf("%s: %d ratings for %d players", s.Game, len(s.Ratings), len(s.Players))
+		}
+		for _, r := range s.Ratings {
+			w := wantR[r.Name]
+			if math.Abs(r.After.R-w[0]) > 0.006 || math.Abs(r.After.RD-w[1]) > 0.006 || r.Before.R != 1500 {
+				t.Errorf("%s %s: rated %.2f (RD %.2f), want %.2f (%.2f)", s.Game, r.Name, r.After.R, r.After.RD, w[0], w[1])
+			}
+		}
+		if !s.Finished || len(s.Waiting) != 0 || len(s.Played) != 4 || s.Played[3].Download == "" {
+			t.Errorf("%s: finished %v, waiting %v, %d rounds", s.Game, s.Finished, s.Waiting, len(s.Played))
+		}
+	}
+	refused := 0
+	for _, l := range v.Log {
+		if l.Refused {
+			refused++
+			if !strings.Contains(l.What, "round 1 board 1 was paired at table g1, not x1") {
+				t.Errorf("refused: %s", l.What)
+			}
+		}
+	}
+	if refused != 1 || !strings.HasPrefix(gy.Played[0].Pairings[0].Result.Game, "g1/") {
+		t.Errorf("%d results refused, round 1 board 1's from %s", refused, gy.Played[0].Pairings[0].Result.Game)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }
