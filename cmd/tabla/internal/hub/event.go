@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/club"
@@ -166,6 +167,29 @@ func CreateEvent(ctx context.Context, js jetstream.JetStream, e *EventState) err
 		return err
 	}
 	return nil
+}
+
+// CreateEventAt connects to a hub's NATS server with the admin's URL and
+// creates the event there (`tabla hub event new`).
+func CreateEventAt(ctx context.Context, url, ca string, e *EventState) error {
+	servers, user, password, err := Servers(url)
+	if err != nil {
+		return err
+	}
+	opts := []nats.Option{nats.Name("tabla hub event"), nats.UserInfo(user, password), nats.Timeout(10 * time.Second)}
+	if ca != "" {
+		opts = append(opts, nats.RootCAs(ca))
+	}
+	nc, err := nats.Connect(strings.Join(servers, ","), opts...)
+	if err != nil {
+		return connectError(url, err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return err
+	}
+	return CreateEvent(ctx, js, e)
 }
 
 // eventEntry is an event as last read or written, with its revision.

@@ -39,7 +39,10 @@ type ServeOptions struct {
 	AllowHosts []string
 	// EvalTime bounds each evaluation (0: 50 ms; negative: none).
 	EvalTime time.Duration
-	Logger   *slog.Logger
+	// BroadcastDelay holds the public feed of the live games this long
+	// behind the boards (Options.BroadcastDelay).
+	BroadcastDelay time.Duration
+	Logger         *slog.Logger
 	// Ready, when set, is called once the hub serves, with the pages'
 	// address and the NATS server's client URL (no credentials).
 	Ready func(addr, natsURL string)
@@ -75,7 +78,8 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	} else {
 		natsURL = redact(natsURL)
 	}
-	h, err := Open(Options{URL: url, CA: o.CA, Dir: o.Dir, Replicas: o.Replicas, Token: creds.Browser, EvalTime: o.EvalTime, Logger: log})
+	h, err := Open(Options{URL: url, CA: o.CA, Dir: o.Dir, Replicas: o.Replicas, Token: creds.Browser, EvalTime: o.EvalTime,
+		BroadcastDelay: o.BroadcastDelay, Logger: log})
 	if err != nil {
 		return err
 	}

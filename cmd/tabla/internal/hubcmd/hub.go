@@ -85,8 +85,9 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 	f.IntVar(&o.Serve.Replicas, "replicas", 1, "replicas of the streams (3 on a three-node cluster)")
 	f.StringSliceVar(&o.Serve.AllowHosts, "allow-host", nil, "further host names the pages answer to, e.g. hub.local")
 	f.DurationVar(&o.Serve.EvalTime, "eval-time", 0, "search time of the evaluation bar per position (default 50ms; negative: none)")
+	f.DurationVar(&o.Serve.BroadcastDelay, "broadcast-delay", 0, "hold the public feed of the live games (/api/broadcast) this long behind the boards, e.g. 15m")
 	f.StringVar(&o.LogFormat, "log-format", "text", "text or json")
-	cmd.AddCommand(newTableCmd(streams), newConfigCmd(streams))
+	cmd.AddCommand(newTableCmd(streams), newConfigCmd(streams), newEventCmd(streams))
 	return cmd
 }
 

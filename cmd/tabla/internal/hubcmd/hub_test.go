@@ -103,6 +103,21 @@ func TestHubCommands(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 
+	// a club evening on the running hub: tabla hub event new
+	if code, out, errs := run(t, t.Context(), "hub", "event", "new", "moda", "--data", dir, "--host", hostPort, "--name", "Moda club evening",
+		"--game", "gyges:swiss", "--game", "daha", "--table", "gyges=alpha", "--table", "daha=delta", "--rounds", "3", "--clock", "10m+5s"); code != 0 ||
+		!strings.Contains(out, "event moda created") || !strings.Contains(out, "daha: fours, 3 rounds, clock 10m+5s, tables delta") {
+		t.Fatalf("tabla hub event new: %d %q %q", code, out, errs)
+	}
+	if code, _, errs := run(t, t.Context(), "hub", "event", "new", "moda", "--data", dir, "--host", hostPort, "--game", "gyges", "--table", "gyges=alpha"); code == 0 ||
+		!strings.Contains(errs, "exists already") {
+		t.Fatalf("the same event again: %d %q", code, errs)
+	}
+	if code, _, errs := run(t, t.Context(), "hub", "event", "new", "x", "--data", dir, "--game", "daha:swiss", "--table", "daha=delta"); code != cmdutil.ExitUsage ||
+		!strings.Contains(errs, "pair it with fours") {
+		t.Fatalf("DAHA paired Swiss: %d %q", code, errs)
+	}
+
 	// a table publishes a finished game
 	jdir := t.TempDir()
 	path := writeGame(t, jdir)
