@@ -24,8 +24,26 @@ type Options struct {
 	// Progress, when set, is called after each position searched with the
 	// number done and the total (positions, not moves: a position after a
 	// move is also the one before the next). Calls come from the worker
-	// goroutines, one at a time and with done increasing.
+	// goroutines, one at a time and with done increasing. Positions taken
+	// from Known count as done from the start: the first call reports
+	// one more than them.
 	Progress func(done, total int)
+	// Searched, when set, is called with each position searched to the
+	// end (not one a Stop cut short): its index among the analysis's
+	// positions and its search. Calls come from the worker goroutines, one
+	// at a time. Keep them to resume a stopped analysis (Known).
+	Searched func(i int, s Searched)
+	// Known are searches of an earlier run of the same analysis (the same
+	// record and search options) by position index, as Searched reported
+	// them; nil entries, and entries whose position differs, are searched.
+	// An analysis resumed this way reports what one run would have.
+	Known []*Searched
+}
+
+// Searched is one position's search, kept to resume an analysis.
+type Searched struct {
+	Hash   uint64        `json:"hash"` // the position's (engine.State.Hash)
+	Result search.Result `json:"result"`
 }
 
 // ErrStopped: the analysis was stopped (Options.Search.Stop closed).
@@ -156,26 +174,47 @@ func Analyze(h *record.Header, applied []record.Applied, opts Options) (*Report,
 	var wg sync.WaitGroup
 	var progressMu sync.Mutex
 	done := 0
-	next := make(chan *job)
+	var todo []int // the positions to search: those not known
+	for i, j := range jobs {
+		if i < len(opts.Known) && opts.Known[i] != nil && opts.Known[i].Hash == j.s.Hash() {
+			j.res = opts.Known[i].Result
+			done++
+			continue
+		}
+		todo = append(todo, i)
+	}
+	next := make(chan int)
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range next {
+			for i := range next {
+				j := jobs[i]
 				j.res = search.Search(j.s, so)
-				if opts.Progress != nil {
+				if stopped(so.Stop) {
+					continue // cut short: neither done nor kept
+				}
+				if opts.Progress != nil || opts.Searched != nil {
 					progressMu.Lock()
 					done++
-					opts.Progress(done, len(jobs))
+					if opts.Searched != nil {
+						opts.Searched(i, Searched{Hash: j.s.Hash(), Result: j.res})
+					}
+					if opts.Progress != nil {
+						opts.Progress(done, len(jobs))
+					}
 					progressMu.Unlock()
 				}
 			}
 		}()
 	}
 feed:
-	for _, j := range jobs {
+	for _, i := range todo {
+		if stopped(so.Stop) {
+			break
+		}
 		select {
-		case next <- j:
+		case next <- i:
 		case <-so.Stop: // nil: never
 			break feed
 		}
@@ -277,4 +316,14 @@ func describe(s engine.State) string {
 		return "draw"
 	}
 	return "unfinished"
+}
+
+// stopped reports whether stop is closed (never for nil).
+func stopped(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
 }

@@ -142,3 +142,63 @@ func TestStop(t *testing.T) {
 		t.Fatalf("got %v, %v; want ErrStopped", rep, err)
 	}
 }
+
+// TestResume: an analysis stopped part way keeps the positions it searched
+// (Searched); given them back (Known) it searches only the others, counts
+// them as done from the start, and reports what one run reports.
+func TestResume(t *testing.T) {
+	text := `{"tabla":1,"game":"gyges"}` + "\n"
+	for _, mv := range strings.Fields("1@a1 1@a6 1@b1 1@b6 2@c1 2@c6 2@d1 2@d6 3@e1 3@e6 3@f1 3@f6 a1-a2 a6-a5 b1-b2") {
+		text += `{"move":"` + mv + `"}` + "\n"
+	}
+	g := replay(t, text)
+	so := search.Options{Level: 2, Seed: 1}
+	whole, err := Analyze(g.Header, g.Applied, Options{Search: so, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Stopped after 5 positions.
+	stop := make(chan struct{})
+	known := make([]*Searched, 16)
+	kept := 0
+	so.Stop = stop
+	_, err = Analyze(g.Header, g.Applied, Options{Search: so, Workers: 1, Searched: func(i int, s Searched) {
+		known[i] = &s
+		if kept++; kept == 5 {
+			close(stop)
+		}
+	}})
+	if !errors.Is(err, ErrStopped) || kept != 5 {
+		t.Fatalf("stopped run: %v, %d positions kept", err, kept)
+	}
+	// Resumed.
+	so.Stop = nil
+	var searched, progress []int
+	total := 0
+	rep, err := Analyze(g.Header, g.Applied, Options{Search: so, Workers: 2,
+		Searched: func(i int, s Searched) {
+			if known[i] != nil {
+				t.Errorf("position %d searched again", i)
+			}
+			searched = append(searched, i)
+		},
+		Progress: func(done, n int) { progress, total = append(progress, done), n },
+		Known:    known})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != 16 || len(searched) != 11 || len(progress) != 11 || progress[0] != 6 || progress[10] != 16 {
+		t.Errorf("resumed: searched %v, progress %v of %d; want the 11 others, 6…16 of 16", searched, progress, total)
+	}
+	rep.TimeMS, whole.TimeMS = 0, 0
+	if !reflect.DeepEqual(rep, whole) {
+		t.Errorf("resumed report differs from one run:\n%+v\n%+v", rep, whole)
+	}
+	// A known search of another position is not taken.
+	known[0] = &Searched{Hash: known[0].Hash + 1, Result: search.Result{Values: []float64{1, 0}}}
+	searched = nil
+	if _, err := Analyze(g.Header, g.Applied, Options{Search: so, Workers: 1, Known: known,
+		Searched: func(i int, s Searched) { searched = append(searched, i) }}); err != nil || len(searched) != 12 || searched[0] != 0 {
+		t.Errorf("with a wrong hash: searched %v, %v", searched, err)
+	}
+}

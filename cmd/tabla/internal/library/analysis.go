@@ -49,7 +49,8 @@ type Analysis struct {
 
 // Progress is where a game's analysis stands.
 type Progress struct {
-	// State is none (not started), queued, running, done or failed.
+	// State is none (not started), queued, running, done, failed or
+	// stopped (CancelAnalysis: Analyze resumes it).
 	State string `json:"state"`
 	Done  int    `json:"done"`  // positions searched
 	Total int    `json:"total"` // positions to search (0 until known)
@@ -61,6 +62,22 @@ type job struct {
 	progress Progress
 	result   *Analysis
 	stamp    Stamp
+	// known are the positions searched so far, by index (analysis.Known),
+	// for this version of the record: a stopped analysis resumes from them.
+	known []*analysis.Searched
+	// cancel is closed to stop the job (CancelAnalysis); ended when its
+	// run is over (or it was dropped).
+	cancel, ended chan struct{}
+}
+
+// cancelled reports whether the job was asked to stop.
+func (jb *job) cancelled() bool {
+	select {
+	case <-jb.cancel:
+		return true
+	default:
+		return false
+	}
 }
 
 // jobs runs analyses one at a time and keeps the finished ones in memory.
@@ -236,14 +253,26 @@ func (l *Library) Analyze(id string) (Progress, error) {
 	if err != nil {
 		return p, err
 	}
-	jb := &job{id: id, progress: Progress{State: "queued"}, stamp: st}
+	jb := &job{id: id, progress: Progress{State: "queued"}, stamp: st, cancel: make(chan struct{}), ended: make(chan struct{})}
 	l.jobs.mu.Lock()
+	if old := l.jobs.byID[id]; old != nil && old.stamp == st {
+		// What a stopped (or failed) run of this record searched is
+		// not searched again.
+		jb.known = old.known
+		for _, k := range jb.known {
+			if k != nil {
+				jb.progress.Done++
+			}
+		}
+		jb.progress.Total = old.progress.Total
+	}
 	l.jobs.byID[id] = jb
+	p = jb.progress
 	l.jobs.mu.Unlock()
 	l.jobs.start()
 	select {
 	case l.jobs.queue <- jb:
-		return Progress{State: "queued"}, nil
+		return p, nil
 	default:
 		p := Progress{State: "failed", Error: "too many analyses queued; try again later"}
 		l.jobs.mu.Lock()
@@ -262,15 +291,71 @@ func (l *Library) WatchAnalyses(ctx context.Context) <-chan struct{} {
 	return l.jobs.ended.Watch(ctx)
 }
 
+// CancelAnalysis stops a game's analysis if it is queued or running, and
+// returns once it has stopped: the search under way ends at its next
+// check of its stop channel (every 1,024 nodes or 64 iterations). The
+// positions searched so far are kept in memory, and the next Analyze of
+// the same version of the record resumes from them. It says where the
+// analysis stands: stopped, or what Analysis says when there was nothing
+// to stop.
+func (l *Library) CancelAnalysis(id string) (Progress, error) {
+	if _, err := l.path(id); err != nil {
+		return Progress{}, err
+	}
+	jb := l.requestCancel(id)
+	if jb == nil {
+		_, p, err := l.Analysis(id)
+		return p, err
+	}
+	<-jb.ended
+	l.jobs.mu.Lock()
+	defer l.jobs.mu.Unlock()
+	return jb.progress, nil
+}
+
+// requestCancel asks the queued or running job of id to stop, and returns
+// it when it was running (nil when there is nothing to wait for).
+func (l *Library) requestCancel(id string) *job {
+	l.jobs.mu.Lock()
+	defer l.jobs.mu.Unlock()
+	jb := l.jobs.byID[id]
+	if jb == nil || (jb.progress.State != "queued" && jb.progress.State != "running") {
+		return nil
+	}
+	if !jb.cancelled() {
+		close(jb.cancel)
+	}
+	if jb.progress.State == "queued" {
+		// Dropped when its turn comes.
+		jb.progress.State = "stopped"
+		l.jobs.ended.Wake()
+		return nil
+	}
+	return jb
+}
+
 func (l *Library) run(jb *job) {
+	defer close(jb.ended)
 	defer l.jobs.ended.Wake()
 	set := func(f func(p *Progress)) {
 		l.jobs.mu.Lock()
 		f(&jb.progress)
 		l.jobs.mu.Unlock()
 	}
+	if jb.cancelled() {
+		return // stopped while queued
+	}
 	set(func(p *Progress) { p.State = "running" })
-	a, err := l.analyse(jb.id, func(done, total int) { set(func(p *Progress) { p.Done, p.Total = done, total }) })
+	a, err := l.analyse(jb, func(done, total int) {
+		set(func(p *Progress) { p.Done, p.Total = done, total })
+		if l.testHookProgress != nil {
+			l.testHookProgress(jb.id, done, total)
+		}
+	})
+	if errors.Is(err, analysis.ErrStopped) && jb.cancelled() {
+		set(func(p *Progress) { p.State = "stopped" })
+		return
+	}
 	if err != nil {
 		l.log.Warn("analysis failed", "game", jb.id, "err", err)
 		set(func(p *Progress) { p.State, p.Error = "failed", err.Error() })
@@ -284,8 +369,11 @@ func (l *Library) run(jb *job) {
 	l.jobs.mu.Unlock()
 }
 
-// analyse analyses a game and writes the cache beside its record.
-func (l *Library) analyse(id string, progress func(done, total int)) (a *Analysis, err error) {
+// analyse analyses a game (from the positions jb knows) and writes the
+// cache beside its record. It stops when the library closes or the job is
+// cancelled.
+func (l *Library) analyse(jb *job, progress func(done, total int)) (a *Analysis, err error) {
+	id := jb.id
 	path, err := l.path(id)
 	if err != nil {
 		return nil, err
@@ -304,9 +392,31 @@ func (l *Library) analyse(id string, progress func(done, total int)) (a *Analysi
 			a, err = nil, fmt.Errorf("library: analysing %s: panic: %v", id, p)
 		}
 	}()
-	so := search.Options{Level: l.level(), Seed: 1, Stop: l.jobs.done} // Close stops it
+	if st != jb.stamp {
+		jb.known = nil // searched on another version of the record
+	}
+	stop, finished := make(chan struct{}), make(chan struct{})
+	defer close(finished)
+	go func() {
+		select {
+		case <-l.jobs.done: // Close
+		case <-jb.cancel: // CancelAnalysis
+		case <-finished:
+			return
+		}
+		close(stop)
+	}()
+	so := search.Options{Level: l.level(), Seed: 1, Stop: stop}
 	rep, err := analysis.Analyze(g.Header, g.Applied, analysis.Options{Search: so, Workers: l.opts.Workers,
-		Blunder: l.blunder(), Progress: progress})
+		Blunder: l.blunder(), Progress: progress, Known: jb.known,
+		Searched: func(i int, s analysis.Searched) {
+			l.jobs.mu.Lock()
+			defer l.jobs.mu.Unlock()
+			if i >= len(jb.known) {
+				jb.known = append(jb.known, make([]*analysis.Searched, i+1-len(jb.known))...)
+			}
+			jb.known[i] = &s
+		}})
 	if err != nil {
 		return nil, err
 	}

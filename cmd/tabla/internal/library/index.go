@@ -111,6 +111,8 @@ type Library struct {
 		read, total atomic.Int64
 	}
 	testHookRead func(id string) // called before each file is read
+	// testHookProgress is called after each position an analysis searched.
+	testHookProgress func(id string, done, total int)
 
 	jobs    jobs          // analysis.go
 	evalSem chan struct{} // one Evaluate at a time (explore.go)

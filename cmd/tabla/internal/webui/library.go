@@ -51,7 +51,8 @@ type AnalysisView struct {
 //	GET  /api/games           every game as JSON; unreadable files with their error
 //	GET  /api/game?id=ID      one game: its board and every step
 //	GET  /api/analysis?id=ID  where its analysis stands, the analysis when done
-//	POST /api/analysis?id=ID  start the analysis in the background
+//	POST /api/analysis?id=ID  start the analysis in the background (a stopped one resumes)
+//	DELETE /api/analysis?id=ID  stop the analysis under way (returns once stopped)
 //	GET  /api/stats           the figures of tabla stats
 //	GET  /api/progress        how far the listing under way has read
 //	GET  /api/search?q=Q      the ids of the games matching Q (moves, seats, header fields)
@@ -165,6 +166,14 @@ func Library(lib *library.Library, o LibraryOptions) http.Handler {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusAccepted)
+		writeJSON(w, AnalysisView{Progress: p})
+	})
+	mux.HandleFunc("DELETE /api/analysis", func(w http.ResponseWriter, r *http.Request) {
+		p, err := lib.CancelAnalysis(r.URL.Query().Get("id"))
+		if err != nil {
+			libraryError(w, err)
+			return
+		}
 		writeJSON(w, AnalysisView{Progress: p})
 	})
 	mux.HandleFunc("GET /download/record", func(w http.ResponseWriter, r *http.Request) {

@@ -87,6 +87,20 @@ func TestLibraryRoutes(t *testing.T) {
 			t.Errorf("%s: %d, want %d: %s", path, code, want, body)
 		}
 	}
+	// nothing to stop yet; an unknown game is not found
+	for u, want := range map[string]string{q: `"state":"none"`, "?id=nope.jsonl": "no such game"} {
+		req, _ := http.NewRequest(http.MethodDelete, srv.URL+"/api/analysis"+u, strings.NewReader("{}"))
+		req.Header.Set("Content-Type", "application/json")
+		r, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		if !strings.Contains(string(b), want) || (want == "no such game") != (r.StatusCode == http.StatusNotFound) {
+			t.Errorf("DELETE /api/analysis%s: %d %s", u, r.StatusCode, b)
+		}
+	}
 	// the analysis runs in the background
 	r, err := http.Post(srv.URL+"/api/analysis"+q, "application/json", strings.NewReader("{}"))
 	if err != nil || r.StatusCode != http.StatusAccepted {

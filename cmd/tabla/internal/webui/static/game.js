@@ -381,7 +381,7 @@ async function analysis() {
   let r = await fetch("api/analysis?id=" + encodeURIComponent(id));
   if (!r.ok) { $("progresstext").textContent = await Tabla.failText(r, "api/analysis"); $("progressbox").hidden = false; return; }
   let d = await r.json();
-  if (d.progress.state === "none" || d.progress.state === "failed" && !analysis.retried) {
+  if (d.progress.state === "none" || d.progress.state === "stopped" || d.progress.state === "failed" && !analysis.retried) {
     analysis.retried = d.progress.state === "failed";
     r = await fetch("api/analysis?id=" + encodeURIComponent(id), { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
     if (!r.ok) { $("progresstext").textContent = await Tabla.failText(r, "api/analysis"); $("progressbox").hidden = false; return; }
