@@ -319,7 +319,7 @@ func TestClubEvening(t *testing.T) {
 	waitFor(t, "the page to say the round waits for g3, offline", 20*time.Second, func() bool {
 		v := eventView(t, th, "moda")
 		w := v.Sections[0].Waiting
-		return len(w) == 1 && strings.Contains(w[0], "round 4 board 3 waits for table g3") && strings.Contains(w[0], "offline") &&
+		return len(w) == 1 && strings.Contains(w[0].Text, "round 4 board 3 waits for table g3") && w[0].State == "offline" && w[0].Table == "g3" &&
 			len(v.Sections[0].Played) == 4 && !v.Sections[0].Played[3].Complete
 	})
 	g3.open()

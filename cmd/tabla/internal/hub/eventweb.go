@@ -40,11 +40,22 @@ type SectionView struct {
 	Tables    []string        `json:"tables"`
 	Players   []club.Player   `json:"players"`
 	Played    []RoundView     `json:"played"`
-	Waiting   []string        `json:"waiting"` // the round's games without a result, in words
+	Waiting   []Waiting       `json:"waiting"` // the round's games without a result
 	Tiebreaks []string        `json:"tiebreaks"`
 	Standings []club.Standing `json:"standings"`
 	Ratings   []RatingView    `json:"ratings"`
 	Finished  bool            `json:"finished"`
+}
+
+// Waiting is a game of the round the hub has no result of yet.
+type Waiting struct {
+	Round int    `json:"round"`
+	Board int    `json:"board"`
+	Table string `json:"table"`
+	// State: "playing", "offline" (the table's live status stopped),
+	// "not started" (the table has not begun the paired game).
+	State string `json:"state"`
+	Text  string `json:"text"` // in words, for the page
 }
 
 // RoundView is a round: its games and, once complete, its download.
@@ -98,7 +109,7 @@ func (h *Hub) EventView(id string) *EventView {
 	}
 	for _, s := range e.Sections {
 		sv := SectionView{Game: s.Game, System: s.System, Rounds: s.Rounds, Clock: s.Clock, Seats: s.Seats, Tables: s.Tables,
-			Players: s.Players, Played: []RoundView{}, Waiting: []string{}, Tiebreaks: club.TiebreakNames(s.System),
+			Players: s.Players, Played: []RoundView{}, Waiting: []Waiting{}, Tiebreaks: club.TiebreakNames(s.System),
 			Standings: s.Standings(), Finished: s.Finished()}
 		if sv.Players == nil {
 			sv.Players = []club.Player{}
@@ -124,17 +135,17 @@ func (h *Hub) EventView(id string) *EventView {
 					pv.Score = resultText(s, p.Result)
 				} else {
 					pv.Live = h.livePairing(e, p.Table, p.Round(r.N))
-					state := "has not started the game"
+					state, words := "not started", "has not started the game"
 					switch {
 					case pv.Live == nil && !h.online(p.Table):
-						state = "is offline"
+						state, words = "offline", "is offline"
 					case pv.Live != nil && !pv.Live.Online:
-						state = "is offline, its game under way"
+						state, words = "offline", "is offline, its game under way"
 					case pv.Live != nil:
-						state = "is playing"
+						state, words = "playing", "is playing"
 					}
-					sv.Waiting = append(sv.Waiting, fmt.Sprintf("round %d board %d waits for table %s (%s), which %s", r.N, p.Board, p.Table,
-						strings.Join(p.Players, " – "), state))
+					sv.Waiting = append(sv.Waiting, Waiting{Round: r.N, Board: p.Board, Table: p.Table, State: state,
+						Text: fmt.Sprintf("round %d board %d waits for table %s (%s), which %s", r.N, p.Board, p.Table, strings.Join(p.Players, " – "), words)})
 				}
 				rv.Pairings = append(rv.Pairings, pv)
 			}

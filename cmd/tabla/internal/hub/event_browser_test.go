@@ -1,0 +1,121 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/club"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/webui/browsertest"
+	"github.com/tabla-board/tabla/engine/record"
+)
+
+// TestEventPages drives a club evening's page in headless Chromium at
+// phone size (390×844): players registered from the page with the
+// arbiter's token (refused without), the first round started from it,
+// the round's tables with the players by seat and their clocks while
+// the games are played, the standings with their tie-breaks and ratings,
+// the finished round's download; and a paired table's own live page (as
+// its phones show it) naming the players the hub seated there, with their
+// clocks. Screenshots: hub-event-phone, hub-event-table-phone.
+func TestEventPages(t *testing.T) {
+	th := startHub(t)
+	tables := map[string]*vtable{}
+	for i, name := range []string{"g1", "g2", "d1"} {
+		game := "gyges"
+		if name == "d1" {
+			game = "daha"
+		}
+		tables[name] = openVTable(t, th.tableURL(name), name, t.TempDir(), record.Header{Game: game}, "", uint64(200+i))
+	}
+	e, err := NewEvent(EventSpec{ID: "moda", Name: "Moda club evening", Site: "Moda", Date: "2026-11-26", Sections: []SectionSpec{
+		{Game: "gyges", System: club.Swiss, Rounds: 3, Clock: "10m+5s", Tables: []string{"g1", "g2"}},
+		{Game: "daha", Rounds: 3, Clock: "10m+5s", Tables: []string{"d1"}}}}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CreateEvent(context.Background(), th.hub.js, e); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the hub to read the event", 10*time.Second, func() bool { return th.hub.Event("moda") != nil })
+
+	ctx := browsertest.Start(t)
+	browsertest.Phone(t, ctx)
+	base := "http://" + th.httpAddr
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/event.html?e=moda"), chromedp.WaitVisible(chromedp.CSS(`#regName`))); err != nil {
+		t.Fatal(err)
+	}
+	browsertest.WaitJS(t, ctx, "the event's games on the page", `document.querySelectorAll("#regGame option").length === 2`, `document.body.innerText`)
+	register := func(game, name string) {
+		t.Helper()
+		browsertest.Eval[any](t, ctx, fmt.Sprintf(`(() => { document.getElementById("regGame").value = %q; document.getElementById("regName").value = %q;
+			document.getElementById("register").requestSubmit(); })()`, game, name))
+	}
+	// without the token: refused, in words
+	register("gyges", "Mallory")
+	browsertest.WaitJS(t, ctx, "the refusal without the token", `document.getElementById("evmessage").textContent.includes("token is needed")`, `document.getElementById("evmessage").textContent`)
+	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(`#token`), "secret")); err != nil {
+		t.Fatal(err)
+	}
+	for game, names := range map[string][]string{"gyges": {"Ayşe", "Bora", "Cem", "Deniz"}, "daha": {"Gül", "Hakan", "İpek", "Kaan"}} {
+		for _, n := range names {
+			register(game, n)
+			browsertest.WaitJS(t, ctx, n+" registered", fmt.Sprintf(`document.getElementById("sections").innerText.includes(%q)`, n), `document.getElementById("evmessage").textContent`)
+		}
+	}
+	if got := len(th.hub.Event("moda").Sections[0].Players); got != 4 {
+		t.Fatalf("%d GYGES players registered, want 4 (Mallory refused)", got)
+	}
+	browsertest.Eval[any](t, ctx, `(() => { window.confirm = () => true; document.getElementById("start").click(); })()`)
+	waitRound(t, th, "moda", 1, tables)
+	playClub(t, 20000, tables["g1"], tables["g2"], tables["d1"])
+	waitRound(t, th, "moda", 2, tables)
+	for range 10 {
+		for _, v := range tables {
+			v.step()
+		}
+	}
+	ev := th.hub.Event("moda")
+	want := []string{"Round 2"}
+	for _, s := range ev.Sections {
+		for _, p := range s.Played[1].Pairings {
+			want = append(want, p.Players...)
+		}
+	}
+	// the round's tables with the players by seat and the running clocks,
+	// the standings after round 1 and its download
+	var text string
+	browsertest.Wait(t, "round 2 with names, clocks, standings and round 1's records", func() bool {
+		text = browsertest.Eval[string](t, ctx, `document.getElementById("sections").innerText`)
+		for _, w := range want {
+			if !strings.Contains(text, w) {
+				return false
+			}
+		}
+		return browsertest.Eval[int](t, ctx, `document.querySelectorAll(".evseats .clock").length`) == 8 &&
+			browsertest.Eval[int](t, ctx, `document.querySelectorAll(".evseats .clock.run").length`) == 3 &&
+			strings.Contains(text, "Buchholz") && strings.Contains(text, "first places") &&
+			browsertest.Eval[int](t, ctx, `document.querySelectorAll('.evdl a[href$="/round/1"]').length`) == 2
+	}, func() string { return text })
+	if px := browsertest.Eval[int](t, ctx, browsertest.Overflow); px > 0 {
+		t.Errorf("the event page is %d px wider than a 390-px phone", px)
+	}
+	browsertest.Screenshot(t, ctx, "hub-event-phone")
+
+	// a paired table's own page (its phones'): the players the hub seated
+	// there and their clocks
+	p := ev.Sections[0].Played[1].Pairings[0]
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/t/"+p.Table+"/"), chromedp.WaitVisible(chromedp.CSS(`#board [data-cell]`))); err != nil {
+		t.Fatal(err)
+	}
+	browsertest.WaitJS(t, ctx, "the table's page naming the paired players with their clocks",
+		fmt.Sprintf(`(() => { const c = document.getElementById("club"); return !c.hidden && c.innerText.includes(%q) && c.innerText.includes(%q) &&
+			c.innerText.includes("round 2.1") && document.querySelectorAll("#players .clock").length === 2 &&
+			[...document.querySelectorAll("#players .clock")].every(e => /\d+:\d\d/.test(e.textContent)); })()`, p.Players[0], p.Players[1]),
+		`document.getElementById("club").innerText`)
+	browsertest.Screenshot(t, ctx, "hub-event-table-phone")
+}

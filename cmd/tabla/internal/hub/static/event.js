@@ -1,0 +1,119 @@
+// event.js — a club evening on the hub: every game's round with its
+// tables, players and live clocks, who the round waits for, standings with
+// their tie-breaks, Glicko-2 ratings, the finished rounds' downloads, and
+// the arbiter's registration and start (the hub's token). Follows
+// /api/club/ID/events.
+"use strict";
+const $ = id => document.getElementById(id);
+const esc = s => Tabla.escapeHTML(String(s));
+const id = new URLSearchParams(location.search).get("e") || "";
+$("token").value = localStorage.getItem("hubtoken") || "";
+$("token").onchange = () => localStorage.setItem("hubtoken", $("token").value);
+
+let state = null, at = 0;
+
+async function post(path, body) {
+  const r = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json", "Authorization": "Bearer " + $("token").value }, body: JSON.stringify(body) });
+  if (r.ok) { $("evmessage").textContent = ""; return true; }
+  const text = (await r.text()).trim();
+  $("evmessage").textContent = r.status === 401 ? "The hub's token is needed for this (ask the arbiter)." : text.replace(/^hub: /, "");
+  return false;
+}
+
+$("register").onsubmit = async ev => {
+  ev.preventDefault();
+  const name = $("regName").value.trim();
+  if (!name) return;
+  if (await post("/api/club/" + encodeURIComponent(id) + "/players", { game: $("regGame").value, name })) $("regName").value = "";
+};
+$("start").onclick = async () => {
+  if (confirm("Start the first round? Nobody can register after that.")) await post("/api/club/" + encodeURIComponent(id) + "/start", {});
+};
+
+const fmt = ms => {
+  ms = Math.max(0, ms);
+  const s = Math.ceil(ms / 1000), h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60, ss = String(s % 60).padStart(2, "0");
+  return h ? h + ":" + String(m).padStart(2, "0") + ":" + ss : m + ":" + ss;
+};
+const num = x => Number.isInteger(x) ? String(x) : x.toFixed(1).replace(/\.5$/, "½").replace(/^0½$/, "½");
+const SYSTEMS = { swiss: "Swiss", roundrobin: "round robin", fours: "tables of four" };
+
+// clockText is a seat's clock of a live game, the running one counting
+// down from the game's latest line.
+function clockText(live, seat) {
+  const c = live && live.clock;
+  if (!c || !(seat in c.left_ms)) return "";
+  let ms = c.left_ms[seat];
+  if (c.running === seat && live.last) ms -= Math.max(0, Date.now() - Date.parse(live.last));
+  return '<span class="clock' + (c.running === seat ? " run" : "") + (ms <= (c.low_ms || {})[seat] ? " low" : "") + '">' + fmt(ms) + "</span>";
+}
+
+function pairing(s, r, p) {
+  let h = '<li class="evpair"><div class="evtable">Board ' + p.board + ' · table <a href="table.html?t=' + encodeURIComponent(p.table) + '">' + esc(p.table) + "</a>";
+  if (p.score) h += ' <b class="evscore">' + esc(p.score) + "</b>";
+  else if (p.live) h += ' <span class="muted">' + (p.live.online ? "playing, move " + (p.live.plies + 1) : "table offline") + "</span>";
+  h += "</div><ul class=\"evseats\">";
+  p.players.forEach((name, i) => {
+    const seat = s.seats[i], moving = p.live && p.live.to_move === seat;
+    h += '<li><span class="seatdot" style="background:' + esc(Tabla.sideColour(seat)) + '"></span>' +
+      (moving ? "<b>" + esc(name) + "</b>" : esc(name)) + ' <span class="muted">' + esc(seat) + "</span>" + clockText(p.live, seat) + "</li>";
+  });
+  return h + "</ul></li>";
+}
+
+function section(s) {
+  let h = '<section class="panel evpanel"><h2>' + esc(s.game.toUpperCase()) + ' <span class="muted">' + esc(SYSTEMS[s.system] || s.system) +
+    " · " + s.rounds + " rounds" + (s.clock ? " · " + esc(s.clock) : "") + "</span></h2>";
+  const cur = s.played[s.played.length - 1];
+  if (!cur) {
+    h += '<div class="label">Registered (' + s.players.length + ")</div><p>" + (s.players.map(p => esc(p.name)).join(", ") || "nobody yet") + "</p>";
+  } else {
+    h += '<div class="label">Round ' + cur.n + (cur.complete ? " — finished" : "") + "</div>";
+    // a table that is not playing its game is what holds the round up
+    for (const w of s.waiting) if (w.state !== "playing") h += '<div class="evwait">' + esc(w.text.charAt(0).toUpperCase() + w.text.slice(1)) + "</div>";
+    const playing = s.waiting.filter(w => w.state === "playing").length;
+    if (playing) h += '<p class="muted">' + playing + (playing === 1 ? " game" : " games") + " under way.</p>";
+    h += '<ol class="evpairs">' + cur.pairings.map(p => pairing(s, cur, p)).join("") + "</ol>";
+    if (cur.byes && cur.byes.length) h += '<p class="muted">Bye: ' + cur.byes.map(esc).join(", ") + "</p>";
+  }
+  if (s.played.length) {
+    h += '<div class="label">Standings</div><table class="evstand"><tr><th>#</th><th>Player</th><th>Pts</th>' +
+      s.tiebreaks.map(t => "<th>" + esc(t) + "</th>").join("") + "<th>Rating</th></tr>";
+    const rat = Object.fromEntries((s.ratings || []).map(r => [r.name, r]));
+    for (const st of s.standings) {
+      const r = rat[st.name];
+      h += "<tr><td>" + st.rank + "</td><td>" + esc(st.name) + "</td><td><b>" + num(st.points) + "</b></td>" + st.tiebreaks.map(x => "<td>" + num(x) + "</td>").join("") +
+        "<td>" + (r ? Math.round(r.after.r) + ' <span class="muted">±' + Math.round(2 * r.after.rd) + "</span>" : "") + "</td></tr>";
+    }
+    h += "</table>";
+    const done = s.played.filter(r => r.complete);
+    if (done.length) h += '<div class="evdl">Records: ' + done.map(r => '<a class="button" href="' + esc(r.download) + '" download>round ' + r.n + "</a>").join(" ") + "</div>";
+  }
+  return h + "</section>";
+}
+
+function render(v) {
+  state = v; at = Date.now();
+  $("none").hidden = !!v;
+  if (!v) return;
+  document.title = v.name + " — tabla hub";
+  $("title").textContent = v.name;
+  $("where").textContent = [v.site, v.date].filter(Boolean).join(" · ");
+  $("sections").innerHTML = v.sections.map(section).join("");
+  $("regGame").innerHTML = v.sections.map(s => "<option>" + esc(s.game) + "</option>").join("");
+  $("register").hidden = v.started;
+  $("start").hidden = v.started;
+  $("log").innerHTML = v.log.slice(-12).reverse().map(l => "<li" + (l.refused ? ' class="refused"' : "") + ">" +
+    esc(new Date(l.t).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })) + " " + esc(l.what) + "</li>").join("");
+}
+
+// the running clocks tick between the hub's updates
+setInterval(() => { if (state) $("sections").innerHTML = state.sections.map(section).join(""); }, 1000);
+
+const es = new EventSource("/api/club/" + encodeURIComponent(id) + "/events");
+es.addEventListener("state", e => render(JSON.parse(e.data)));
+es.onopen = () => { $("conn").textContent = "live"; $("conn").classList.remove("down"); };
+es.onerror = () => {
+  $("conn").textContent = "hub offline"; $("conn").classList.add("down");
+  if (!state) fetch("/api/club/" + encodeURIComponent(id)).then(r => { if (r.status === 404) { render(null); es.close(); } });
+};
