@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/club"
+	"github.com/tabla-board/tabla/engine/clock"
 	"github.com/tabla-board/tabla/engine/record"
 )
 
@@ -542,4 +543,153 @@ func b2i(b bool) int64 {
 		return 1
 	}
 	return 0
+}
+
+// TestEventArbiter: a table paired for a game plays it under other names
+// (refused: the round waits and the page says for which table); the
+// arbiter sets that game's result and corrects another, each change
+// logged with its reason; the next round is paired once the last result
+// is in; a result for a round never paired is refused.
+func TestEventArbiter(t *testing.T) {
+	th := startHub(t)
+	tables := map[string]*vtable{}
+	for i, name := range []string{"g1", "g2"} {
+		tables[name] = openVTable(t, th.tableURL(name), name, t.TempDir(), record.Header{Game: "gyges"}, "", uint64(300+i))
+	}
+	g1, g2 := tables["g1"], tables["g2"]
+	e, err := NewEvent(EventSpec{ID: "cup", Name: "Cup", Sections: []SectionSpec{{Game: "gyges", System: club.RoundRobin, Rounds: 3, Tables: []string{"g1", "g2"}}}}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CreateEvent(context.Background(), th.hub.js, e); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the event", 10*time.Second, func() bool { return th.hub.Event("cup") != nil })
+	for _, n := range []string{"A", "B", "C", "D"} {
+		if err := th.hub.Register(context.Background(), "cup", "gyges", n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := th.hub.StartEvent(context.Background(), "cup"); err != nil {
+		t.Fatal(err)
+	}
+	r1 := waitRound(t, th, "cup", 1, tables)
+	playClub(t, 5000, g1)
+	// g2 plays its board under swapped names
+	ev := th.hub.Event("cup")
+	w := pairedWho(ev, ev.Sections[0], 1, r1["g2"])
+	w.Names["south"], w.Names["north"] = w.Names["north"], w.Names["south"]
+	if _, err := g2.sess.StartPaired(w, nil); err != nil {
+		t.Fatal(err)
+	}
+	playClub(t, 5000, g2)
+	var v *EventView
+	waitFor(t, "the swapped names refused and the round waiting for g2", 20*time.Second, func() bool {
+		v = eventView(t, th, "cup")
+		s := v.Sections[0]
+		refused := slices.ContainsFunc(v.Log, func(l EventLogEntry) bool {
+			return l.Refused && strings.Contains(l.What, "round 1 board 2 pairs") && strings.HasPrefix(l.Game, "g2/")
+		})
+		return refused && len(s.Waiting) == 1 && s.Waiting[0].Table == "g2" && s.Played[0].Pairings[0].Result != nil && len(s.Played) == 1
+	})
+	// the arbiter: board 2 to its north player (no token: refused)
+	if code, _ := clubPost(t, th, "/api/club/cup/result", "", map[string]any{"game": "gyges", "round": 1, "board": 2, "places": []int{2, 1}, "why": "x"}); code != http.StatusUnauthorized {
+		t.Fatalf("a result without the token: %d", code)
+	}
+	if code, body := clubPost(t, th, "/api/club/cup/result", "secret", map[string]any{"game": "gyges", "round": 1, "board": 2, "places": []int{2, 1}, "why": ""}); code != http.StatusConflict {
+		t.Fatalf("a result without a reason: %d %s", code, body)
+	}
+	if code, body := clubPost(t, th, "/api/club/cup/result", "secret", map[string]any{"game": "gyges", "round": 1, "board": 2, "places": []int{2, 1}, "why": "played under the wrong names; the players agree north won"}); code != 200 {
+		t.Fatalf("the arbiter's result: %d %s", code, body)
+	}
+	old := resultText(ev.Sections[0], th.hub.Event("cup").Sections[0].Played[0].Pairings[0].Result)
+	flip := map[string][]int{"1–0": {2, 1}, "0–1": {1, 2}}[old]
+	if code, body := clubPost(t, th, "/api/club/cup/result", "secret", map[string]any{"game": "gyges", "round": 1, "board": 1, "places": flip, "why": "an illegal move seen on the video"}); code != 200 {
+		t.Fatalf("the arbiter's correction: %d %s", code, body)
+	}
+	waitRound(t, th, "cup", 2, tables)
+	e = th.hub.Event("cup")
+	s := e.Sections[0]
+	p1, p2 := s.Played[0].Pairings[0], s.Played[0].Pairings[1]
+	if resultText(s, p1.Result) == old || p1.Result.By != "arbiter" || resultText(s, p2.Result) != "0–1" || p2.Result.By != "arbiter" {
+		t.Fatalf("round 1 after the arbiter: %+v %+v", p1.Result, p2.Result)
+	}
+	var logged []string
+	for _, l := range e.Log {
+		if strings.HasPrefix(l.What, "the arbiter changed") {
+			logged = append(logged, l.What)
+		}
+	}
+	if len(logged) != 2 || !strings.Contains(logged[0], "from none to 0–1: played under the wrong names") ||
+		!strings.Contains(logged[1], "from "+old+" to "+resultText(s, p1.Result)+": an illegal move seen on the video") {
+		t.Fatalf("the arbiter's log: %q", logged)
+	}
+	// the standings follow the correction
+	st := s.Standings()
+	pts := map[string]float64{}
+	for _, x := range st {
+		pts[x.Name] = x.Points
+	}
+	win1 := p1.Players[slices.Index(p1.Result.Places, 1)]
+	if pts[win1] != 1 || pts[p2.Players[1]] != 1 || pts[p2.Players[0]] != 0 {
+		t.Fatalf("standings after the corrections: %v", pts)
+	}
+}
+
+// TestBroadcastDelay: the public feed shows every table's game as it
+// stood the delay ago — no line newer than that, its clocks after the
+// lines shown — and the whole game once the delay has passed.
+func TestBroadcastDelay(t *testing.T) {
+	th := startHub(t)
+	ctl, err := clock.ParseControls([]string{"5m+2s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := openVTable(t, th.tableURL("alpha"), "alpha", t.TempDir(), record.Header{Game: "gyges", Names: map[string]string{"south": "Ayşe", "north": "Bora"}, Event: "Cup", Clock: ctl}, "", 7)
+	play(t, 5000, v)
+	hubMoves(t, th, "alpha", v)
+	g := th.hub.Game("alpha", GameID(v.sess.JournalPath()))
+	th.hub.broadcast = time.Hour
+	var times []time.Time
+	for _, line := range strings.Split(strings.TrimSpace(string(g.Record)), "\n")[1:] {
+		var l struct{ T time.Time }
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			t.Fatal(err)
+		}
+		times = append(times, l.T)
+	}
+	if len(times) < 10 || len(times) != len(g.Steps) {
+		t.Fatalf("%d lines, %d steps", len(times), len(g.Steps))
+	}
+	k := len(times) / 2
+	for times[k] == times[k-1] {
+		k--
+	}
+	at := times[k-1] // k lines are as old as this
+	feed := th.hub.broadcastAt(at)
+	if len(feed.Games) != 1 {
+		t.Fatalf("%d games", len(feed.Games))
+	}
+	bg := feed.Games[0]
+	if len(bg.Steps) != k || bg.Status != "playing" || bg.Who.Names["south"] != "Ayşe" || feed.DelayMs != 3600000 {
+		t.Fatalf("the feed at line %d: %d steps, status %s, who %+v", k, len(bg.Steps), bg.Status, bg.Who)
+	}
+	c := ctl.New([]string{"south", "north"})
+	for _, s := range g.Steps[:k] {
+		if s.MS != nil {
+			c.Charge(slices.Index([]string{"south", "north"}, s.Seat), time.Duration(*s.MS)*time.Millisecond)
+		}
+	}
+	if bg.LeftMs["south"] != c.Left(0, 0).Milliseconds() || bg.LeftMs["north"] != c.Left(1, 0).Milliseconds() {
+		t.Fatalf("the feed's clocks %v, the lines shown give %d, %d", bg.LeftMs, c.Left(0, 0).Milliseconds(), c.Left(1, 0).Milliseconds())
+	}
+	// the feed an hour late has nothing of a game just played; one past
+	// its end has all of it
+	if n := len(th.hub.BroadcastFeed().Games[0].Steps); n != 0 {
+		t.Fatalf("an hour's delay shows %d steps of a game just played", n)
+	}
+	all := th.hub.broadcastAt(times[len(times)-1].Add(time.Second)).Games[0]
+	if st, w := g.Status, g.Winner; len(all.Steps) != len(g.Steps) || all.Status != st || all.Winner != w {
+		t.Fatalf("past the end: %d steps %s %s, the game %d %s %s", len(all.Steps), all.Status, all.Winner, len(g.Steps), st, w)
+	}
 }

@@ -204,8 +204,12 @@ type BroadcastGame struct {
 
 // BroadcastFeed is the feed now.
 func (h *Hub) BroadcastFeed() *Broadcast {
-	now := h.now()
-	at := now.Add(-h.broadcast)
+	return h.broadcastAt(h.now().Add(-h.broadcast))
+}
+
+// broadcastAt is the feed of the games as they stood at at (with a
+// delay; without one, as they stand).
+func (h *Hub) broadcastAt(at time.Time) *Broadcast {
 	b := &Broadcast{DelayMs: h.broadcast.Milliseconds(), At: at.UTC(), Games: []BroadcastGame{}}
 	h.mu.Lock()
 	defer h.mu.Unlock()
