@@ -84,14 +84,13 @@ func (r *Referee) set(c int, role Role, l Light) {
 	if c < 0 || c >= r.ncell {
 		return
 	}
-	for i := range r.lit {
-		if r.lit[i].cell == c {
-			if rolePrio[role] >= rolePrio[r.lit[i].role] {
-				r.lit[i].role, r.lit[i].led = role, l
-			}
-			return
+	if i := r.litAt[c]; i >= 0 {
+		if rolePrio[role] >= rolePrio[r.lit[i].role] {
+			r.lit[i].role, r.lit[i].led = role, l
 		}
+		return
 	}
+	r.litAt[c] = int32(len(r.lit))
 	r.lit = append(r.lit, litCell{c, role, l})
 }
 
@@ -105,6 +104,18 @@ func (r *Referee) kindName(v uint8) string {
 // render computes the lit cells and the LED frame. m is the mismatch of the
 // sensed board against the position.
 func (r *Referee) render(m []int) {
+	if r.cfg.NoFrame {
+		return
+	}
+	if r.litAt == nil {
+		r.litAt = make([]int32, r.ncell)
+		for c := range r.litAt {
+			r.litAt[c] = -1
+		}
+	}
+	for _, l := range r.lit {
+		r.litAt[l.cell] = -1
+	}
 	r.lit = r.lit[:0]
 	seat := r.st.ToMove()
 	var mover Light
@@ -153,7 +164,17 @@ func (r *Referee) render(m []int) {
 			r.set(c, RoleHint, Cyan)
 		}
 	}
-	slices.SortFunc(r.lit, func(a, b litCell) int { return a.cell - b.cell })
+	// in cell order (each cell is lit once): litAt says where each is
+	if !slices.IsSortedFunc(r.lit, func(a, b litCell) int { return a.cell - b.cell }) {
+		sorted := r.litSorted[:0]
+		for c, i := range r.litAt {
+			if i >= 0 {
+				r.litAt[c] = int32(len(sorted))
+				sorted = append(sorted, r.lit[i])
+			}
+		}
+		r.lit, r.litSorted = sorted, r.lit
+	}
 	clear(r.frame)
 	for _, l := range r.lit {
 		if i := r.b.LEDs[l.cell]; i >= 0 && i < len(r.frame) {

@@ -1,19 +1,74 @@
 package referee
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"slices"
 
 	"github.com/tabla-board/tabla/engine"
 )
 
-// mismatch appends to dst the sensed cells whose reading does not fit want.
+// mismatch appends to dst the sensed cells whose reading does not fit want
+// (in cell order).
+//
+// It is the referee's commonest loop (several boards a settle), so it reads
+// eight cells at a time: misfit8 marks the cells of a word whose reading
+// does not fit, the same test as matches on each byte.
 func (r *Referee) mismatch(dst []int, want []uint8) []int {
-	for c, s := range r.sensed {
-		if r.hasSensor[c] && !matches(s, want[c]) {
+	s, w := r.sensed, want[:len(r.sensed)]
+	c := 0
+	for k, hs := range r.sensorWords {
+		if bad := misfit8(binary.LittleEndian.Uint64(s[c:]), binary.LittleEndian.Uint64(w[c:])) & hs; bad != 0 {
+			for ; bad != 0; bad &= bad - 1 {
+				dst = append(dst, 8*k+bits.TrailingZeros64(bad)/8)
+			}
+		}
+		c += 8
+	}
+	for ; c < len(s); c++ {
+		if r.hasSensor[c] && !matches(s[c], w[c]) {
 			dst = append(dst, c)
 		}
 	}
 	return dst
+}
+
+// fitsBoard reports whether every sensed cell fits want: mismatch's list is
+// empty.
+func (r *Referee) fitsBoard(want []uint8) bool {
+	s, w := r.sensed, want[:len(r.sensed)]
+	c := 0
+	for _, hs := range r.sensorWords {
+		if misfit8(binary.LittleEndian.Uint64(s[c:]), binary.LittleEndian.Uint64(w[c:]))&hs != 0 {
+			return false
+		}
+		c += 8
+	}
+	for ; c < len(s); c++ {
+		if r.hasSensor[c] && !matches(s[c], w[c]) {
+			return false
+		}
+	}
+	return true
+}
+
+const (
+	lo8 = 0x0101010101010101
+	hi8 = 0x8080808080808080
+)
+
+// zero8 sets the high bit of each zero byte of x (and only those).
+func zero8(x uint64) uint64 {
+	return ^((x &^ hi8) + ^uint64(hi8) | x | ^uint64(hi8)) & hi8
+}
+
+// misfit8 sets the high bit of each byte of the word s whose reading does
+// not fit the byte of want: they differ, and s is not a presence reading
+// (unknown) of a cell where want has a piece (matches, eight at a time).
+func misfit8(s, want uint64) uint64 {
+	differ := ^zero8(s^want) & hi8
+	presence := zero8(s^(lo8*uint64(unknown))) &^ zero8(want^(lo8*uint64(empty)))
+	return differ &^ presence
 }
 
 // fits reports whether the board base changed by d is what the sensors read,
@@ -82,6 +137,39 @@ func (r *Referee) mayFit(n note, m []int) bool {
 	}
 	// the destination fills, and the piece's cell (if it had one) empties
 	return shows(n.to) && (n.from == n.to || shows(n.from))
+}
+
+// fitting returns, in order, the indices of c's moves that mayFit may pass
+// on the mismatch m: each move whose destination is a cell of m, and every
+// move mayFit does not judge by its destination alone. (mayFit still
+// decides; the moves left out are those it refuses, without asking it each
+// time: a settled board is read against every legal move.)
+func (r *Referee) fitting(c *posCache, m []int) []int32 {
+	if !c.indexed {
+		c.indexed = true
+		c.byTo = slices.Grow(c.byTo[:0], r.ncell)[:r.ncell]
+		for i := range c.byTo {
+			c.byTo[i] = c.byTo[i][:0]
+		}
+		c.always = c.always[:0]
+		for i, n := range c.notes {
+			if n.pass || n.extra >= 0 || n.to < 0 || n.to >= r.ncell || !r.hasSensor[n.to] {
+				c.always = append(c.always, int32(i))
+			} else {
+				c.byTo[n.to] = append(c.byTo[n.to], int32(i))
+			}
+		}
+	}
+	if len(m) == 0 {
+		return c.always
+	}
+	out := append(c.picked[:0], c.always...)
+	for _, cell := range m {
+		out = append(out, c.byTo[cell]...)
+	}
+	slices.Sort(out)
+	c.picked = out
+	return out
 }
 
 // mayBeUnderWay is a cheap filter before a move's changes are computed: a
@@ -399,15 +487,18 @@ func (r *Referee) emptiedBefore(a, b int, since uint64) bool {
 // with it and with what was touched: the position as it is, each legal move,
 // each takeback, each revision of the last move.
 func (r *Referee) candidates() []candidate {
-	var out []candidate
-	m := r.mismatch(nil, r.cur)
+	out := r.cands[:0] // (recognise keeps none of them: it copies what it asks)
+	defer func() { r.cands = out[:0] }()
+	m := r.mismatch(r.misCand[:0], r.cur) // (candidates is not called again before it returns)
+	r.misCand = m
 	if len(m) == 0 {
 		out = append(out, candidate{kind: candCurrent})
 	}
 	var keys []int
 	if r.st.Awaiting() == engine.AwaitMove {
 		c := r.ensure()
-		for i := range c.moves {
+		for _, i := range r.fitting(c, m) {
+			i := int(i)
 			if !r.mayFit(c.notes[i], m) || !r.relevant(c.notes[i], m, r.lastAcc) {
 				continue
 			}
@@ -491,7 +582,7 @@ func (r *Referee) takebacks(out []candidate) []candidate {
 			continue
 		}
 		moves++
-		if len(r.mismatch(nil, board)) != 0 {
+		if !r.fitsBoard(board) {
 			continue
 		}
 		var keys []int
@@ -547,15 +638,20 @@ func (r *Referee) revisions(out []candidate) []candidate {
 func (r *Referee) revisionsAt(d int, out []candidate) []candidate {
 	n := len(r.ops)
 	first, last := &r.ops[n-d], &r.ops[n-1]
-	now := slices.Clone(r.cur) // the board of the position as it stands
+	// the board of the position as it stands (revisionsAt's scratch: it
+	// is not called again before it returns)
+	now := append(r.nowRev[:0], r.cur...)
+	r.nowRev = now
 	// Step back to the position before the first replaced move, on the
 	// engine and the board.
-	c, replay := r.stepBack(d)
-	defer replay()
-	m := r.mismatch(nil, r.cur)
+	c, back := r.stepBack(d)
+	defer back.replay()
+	m := r.mismatch(r.misRev[:0], r.cur)
+	r.misRev = m
 	lastTo := last.note.to
 	var keys []int
-	for i := range c.moves {
+	for _, i := range r.fitting(c, m) {
+		i := int(i)
 		if c.moves[i] == first.move || !r.mayFit(c.notes[i], m) || !r.relevant(c.notes[i], m, first.since) {
 			continue
 		}
@@ -749,8 +845,8 @@ func (r *Referee) revisionsThenAt(d int, out []candidate) []candidate {
 		r.board2 = make([]uint8, r.ncell)
 	}
 	now := slices.Clone(r.cur) // the board of the position as it stands
-	c, replay := r.stepBack(d)
-	defer replay()
+	c, back := r.stepBack(d)
+	defer back.replay()
 	var nb [64]byte
 	for i := range c.moves {
 		nt := c.notes[i]
@@ -805,16 +901,16 @@ func (r *Referee) revisionsThenAt(d int, out []candidate) []candidate {
 // compositesAt adds the composites that replace the last d moves.
 func (r *Referee) compositesAt(d int, out []candidate) []candidate {
 	now := slices.Clone(r.cur)
-	c, replay := r.stepBack(d)
+	c, back := r.stepBack(d)
 	out = r.composites(d, c, now, nil, out)
-	replay()
+	back.replay()
 	return out
 }
 
 // stepBack takes the last d moves back on the engine and the board, and
-// returns the moves of the position before them and a function that plays
-// them again.
-func (r *Referee) stepBack(d int) (*posCache, func()) {
+// returns the moves of the position before them and what plays them again
+// (steppedBack.replay).
+func (r *Referee) stepBack(d int) (*posCache, steppedBack) {
 	n := len(r.ops)
 	for j := n - 1; j >= n-d; j-- {
 		r.st.Undo()
@@ -825,11 +921,23 @@ func (r *Referee) stepBack(d int) (*posCache, func()) {
 		c = &r.deep
 		r.fill(c)
 	}
-	return c, func() {
-		for j := n - d; j < n; j++ {
-			r.st.Play(r.ops[j].move)
-			applyDiff(r.cur, r.ops[j].diff, false)
-		}
+	return c, steppedBack{r, n, d}
+}
+
+// steppedBack is what stepBack took back: the last d of n moves. (A value
+// rather than a closure: the referee steps back at every settled reading
+// after a move, and a closure was an allocation each time.)
+type steppedBack struct {
+	r    *Referee
+	n, d int
+}
+
+// replay plays the moves stepBack took back again.
+func (s steppedBack) replay() {
+	r := s.r
+	for j := s.n - s.d; j < s.n; j++ {
+		r.st.Play(r.ops[j].move)
+		applyDiff(r.cur, r.ops[j].diff, false)
 	}
 }
 
@@ -931,6 +1039,7 @@ func hasKind(cs []candidate, k candKind) bool {
 // recognise reads the settled board: it carries out the one consistent
 // reading, or asks for confirmation when several remain.
 func (r *Referee) recognise() {
+	r.fixpoint = true // unless the last round takes a move
 	for round := 0; round < 4; round++ {
 		cands := r.candidates()
 		var current bool
@@ -973,6 +1082,7 @@ func (r *Referee) recognise() {
 		r.confirm = nil
 		r.take(others[0], r.cfg.Source)
 	}
+	r.fixpoint = false // the board was not read again after the last move taken
 }
 
 // ask enters the confirm state (keeping the proposal when the candidates did
@@ -992,7 +1102,7 @@ func (r *Referee) ask(c []candidate) {
 // since the last accepted move: a new game, proposed (a resumed game whose
 // board was set up again for whatever reason is never abandoned unasked).
 func (r *Referee) newGameShown() (candidate, bool) {
-	if r.start == nil || r.cfg.NewGame == nil || r.lastMove() < 0 || len(r.mismatch(nil, r.start)) != 0 {
+	if r.start == nil || r.cfg.NewGame == nil || r.lastMove() < 0 || !r.fitsBoard(r.start) {
 		return candidate{}, false
 	}
 	var keys []int
@@ -1017,8 +1127,13 @@ func (r *Referee) evaluate() {
 	}
 	r.progress = r.progress[:0]
 	var m []int
-	if r.known {
-		m = r.mismatch(nil, r.cur)
+	switch {
+	case r.known && r.fixpoint:
+		// recognise read the board as it stands last: its mismatch holds
+		m = r.misCand
+	case r.known:
+		m = r.mismatch(r.misEval[:0], r.cur) // (evaluate's scratch: render keeps none of it)
+		r.misEval = m
 	}
 	r.inSync = r.known && len(m) == 0
 	if r.inSync || len(r.ops) > 0 {

@@ -3,6 +3,7 @@ package referee
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 	"time"
@@ -43,6 +44,10 @@ type Config struct {
 	// Source names where physical actions come from in Actions ("board" or
 	// "sim"; default "board").
 	Source string
+	// NoFrame: the LEDs are never worked out (Frame stays dark, State
+	// lists no LEDs), for a replay that compares decisions only. What the
+	// referee decides does not depend on its LEDs.
+	NoFrame bool
 }
 
 // ActionKind tells the referee's decisions apart.
@@ -155,6 +160,14 @@ type posCache struct {
 	notes []note
 	diffs [][]change
 	done  []bool
+
+	// mayFit's index (fitting): the moves whose destination is each
+	// sensed cell, and the others (a pass, a replace, a placement off the
+	// sensors, a destination without a sensor); picked is fitting's scratch
+	indexed bool
+	byTo    [][]int32
+	always  []int32
+	picked  []int32
 }
 
 type traceEv struct {
@@ -204,12 +217,15 @@ type Referee struct {
 	ncell  int
 
 	hasSensor []bool
-	sensed    []uint8
-	infer     []uint8
-	hand      []uint8
-	known     bool
-	fresh     bool // no snapshot read since the game was installed
-	conn      Link
+	// sensorWords has, for each eight cells from 0 on, the high bit of the
+	// byte of each cell with a sensor (mismatch's mask)
+	sensorWords []uint64
+	sensed      []uint8
+	infer       []uint8
+	hand        []uint8
+	known       bool
+	fresh       bool // no snapshot read since the game was installed
+	conn        Link
 
 	cur    []uint8 // expected board now
 	start  []uint8 // expected board of a new game (nil: none)
@@ -226,6 +242,7 @@ type Referee struct {
 	seq        uint64
 	lastAcc    uint64      // seq at the last applied op
 	raw        [][]segment // raw readings not yet debounced, per cell
+	rawCells   []uint64    // a bit for each cell that raw may hold readings of
 	stable     []uint8     // debounced readings
 	touched    []uint64    // seq of each cell's last debounced change
 	trace      []traceEv   // debounced changes in seq order
@@ -247,12 +264,29 @@ type Referee struct {
 	actions []Action
 	version uint64
 
-	buf     []engine.Move
-	buf2    []engine.Move // the moves after a revision (GYGES composites)
-	board2  []uint8
-	scratch []uint8
-	lit     []litCell
-	frame   []Light
+	// fixpoint: the last recognise ended with the board judged (asked or
+	// nothing to do), not after its last round's move; lastRead: the state
+	// after the last settled reading that ended so (settleNow skips the
+	// next one when nothing changed since). alwaysEvaluate turns the skip
+	// off (tests compare the two).
+	fixpoint       bool
+	lastRead       readMark
+	alwaysEvaluate bool
+	skipped        int // settled readings skipped
+
+	buf       []engine.Move
+	buf2      []engine.Move // the moves after a revision (GYGES composites)
+	board2    []uint8
+	scratch   []uint8
+	lit       []litCell
+	litAt     []int32   // each cell's place in lit, -1 if it is not lit (render)
+	litSorted []litCell // render's scratch
+	// scratch for the mismatch of candidates, revisionsAt and evaluate, and
+	// revisionsAt's board as it stands
+	misCand, misRev, misEval []int
+	nowRev                   []uint8
+	cands                    []candidate // candidates' scratch
+	frame                    []Light
 }
 
 // Errors of the command methods.
@@ -305,12 +339,19 @@ func New(st engine.State, cfg Config) (*Referee, error) {
 			r.hasSensor[c] = true
 		}
 	}
+	r.sensorWords = make([]uint64, r.ncell/8)
+	for c := range len(r.sensorWords) * 8 {
+		if r.hasSensor[c] {
+			r.sensorWords[c/8] |= 0x80 << (8 * (c % 8))
+		}
+	}
 	r.sensed = make([]uint8, r.ncell)
 	r.infer = make([]uint8, r.ncell)
 	r.cur = make([]uint8, r.ncell)
 	r.scratch = make([]uint8, r.ncell)
 	r.touched = make([]uint64, r.ncell)
 	r.raw = make([][]segment, r.ncell)
+	r.rawCells = make([]uint64, (r.ncell+63)/64)
 	r.stable = make([]uint8, r.ncell)
 	r.frame = make([]Light, b.LEDCount)
 	r.setState(st)
@@ -576,6 +617,7 @@ func (r *Referee) sense(c int, v uint8) {
 	}
 	r.seq++
 	r.raw[c] = append(r.raw[c], segment{v: v, at: r.now, seq: r.seq})
+	r.rawCells[c/64] |= 1 << (c % 64)
 	if len(r.raw[c]) > 64 { // a sensor that never settles
 		r.debounce(c, r.now)
 	}
@@ -651,12 +693,17 @@ func (r *Referee) debounce(c int, now time.Duration) {
 	r.raw[c] = segs[:0]
 }
 
-// commitAll debounces every cell: the board is being read.
+// commitAll debounces every cell: the board is being read. (Only the cells
+// with raw readings have anything to debounce; they are taken in cell
+// order, as a loop over every cell would.)
 func (r *Referee) commitAll() {
-	for c := range r.raw {
-		if len(r.raw[c]) > 0 {
-			r.debounce(c, r.now)
+	for k, w := range r.rawCells {
+		for ; w != 0; w &= w - 1 {
+			if c := 64*k + bits.TrailingZeros64(w); len(r.raw[c]) > 0 {
+				r.debounce(c, r.now)
+			}
 		}
+		r.rawCells[k] = 0
 	}
 }
 
@@ -678,11 +725,30 @@ func (r *Referee) settle() {
 }
 
 func (r *Referee) settleNow() {
+	// Nothing happened since the board was last read and judged to a
+	// standstill (a sensor that reports the reading it already had, again
+	// and again): reading it again would decide, show and light the same.
+	quiet := r.known && !r.alwaysEvaluate && r.lastRead == (readMark{r.version, r.seq, r.conn, true})
 	r.commitAll()
-	if r.known {
+	if r.known && !quiet {
+		r.fixpoint = false
 		r.evaluate()
+	} else if quiet {
+		r.skipped++
 	}
 	r.bump()
+	r.lastRead = readMark{}
+	if r.known && (quiet || r.fixpoint) {
+		r.lastRead = readMark{r.version, r.seq, r.conn, true}
+	}
+}
+
+// readMark says when the board was last read to a standstill: the version
+// and sensor sequence after it, and the link then.
+type readMark struct {
+	version, seq uint64
+	conn         Link
+	ok           bool
 }
 
 // ensure fills the move cache of the current position.
@@ -697,6 +763,7 @@ func (r *Referee) ensure() *posCache {
 
 func (r *Referee) fill(c *posCache) {
 	c.ready = true
+	c.indexed = false
 	c.seat = r.st.ToMove()
 	c.moves = c.moves[:0]
 	c.texts = c.texts[:0]

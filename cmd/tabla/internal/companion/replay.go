@@ -341,7 +341,7 @@ func ReplayContext(ctx context.Context, r io.Reader, name string) (*ReplayResult
 		return 0
 	}
 	cfg := referee.Config{Board: b, Settle: time.Duration(meta.SettleMs) * time.Millisecond, TakebackDepth: meta.Takeback,
-		Rand: rnd, NewGame: newState, Source: meta.Source}
+		Rand: rnd, NewGame: newState, Source: meta.Source, NoFrame: true}
 	ref, err := referee.New(st, cfg)
 	if err != nil {
 		return nil, err
