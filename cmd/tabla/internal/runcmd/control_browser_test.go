@@ -23,8 +23,9 @@ const dialogOpen = `!document.getElementById("confirmdlg").hidden`
 
 // runDaemon runs `tabla run --board sim` (STAR) in-process on a journal
 // directory and an address; stop ends it (also at the test's end), so
-// that a test can restart the daemon on the same directory and address.
-func runDaemon(t *testing.T, journal, listen string) (tb *table, addr string, stop func()) {
+// that a test can restart the daemon on the same directory and address;
+// opts change its options (flags) before it starts.
+func runDaemon(t *testing.T, journal, listen string, opts ...func(*Options)) (tb *table, addr string, stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	type ready struct {
@@ -36,6 +37,9 @@ func runDaemon(t *testing.T, journal, listen string) (tb *table, addr string, st
 	o := &Options{IO: &cmdutil.IO{Out: &logs, Err: &logs}, Game: "star", First: "red", Board: "sim", Sensors: "identifying",
 		Journal: journal, Listen: listen, Seed: 7,
 		Ready: func(s *companion.Session, addr string) { rc <- ready{s, addr} }}
+	for _, f := range opts {
+		f(o)
+	}
 	done := make(chan error, 1)
 	go func() { done <- Run(ctx, o) }()
 	var r ready
