@@ -80,6 +80,14 @@ type Config struct {
 	// reach Events, a Fault event carries the error (wrapped in
 	// ErrWrongBoard) and the driver keeps dialing until a board passes.
 	Accept func(hardware.Info) error
+	// Expected is the board Accept waits for. With it set, a board Accept
+	// refuses at Open is no reason for Open to fail: Open returns the
+	// Board disconnected, Info is Expected until a board is accepted, the
+	// refusal comes first on Events (a Status Disconnected and a Fault,
+	// both with the error wrapping ErrWrongBoard), and the driver dials on
+	// as after a pulled cable — the right board plugged in is used at
+	// once. (A daemon stays up to say which board it wants.)
+	Expected *hardware.Info
 
 	// hook, in tests, hears what the writer does.
 	hook func(writerEvent)
@@ -166,7 +174,8 @@ var _ hardware.Board = (*Board)(nil)
 
 // Open connects to a board: it dials, waits for the handshake and the first
 // snapshot, and returns the Board, which from then on reconnects by itself
-// until Close. ctx bounds the first connection only.
+// until Close. ctx bounds the first connection only. A board that
+// Config.Accept refuses fails Open unless Config.Expected is set.
 func Open(ctx context.Context, cfg Config) (*Board, error) {
 	if cfg.Dial == nil {
 		return nil, errors.New("serial: Config.Dial is nil")
@@ -182,9 +191,12 @@ func Open(ctx context.Context, cfg Config) (*Board, error) {
 	}
 	s, err := b.connect(ctx)
 	if err != nil {
-		return nil, err
+		if !errors.Is(err, ErrWrongBoard) || cfg.Expected == nil {
+			return nil, err
+		}
+		b.info = *cfg.Expected
 	}
-	go b.run(s)
+	go b.run(s, err)
 	return b, nil
 }
 
@@ -270,16 +282,19 @@ func (b *Board) count(f func(*Stats)) {
 	b.mu.Unlock()
 }
 
-// run serves sessions and reconnects until Close.
-func (b *Board) run(s *session) {
+// run serves sessions and reconnects until Close. It starts with s, or
+// without a session (s nil) after the first connection failed with err.
+func (b *Board) run(s *session, err error) {
 	defer close(b.done)
 	defer close(b.events)
 	for {
-		err := b.serve(s)
-		s.close()
-		b.mu.Lock()
-		b.sess = nil
-		b.mu.Unlock()
+		if s != nil {
+			err = b.serve(s)
+			s.close()
+			b.mu.Lock()
+			b.sess = nil
+			b.mu.Unlock()
+		}
 		if errors.Is(err, ErrClosed) {
 			return
 		}

@@ -1,7 +1,6 @@
 package companion
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -9,9 +8,40 @@ import (
 	"github.com/tabla-board/tabla/hardware"
 )
 
+// BoardMismatch is a board whose Hello does not match the board file: a
+// board of another size is another board (or firmware built for one), and
+// reading it as the board file would play on nonsense. The serial driver
+// refuses it (wrapped in serial.ErrWrongBoard) and dials on; the daemon
+// stays up, says so (Status.BoardProblem, the log) and plays nothing until
+// the right board is plugged in.
+type BoardMismatch struct {
+	Def       *boards.Board // the board file
+	Announced hardware.Info // what the board's Hello said
+	diffs     []string
+}
+
+// Error says what differs and what to do, for the log.
+func (e *BoardMismatch) Error() string {
+	return "the board says " + strings.Join(e.diffs, "; and ") +
+		": start tabla with --board-file for this board, or flash the firmware built for " + e.Def.Name
+}
+
+// People says it for the page: which board is plugged in, which one the
+// table is set up for, and what to do.
+func (e *BoardMismatch) People() string {
+	a := e.Announced
+	kind := ""
+	if a.Identifying && len(e.Def.Codes) == 0 {
+		kind = " Its sensors tell the pieces apart; this board file knows no piece codes."
+	}
+	return fmt.Sprintf("The board plugged in is not the %s board this table is set up for: it has %d cells and %d lights, the %s board has %d cells and %d lights.%s "+
+		"Nothing is played until the right board is plugged in: plug in the %s board and the game goes on where it stopped, "+
+		"or start tabla again with the board file of this board.",
+		e.Def.Name, a.Sensors, a.LEDs, e.Def.Name, len(e.Def.Sensors), e.Def.LEDCount, kind, e.Def.Name)
+}
+
 // acceptBoard returns a check of a board's Hello against the board file
-// def: a board of another size is another board (or firmware built for
-// one), and reading it as def would play on nonsense.
+// def; the error it returns is a *BoardMismatch.
 func acceptBoard(def *boards.Board) func(hardware.Info) error {
 	return func(info hardware.Info) error {
 		var diffs []string
@@ -27,9 +57,31 @@ func acceptBoard(def *boards.Board) func(hardware.Info) error {
 		if diffs == nil {
 			return nil
 		}
-		return errors.New("the board says " + strings.Join(diffs, "; and ") +
-			": start tabla with --board-file for this board, or flash the firmware built for " + def.Name)
+		return &BoardMismatch{Def: def, Announced: info, diffs: diffs}
 	}
+}
+
+// expected is the board a board file describes, as Info says it until the
+// board's Hello (whether its sensors tell pieces apart is not known before).
+func expected(def *boards.Board) *hardware.Info {
+	return &hardware.Info{Name: def.Name, Sensors: len(def.Sensors), LEDs: def.LEDCount}
+}
+
+// announced describes a board's Hello for the log.
+func announced(i hardware.Info) string {
+	kind := "presence"
+	if i.Identifying {
+		kind = "identifying"
+	}
+	return fmt.Sprintf("%q: %d sensors (%s), %d LEDs, %s", i.Name, i.Sensors, kind, i.LEDs, i.Protocol)
+}
+
+// boardFile names where a board file was read from, for the log.
+func boardFile(def *boards.Board) string {
+	if def.File == "" {
+		return def.Name
+	}
+	return def.File
 }
 
 // defName names a board file for people: its name, and where it was read

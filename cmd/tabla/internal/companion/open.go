@@ -73,7 +73,8 @@ func openSerial(ctx context.Context, arg string, o BoardOptions) (hardware.Board
 	}
 	cfg := serial.Config{Dial: serial.PortDialer(arg, 0, nil)}
 	if o.Def != nil {
-		cfg.Accept = acceptBoard(o.Def)
+		// a board that is not def is refused, and the daemon waits for def
+		cfg.Accept, cfg.Expected = acceptBoard(o.Def), expected(o.Def)
 	}
 	return serial.Open(ctx, cfg)
 }

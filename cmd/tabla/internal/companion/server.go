@@ -30,6 +30,9 @@ type Status struct {
 	Who record.Who `json:"who"`
 	// Clock is the clocks, when the game has a time control.
 	Clock *ClockStatus `json:"clock,omitempty"`
+	// BoardProblem says, in words for people, why nothing is played: the
+	// board plugged in is not the board this table is set up for.
+	BoardProblem string `json:"board_problem,omitempty"`
 }
 
 // PairingStatus is a standing pairing request.
@@ -50,6 +53,9 @@ func (s *Session) StatusJSON() Status {
 	}
 	if s.opts.Engines != nil {
 		out.AI = s.opts.Engines.Seats()
+	}
+	if wrong := s.WrongBoard(); wrong != nil {
+		out.BoardProblem = wrong.People()
 	}
 	if pending, left := s.Pairing(); pending {
 		out.Pairing = &PairingStatus{Seconds: int(math.Ceil(left.Seconds()))}

@@ -93,6 +93,9 @@ type Session struct {
 	// settledAt is, during a tick, the board time the reading settled at
 	// (the last change plus the settle window): the clocks' press
 	settledAt time.Duration
+	// wrongBoard is the board the driver refuses while no board is
+	// accepted (boardcheck.go): nothing is played, the page says why
+	wrongBoard *BoardMismatch
 
 	beatOnce sync.Once
 	beat     chan chan struct{} // heartbeat requests Run's loop answers (heartbeat.go)
@@ -321,9 +324,26 @@ func (s *Session) handleLocked(ev hardware.Event) {
 	case hardware.Status:
 		s.log.Info("board", "conn", ev.Conn.String(), "err", ev.Err)
 		if ev.Conn == hardware.Connected {
+			if s.wrongBoard != nil {
+				s.log.Info("the right board is plugged in: the game goes on", "board", s.hw.Info().Name, "board_file", boardFile(s.board))
+				s.wrongBoard = nil
+				s.notifyLocked()
+			}
 			s.hw.RequestSnapshot()
 		}
 	case hardware.Fault:
+		var wrong *BoardMismatch
+		if errors.As(ev.Err, &wrong) {
+			// the driver refuses the board and dials on: said once a
+			// board, here and on the page, not the referee's fault
+			s.wrongBoard = wrong
+			s.log.Error("wrong board: nothing is played until the right board is plugged in", "board_file", boardFile(s.board),
+				"announced", announced(wrong.Announced), "want", fmt.Sprintf("%d sensors, %d LEDs", len(s.board.Sensors), s.board.LEDCount),
+				"do", "plug in the "+s.board.Name+" board (the game goes on where it stopped), or start tabla with --board-file for the board plugged in, or flash the firmware built for "+s.board.Name,
+				"err", ev.Err)
+			s.notifyLocked()
+			return
+		}
 		s.log.Warn("board fault", "err", ev.Err)
 	}
 	s.pairPressLocked(ev)
@@ -623,4 +643,12 @@ func (s *Session) Discard() error {
 		return err
 	}
 	return removeIfHeaderOnly(path)
+}
+
+// WrongBoard is the board the driver refuses (another board than the
+// board file's), or nil while none is refused.
+func (s *Session) WrongBoard() *BoardMismatch {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.wrongBoard
 }

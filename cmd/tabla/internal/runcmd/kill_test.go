@@ -54,7 +54,13 @@ type ptyBoard struct {
 
 func newPTYBoard(t *testing.T, name string) *ptyBoard {
 	t.Helper()
-	vb, err := sim.New(sim.Options{Board: boards.Default("star"), Seed: 1})
+	return newPTYBoardOf(t, name, boards.Default("star"))
+}
+
+// newPTYBoardOf is newPTYBoard for the board def.
+func newPTYBoardOf(t *testing.T, name string, def *boards.Board) *ptyBoard {
+	t.Helper()
+	vb, err := sim.New(sim.Options{Board: def, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

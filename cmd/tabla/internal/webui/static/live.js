@@ -18,7 +18,7 @@ function normal(d) {
   if (!d || !d.state) return d;
   const s = Object.assign({}, d.state);
   s.pieces = d.pieces; s.ai = d.ai; s.pairing = d.pairing; s.lifted = []; s.log = d.log; s.hint_move = d.hint_move;
-  s.who = d.who; s.clock = d.clock;
+  s.who = d.who; s.clock = d.clock; s.board_problem = d.board_problem;
   return s;
 }
 
@@ -206,7 +206,7 @@ function render(s) {
   const hl = $("hintline");
   hl.hidden = !hint;
   if (hint) hl.textContent = (engineSeat(s) ? s.to_move + " (engine) plays " : "Hint: ") + moveWords(hint);
-  setMessage(peopleMessage(s) || liftedText(s, holding));
+  setMessage(s.board_problem || peopleMessage(s) || liftedText(s, holding));
   plugged = s.plugged !== false;
   $("plug").textContent = plugged ? "Pull cable" : "Plug cable back";
   $("rolled").textContent = s.roll ? "shows " + s.roll + (s.roll_by ? " (" + s.roll_by + ")" : "") : "";
@@ -226,6 +226,7 @@ function renderStatus(s) {
   let badge, sync, bad = false;
   const conn = s.conn || "connected";
   if (offline) { badge = "page offline"; sync = "reconnecting…"; bad = true; }
+  else if (s.board_problem) { badge = "wrong board"; sync = "wrong board plugged in"; bad = true; }
   else if (conn === "waiting") { badge = "connecting"; sync = "reading the board…"; }
   else if (conn !== "connected") { badge = "board not connected"; sync = "board not connected"; bad = true; }
   else {
@@ -237,8 +238,8 @@ function renderStatus(s) {
     else { sync = "board out of sync"; bad = true; }
   }
   $("conn").textContent = badge;
-  $("conn").classList.toggle("down", offline || conn !== "connected" && conn !== "waiting");
-  $("conn").dataset.state = offline ? "offline" : conn;
+  $("conn").classList.toggle("down", offline || !!s.board_problem || conn !== "connected" && conn !== "waiting");
+  $("conn").dataset.state = offline ? "offline" : s.board_problem ? "wrong-board" : conn;
   $("sync").textContent = sync;
   $("sync").classList.toggle("bad", bad);
 }
