@@ -11,6 +11,8 @@
 //	tabla.journal.TABLE.GAME  stream TABLA_JOURNALS: a finished journal, board events included
 //	KV tabla_tables           TABLE → its current game (id, header)
 //	KV tabla_seats            HOST.GAME.SEAT → the table (or browser) that plays it
+//	KV tabla_events           EVENT → a club evening's state (the hub's alone; event.go)
+//	KV tabla_pairings         TABLE → the game the hub pairs at that table next (wire.Pairing)
 //
 // A game's record is its header (event 0) and each decision line of the
 // table's journal in journal order (moves, rolls, takebacks, an abandon),
@@ -35,6 +37,17 @@
 // with webui's board.js), and each table's own live page (webui, read
 // only: its status document as the table publishes it, LEDs and all).
 // Spectators only ever reach the hub.
+//
+// # Club evenings
+//
+// `tabla hub event new` writes an event (package club pairs, scores and
+// rates it); players register on its page and the arbiter starts it; the
+// hub sends each pairing to its table (tabla_pairings), whose link starts
+// the paired game with the names, event, round and time control in its
+// header (tablepair.go, companion.Session.StartPaired), takes each result
+// from the game's record as the table's journal ends it (refusing one
+// from another table or under other names), and pairs the next round.
+// The public broadcast (/api/broadcast) may run a delay behind.
 //
 // # Remote play
 //

@@ -53,3 +53,10 @@ const es = new EventSource("/api/events");
 es.addEventListener("state", e => render(JSON.parse(e.data)));
 es.onopen = () => { $("conn").textContent = "live"; $("conn").classList.remove("down"); };
 es.onerror = () => { $("conn").textContent = "hub offline"; $("conn").classList.add("down"); };
+
+// the club evenings on this hub
+fetch("/api/club").then(r => r.ok ? r.json() : []).then(ids => {
+  if (!ids.length) return;
+  $("events").innerHTML = "Club evenings: " + ids.map(id => '<a class="button" href="event.html?e=' + encodeURIComponent(id) + '">' + Tabla.escapeHTML(id) + "</a>").join(" ");
+  $("events").hidden = false;
+});
