@@ -182,8 +182,8 @@ void hal_idle(void)
     irq_off();
     if (rx_head == rx_tail) {
         /* Wake at the next millisecond (or a received byte). */
-        uint32_t now = REG(TIMER_TIMERAWL);
-        REG(TIMER_ALARM0) = now + 1000u - now % 1000u;
+        (void)hal_millis();
+        REG(TIMER_ALARM0) = ms_mark + 1000u;
         wfi(); /* a pending interrupt ends it even while masked */
     }
     irq_on();

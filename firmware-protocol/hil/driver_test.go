@@ -28,8 +28,9 @@ const (
 )
 
 // TestHILDriver runs the firmware of every builtin board, on the Mega and
-// (for the four that fit) on the Uno, in simavr under the serial driver
-// itself rather than the daemon, and checks what a game may not reach:
+// (for the four that fit) on the Uno, in simavr, and the RP2040 build of
+// DAHA and RAY in rp2040js, under the serial driver itself rather than the
+// daemon, and checks what a game may not reach:
 //
 //   - every command (Config, LEDFrame, LEDSet) the MCU receives is
 //     acknowledged once, and the driver matches every Ack (no stray Acks,
@@ -49,6 +50,9 @@ func TestHILDriver(t *testing.T) {
 		{"atmega2560", "daha"}, {"atmega2560", "gyges"}, {"atmega2560", "star"},
 		{"atmega2560", "six"}, {"atmega2560", "ray"},
 		{"atmega328p", "daha"}, {"atmega328p", "gyges"}, {"atmega328p", "star"}, {"atmega328p", "six"},
+		// The RP2040 build (rp2040js) on the smallest board and on RAY (cells
+		// past 255, the longest strip); the games play it on the others.
+		{"rp2040", "daha"}, {"rp2040", "ray"},
 	}
 	for _, g := range slices.Sorted(func(yield func(string) bool) {
 		for g := range boards.Games {
@@ -107,8 +111,16 @@ func driverRun(t *testing.T, e *env, mcu, name string) {
 	// watchdog (wall time) is given 10 intervals, so that a harness that
 	// falls a second or two behind the wall clock on a loaded machine does
 	// not count as a lost board.
-	board, err := serial.Open(ctx, serial.Config{Dial: serial.PortDialer(link, 115200, nil), Board: &cfg,
-		Heartbeat: time.Second, MissedHeartbeats: 10})
+	sc := serial.Config{Dial: serial.PortDialer(link, 115200, nil), Board: &cfg,
+		Heartbeat: time.Second, MissedHeartbeats: 10}
+	if mcu == "rp2040" {
+		// rp2040js emulates RAY's scan at about 1.7 CPU seconds per MCU
+		// second: it can fall behind the wall clock, and the driver's reply
+		// timeout (wall time, 200 ms by default) with it. The replies are
+		// checked in MCU time (unanswered) all the same.
+		sc.ReplyTimeout = 2 * time.Second
+	}
+	board, err := serial.Open(ctx, sc)
 	if err != nil {
 		t.Fatalf("serial.Open: %v", err)
 	}
@@ -197,6 +209,11 @@ func driverRun(t *testing.T, e *env, mcu, name string) {
 	if lay.Identifying() {
 		code = lay.Codes[0]
 	}
+	// Each change is awaited before the next: no spacing in MCU time to
+	// keep, so the commands go untimed (a harness behind the wall clock,
+	// as rp2040js is on RAY, would otherwise be given the whole quiet
+	// window's wall time to catch up first).
+	h.untimed()
 	for _, c := range cells {
 		for _, v := range []struct {
 			raw  int

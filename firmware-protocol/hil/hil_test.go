@@ -62,6 +62,9 @@ func need(t *testing.T, what string, ok bool) {
 
 type env struct {
 	build, tabla, harness string
+	// The RP2040 builds' harness: node running rp2040/hil_rp2040.mjs (the
+	// rp2040js emulator), with firmware/hil_cable for the serial line.
+	node, rp2040, cable string
 }
 
 // The firmware, the harness and tabla are built once for every test of the
@@ -100,6 +103,10 @@ func setup(t *testing.T) *env {
 	probe := exec.Command("cc", "-fsyntax-only", "-x", "c", "-")
 	probe.Stdin = strings.NewReader("#include <simavr/sim_avr.h>\nint main(void) { return 0; }\n")
 	need(t, "simavr headers", probe.Run() == nil)
+	_, err := exec.LookPath("node")
+	need(t, "node", err == nil)
+	_, err = os.Stat("rp2040/node_modules/rp2040js/package.json")
+	need(t, "the rp2040js package", err == nil)
 	buildOnce.Do(func() { built, buildErr = build() })
 	if buildErr != nil {
 		t.Fatal(buildErr)
@@ -120,8 +127,15 @@ func build() (*env, error) {
 	}
 	e := &env{build: filepath.Join(buildDir, "fw"), tabla: filepath.Join(buildDir, "tabla")}
 	e.harness = filepath.Join(e.build, "host", "hil_sim")
+	e.cable = filepath.Join(e.build, "host", "hil_cable")
+	if e.node, err = exec.LookPath("node"); err != nil {
+		return nil, err
+	}
+	if e.rp2040, err = filepath.Abs("rp2040/hil_rp2040.mjs"); err != nil {
+		return nil, err
+	}
 	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	mk := exec.Command("make", "--no-print-directory", "-j2", "-C", firmwareDir(), "all", "hil-sim",
+	mk := exec.Command("make", "--no-print-directory", "-j2", "-C", firmwareDir(), "all", "hil-sim", "hil-cable",
 		"BUILD="+e.build, "GO="+goBin, "TOP="+top)
 	if out, err := mk.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("make: %v\n%s", err, out)
@@ -134,8 +148,20 @@ func build() (*env, error) {
 	return e, nil
 }
 
-// TestHIL plays a game on every builtin board's firmware under simavr with
-// the daemon on its serial line (see the package comment).
+// gameMCUs are the builds TestHIL plays the scripts on: the Mega's under
+// simavr, the RP2040's under rp2040js (but for RAY: see rp2040Games).
+var gameMCUs = []string{"atmega2560", "rp2040"}
+
+// rp2040Games are the boards whose games run on the RP2040 build. rp2040js
+// needs about 1.7 CPU seconds for each second of RAY's firmware (its 841
+// cells scanned 100 times a second), so RAY cannot keep up with the
+// daemon's wall-clock timeouts in a game; TestHILDriver runs RAY's RP2040
+// build under the driver instead, whose checks are in MCU time.
+var rp2040Games = map[string]bool{"daha": true, "gyges": true, "star": true, "six": true}
+
+// TestHIL plays a game on every builtin board's firmware with the daemon on
+// its serial line, on the Mega (simavr) and the RP2040 (rp2040js) builds
+// (see the package comment).
 func TestHIL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the hardware-in-the-loop test runs for about half a minute")
@@ -159,12 +185,22 @@ func TestHIL(t *testing.T) {
 			t.Fatalf("%s: header: %v", path, err)
 		}
 		games[h.Game] = true
-		t.Run(strings.TrimSuffix(filepath.Base(path), ".jsonl"), func(t *testing.T) {
-			t.Parallel()
-			lanes <- struct{}{}
-			defer func() { <-lanes }()
-			play(t, e, path, data, h)
-		})
+		name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+		for _, mcu := range gameMCUs {
+			if mcu == "rp2040" && !rp2040Games[h.Game] {
+				continue
+			}
+			sub := name
+			if mcu != "atmega2560" {
+				sub = mcu + "/" + name
+			}
+			t.Run(sub, func(t *testing.T) {
+				t.Parallel()
+				lanes <- struct{}{}
+				defer func() { <-lanes }()
+				play(t, e, mcu, path, data, h)
+			})
+		}
 	}
 	for g := range boards.Games {
 		if !games[g] {
@@ -221,16 +257,13 @@ const (
 	typeLEDSet    = 0x44
 )
 
-// startHarness runs the Mega build of the board.
-func startHarness(t *testing.T, e *env, l *fwboard.Layout, link string) *harness {
-	return startHarnessOn(t, e, "atmega2560", l, link)
-}
-
-// startHarnessOn runs the build for mcu (atmega2560 or atmega328p).
+// startHarnessOn runs the build for mcu: atmega2560 or atmega328p under
+// simavr (firmware/hil_sim.c), rp2040 under rp2040js (rp2040/hil_rp2040.mjs);
+// both harnesses take the same commands and print the same lines.
 func startHarnessOn(t *testing.T, e *env, mcu string, l *fwboard.Layout, link string) *harness {
-	dir := map[string]string{"atmega2560": "mega2560", "atmega328p": "uno"}[mcu]
+	dir := map[string]string{"atmega2560": "mega2560", "atmega328p": "uno", "rp2040": "rp2040"}[mcu]
 	elfPath := filepath.Join(e.build, dir, l.Board.Name+".elf")
-	args := []string{"-mcu", mcu, "-link", link, "-cells", strconv.Itoa(l.Cells),
+	args := []string{"-link", link, "-cells", strconv.Itoa(l.Cells),
 		"-bits", strconv.Itoa(l.SensorBits), "-leds", strconv.Itoa(l.LEDs), "-frames"}
 	if faces := map[string]int{fwboard.DieD6: 6, fwboard.DieNSEW: 4}[l.Die]; faces > 0 {
 		addr, err := dataSymbol(elfPath, "rng_state")
@@ -239,7 +272,14 @@ func startHarnessOn(t *testing.T, e *env, mcu string, l *fwboard.Layout, link st
 		}
 		args = append(args, "-die", strconv.Itoa(faces), "-rng", fmt.Sprintf("0x%x", addr))
 	}
-	h := &harness{t: t, cmd: exec.Command(e.harness, append(args, elfPath)...),
+	var cmd *exec.Cmd
+	if mcu == "rp2040" {
+		args = append([]string{e.rp2040, "-cable", e.cable}, args...)
+		cmd = exec.Command(e.node, append(args, strings.TrimSuffix(elfPath, ".elf")+".bin")...)
+	} else {
+		cmd = exec.Command(e.harness, append(append([]string{"-mcu", mcu}, args...), elfPath)...)
+	}
+	h := &harness{t: t, cmd: cmd,
 		ready: make(chan struct{}), done: make(chan struct{}), news: make(chan struct{}, 1)}
 	var err error
 	if h.in, err = h.cmd.StdinPipe(); err != nil {
@@ -266,8 +306,8 @@ func startHarnessOn(t *testing.T, e *env, mcu string, l *fwboard.Layout, link st
 	return h
 }
 
-// dataSymbol is the SRAM address of a variable in an AVR ELF file (whose
-// data addresses are offset by 0x800000).
+// dataSymbol is the RAM address of a variable in an ELF file: an AVR's SRAM
+// address (its ELF offsets data addresses by 0x800000), or an RP2040's.
 func dataSymbol(path, name string) (uint64, error) {
 	f, err := elf.Open(path)
 	if err != nil {
@@ -280,7 +320,10 @@ func dataSymbol(path, name string) (uint64, error) {
 	}
 	for _, s := range syms {
 		if s.Name == name {
-			return s.Value &^ 0x800000, nil
+			if f.Machine == elf.EM_AVR {
+				return s.Value &^ 0x800000, nil
+			}
+			return s.Value, nil
 		}
 	}
 	return 0, fmt.Errorf("%s: no symbol %s", path, name)
@@ -363,6 +406,14 @@ func (h *harness) send(format string, args ...any) {
 	if _, err := fmt.Fprintf(h.in, format+"\n", args...); err != nil {
 		h.t.Fatalf("harness: %v", err)
 	}
+}
+
+// untimed makes the following commands take effect as soon as the harness
+// reads them, without the time since the previous one.
+func (h *harness) untimed() {
+	h.mu.Lock()
+	h.last = time.Time{}
+	h.mu.Unlock()
 }
 
 func parseLineFrame(kind, rest string) (lineFrame, error) {
@@ -607,7 +658,7 @@ type game struct {
 	ledChk int               // LED comparisons made
 }
 
-func play(t *testing.T, e *env, path string, data []byte, h script.Header) {
+func play(t *testing.T, e *env, mcu, path string, data []byte, h script.Header) {
 	start := time.Now()
 	def, err := boards.Open(h.Game)
 	if h.Board != "" {
@@ -626,7 +677,7 @@ func play(t *testing.T, e *env, path string, data []byte, h script.Header) {
 	for s, c := range def.Sensors {
 		g.sensor[c] = s
 	}
-	g.h = startHarness(t, e, lay, link)
+	g.h = startHarnessOn(t, e, mcu, lay, link)
 	// The game's start position is on the table when the board powers up.
 	for _, p := range def.Start {
 		g.put(p.Cell, p.Piece)

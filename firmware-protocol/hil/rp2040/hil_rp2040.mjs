@@ -101,7 +101,7 @@ function makeChip(sram) {
   chip.core.PC = chip.flashView.getUint32(FLASH_IMAGE + 4, true) & ~1;
   for (const pio of chip.pio) {
     pio.run = () => {}; // stepped with the CPU below
-    for (const sm of pio.machines) sm.skip = 0, sm.acc = 0;
+    for (const sm of pio.machines) sm.skip = 0, sm.acc = 0, sm.seen = sm.cycles;
   }
   chip.peripherals[0x40058].onWatchdogTrigger = () => {
     out(`error the watchdog reset the MCU at ${mcuMs()} ms (the firmware hung)`);
@@ -117,6 +117,7 @@ function makeChip(sram) {
   chip.gpio[PIN_CLK].addListener((v, old) => clkChanged(v, old));
   chip.gpio[PIN_LED].addListener((v) => ledPin(v));
   feedAlarm = chip.clock.createAlarm(feedUart);
+  feeding = false;
   return chip;
 }
 
@@ -137,10 +138,26 @@ function pioNext(pio) {
   return next;
 }
 
+// Steps the state machines through `cycles` CPU cycles that end now. Pin
+// changes are looked at after each step and stamped with its own time
+// (pinNanos), not the end of the CPU instruction: a WS2812 pulse is 31
+// CPU cycles, an exception entry a dozen.
+let pinNanos = 0;
 function pioAdvance(pio, cycles) {
-  let stepped = false;
+  const endNs = rp.clock.nanos, cycleNs = 1e9 / rp.clkSys;
   for (const sm of pio.machines) {
     if (!sm.enabled) continue;
+    // A stall the CPU ended (a FIFO write or read resumes the machine at
+    // once) adds its instruction's delay.
+    if (sm.cycles !== sm.seen) {
+      if (sm.cycles > sm.seen) sm.skip += sm.cycles - sm.seen;
+      sm.seen = sm.cycles;
+    }
+    // A stalled machine waits for the CPU, which resumes it: no steps.
+    if (sm.waiting && sm.skip === 0) {
+      sm.acc = 0;
+      continue;
+    }
     const div = smDiv(sm);
     sm.acc += cycles;
     while (sm.acc >= div) {
@@ -152,15 +169,20 @@ function pioAdvance(pio, cycles) {
       }
       sm.acc -= div;
       const was = sm.waiting, c0 = sm.cycles;
+      pinNanos = endNs - sm.acc * cycleNs;
       sm.step();
-      stepped = true;
+      pio.checkChangedPins();
       // The instruction's delay (or, for a stall that ended, its delay
       // then) holds the machine for as many cycles.
       const d = sm.cycles - c0 - (was ? 0 : 1);
       if (d > 0) sm.skip = d;
+      sm.seen = sm.cycles;
+      if (sm.waiting && sm.skip === 0) {
+        sm.acc = 0;
+        break;
+      }
     }
   }
-  if (stepped) pio.checkChangedPins();
 }
 
 function run(untilNanos) {
@@ -306,7 +328,7 @@ function ledFrameDone() {
 }
 
 function ledPin(v) {
-  const now = rp.clock.nanos;
+  const now = pinNanos;
   const high = v === HIGH;
   if (high && !ledLevel) {
     if (ledBits.length > 0 && now - ledFall >= 50e3) ledFrameDone(); // a latch pause
@@ -388,17 +410,22 @@ function flushToHost() {
   toHostBuf = [];
 }
 // One byte into the UART every byte time, while the FIFO has room.
+let feeding = false; // the feed alarm is scheduled (rp2040js keeps a fired alarm's flag set)
 function feedUart() {
+  feeding = false;
   const uart = rp.uart[0];
   if (toMcu.length > 0 && !uart.rxFIFO.full) {
     const b = toMcu.shift();
     traceDown(b);
     uart.feedByte(b);
   }
-  if (toMcu.length > 0) feedAlarm.schedule(BYTE_NS);
+  startFeed();
 }
 function startFeed() {
-  if (toMcu.length > 0 && !feedAlarm.scheduled) feedAlarm.schedule(BYTE_NS);
+  if (toMcu.length > 0 && !feeding) {
+    feeding = true;
+    feedAlarm.schedule(BYTE_NS);
+  }
 }
 
 let cableReady;
@@ -575,6 +602,7 @@ async function main() {
       }
     }
     if (ledBits.length > 0 && !ledLevel && rp.clock.nanos - ledFall >= 50e3) ledFrameDone();
+    pinNanos = rp.clock.nanos;
     flushToHost();
     await tick(); // the cable's and the test's input
     startFeed();
