@@ -120,4 +120,18 @@ func TestEventPages(t *testing.T) {
 			[...document.querySelectorAll("#players .clock")].every(e => /\d+:\d\d/.test(e.textContent)); })()`, p.Players[0], p.Players[1]),
 		`document.getElementById("club").innerText`)
 	browsertest.Screenshot(t, ctx, "hub-event-table-phone")
+
+	// the arbiter sets a result from the page: logged with the reason
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/event.html?e=moda"), chromedp.WaitVisible(chromedp.CSS(`#resWhy`))); err != nil {
+		t.Fatal(err)
+	}
+	q := ev.Sections[0].Played[1].Pairings[1]
+	browsertest.Eval[any](t, ctx, `(() => { const v = (id, x) => document.getElementById(id).value = x;
+		v("resGame", "gyges"); v("resRound", "2"); v("resBoard", "2"); v("resPlaces", "2,1"); v("resWhy", "south stopped the clock and resigned");
+		document.getElementById("result").requestSubmit(); })()`)
+	browsertest.WaitJS(t, ctx, "the arbiter's result in the log", `document.getElementById("log").innerText.includes("the arbiter changed gyges round 2 board 2") &&
+		document.getElementById("log").innerText.includes("south stopped the clock and resigned")`, `document.getElementById("log").innerText + document.getElementById("evmessage").textContent`)
+	if r := th.hub.Event("moda").Sections[0].Played[1].Pairings[1].Result; r == nil || r.By != "arbiter" || r.Points[1] != 1 {
+		t.Fatalf("round 2 board 2 (%v) after the arbiter: %+v", q.Players, r)
+	}
 }

@@ -30,6 +30,14 @@ $("start").onclick = async () => {
   if (confirm("Start the first round? Nobody can register after that.")) await post("/api/club/" + encodeURIComponent(id) + "/start", {});
 };
 
+$("result").onsubmit = async ev => {
+  ev.preventDefault();
+  const places = $("resPlaces").value.split(/[ ,]+/).filter(Boolean).map(Number);
+  const body = { game: $("resGame").value, round: Number($("resRound").value), board: Number($("resBoard").value), places, why: $("resWhy").value.trim() };
+  if (!body.why) { $("evmessage").textContent = "Say why the result is set: the log shows it."; return; }
+  if (await post("/api/club/" + encodeURIComponent(id) + "/result", body)) { $("resWhy").value = ""; $("evmessage").textContent = "Result set."; }
+};
+
 const fmt = ms => {
   ms = Math.max(0, ms);
   const s = Math.ceil(ms / 1000), h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60, ss = String(s % 60).padStart(2, "0");
@@ -100,7 +108,9 @@ function render(v) {
   $("title").textContent = v.name;
   $("where").textContent = [v.site, v.date].filter(Boolean).join(" · ");
   $("sections").innerHTML = v.sections.map(section).join("");
-  $("regGame").innerHTML = v.sections.map(s => "<option>" + esc(s.game) + "</option>").join("");
+  const games = v.sections.map(s => "<option>" + esc(s.game) + "</option>").join("");
+  if ($("regGame").innerHTML !== games) { $("regGame").innerHTML = games; $("resGame").innerHTML = games; }
+  $("result").hidden = !v.started;
   $("register").hidden = v.started;
   $("start").hidden = v.started;
   $("log").innerHTML = v.log.slice(-12).reverse().map(l => "<li" + (l.refused ? ' class="refused"' : "") + ">" +
