@@ -7,6 +7,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"testing"
+	"time"
 )
 
 // StarStart is the snapshot of STAR's start position, as `tabla sim`
@@ -59,4 +61,16 @@ func Chatter(w io.Writer, size int, kind int) error {
 	p("{\"sensor\":\"d13\",\"code\":0,\"at\":%d}\n{\"tick\":%d}\n{\"sensor\":\"h11\",\"code\":255,\"at\":%d}\n{\"tick\":%d}\n", at, at+200, at+400, at+600)
 	p(`{"move":"d13-h11","by":"white","t":"2026-11-01T12:00:00Z","source":"sim"}` + "\n")
 	return bw.Flush()
+}
+
+// Budget reports, after a benchmark's loop begun at cpu0 (Usage's first
+// value then), the CPU seconds an op took (user and system: the wall time
+// of a loaded machine says more of its other work) and the process's peak
+// resident memory, the two figures of issue 25's budget.
+func Budget(b *testing.B, cpu0 time.Duration) {
+	cpu, peak := Usage()
+	if cpu > 0 {
+		b.ReportMetric((cpu-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+		b.ReportMetric(float64(peak)/(1<<20), "peak-MB")
+	}
 }

@@ -31,7 +31,8 @@ func chatterFile(b *testing.B, kind int) string {
 // resume (readJournal, what `tabla run` does before it plays on) and
 // `tabla replay` (ReplayFile) — on a 64 MB STAR journal of each kind of
 // chatter: toggle (the referee reads the board at every event), repeat (a
-// sensor reports what it read again and again), ticks.
+// sensor reports what it read again and again), ticks. The CPU time an op
+// takes and the peak memory are reported beside the wall time.
 func BenchmarkBudget64MB(b *testing.B) {
 	for _, k := range []struct {
 		name string
@@ -42,22 +43,26 @@ func BenchmarkBudget64MB(b *testing.B) {
 		b.Run("resume/"+k.name, func(b *testing.B) {
 			b.SetBytes(fi.Size())
 			b.ReportAllocs()
+			cpu0, _ := recordtest.Usage()
 			for b.Loop() {
 				u, err := readJournal(path, "star")
 				if err != nil || u.Game.State.Plies() != 2 {
 					b.Fatal(err)
 				}
 			}
+			recordtest.Budget(b, cpu0)
 		})
 		b.Run("replay/"+k.name, func(b *testing.B) {
 			b.SetBytes(fi.Size())
 			b.ReportAllocs()
+			cpu0, _ := recordtest.Usage()
 			for b.Loop() {
 				res, err := ReplayFile(path)
 				if err != nil || !res.Match() || len(res.Got) != 2 {
 					b.Fatal(err, res.Got)
 				}
 			}
+			recordtest.Budget(b, cpu0)
 		})
 	}
 }

@@ -13,7 +13,8 @@ import (
 // library's 64 MB cap in under 100 MB and 2 s) for the library — a fresh
 // library's first GET /api/game of a 64 MB STAR journal (its entry read,
 // then its steps: index), and the same request again (the entry cached:
-// steps), for each kind of chatter.
+// steps), for each kind of chatter; the CPU time an op takes and the peak
+// memory beside the wall time.
 func BenchmarkGame64MB(b *testing.B) {
 	for _, k := range []struct {
 		name string
@@ -39,6 +40,7 @@ func BenchmarkGame64MB(b *testing.B) {
 		b.Run("index/"+k.name, func(b *testing.B) {
 			b.SetBytes(fi.Size())
 			b.ReportAllocs()
+			cpu0, _ := recordtest.Usage()
 			for b.Loop() {
 				os.Remove(filepath.Join(dir, ".tabla-library.json"))
 				lib, err := library.Open(dir, library.Options{})
@@ -48,6 +50,7 @@ func BenchmarkGame64MB(b *testing.B) {
 				game(b, lib)
 				lib.Close()
 			}
+			recordtest.Budget(b, cpu0)
 		})
 		b.Run("steps/"+k.name, func(b *testing.B) {
 			lib, err := library.Open(dir, library.Options{})
@@ -58,9 +61,11 @@ func BenchmarkGame64MB(b *testing.B) {
 			game(b, lib)
 			b.SetBytes(fi.Size())
 			b.ReportAllocs()
+			cpu0, _ := recordtest.Usage()
 			for b.Loop() {
 				game(b, lib)
 			}
+			recordtest.Budget(b, cpu0)
 		})
 	}
 }
