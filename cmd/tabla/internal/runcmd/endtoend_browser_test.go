@@ -49,7 +49,9 @@ var screens = []screen{{"phone", 390, 844, true}, {"desktop", 1280, 800, false}}
 // its sessions lost (the page says control ended, in words, buttons off);
 // on the analysis board a blunder of the game played names the better
 // move and draws it as the arrow; the better move played as a variation
-// (the engine's lines follow) and back to the game. At every step every
+// by two taps (on a phone STAR's cells are too small for a finger: the
+// first tap zooms the board in) with the engine's lines following, and
+// back to the game. At every step every
 // visible tap target is measured (≥ 44 px) and a screenshot taken
 // (TABLA_README_SCREENSHOT=1 writes them to webui/docs for the README).
 func TestTableEndToEnd(t *testing.T) {
@@ -176,7 +178,7 @@ func endToEnd(t *testing.T, sc screen) {
 	stop()
 	e.offline()
 	tb, _, stop = runDaemon(t, journal, addr, level)
-	e.wait("the page back on the restarted daemon, in control", `document.getElementById("conn").textContent === "board connected" && document.getElementById("pairtext").textContent === "This phone controls the board." && !document.querySelector('[data-press="new"]').disabled`,
+	e.wait("the page back on the restarted daemon, in control", `window.pairShown.length > 0 && document.getElementById("conn").textContent === "board connected" && document.getElementById("pairtext").textContent === "This phone controls the board." && !document.querySelector('[data-press="new"]').disabled`,
 		`document.getElementById("conn").textContent + " | " + document.getElementById("pairtext").textContent`)
 	if got := browsertest.Eval[string](t, tab, `fetch("api/pair").then(r => r.text())`); !strings.Contains(got, `"paired":true`) {
 		t.Errorf("after a restart the board answers %s, want paired", got)
@@ -188,7 +190,7 @@ func endToEnd(t *testing.T, sc screen) {
 		t.Fatal(err)
 	}
 	tb, _, _ = runDaemon(t, journal, addr, level)
-	e.wait("the page to say control ended", `document.getElementById("pairtext").textContent.includes("This phone no longer controls the board") && document.querySelector('[data-press="new"]').disabled && document.querySelector('[data-press="hint"]').disabled && !document.getElementById("pairbtn").hidden`,
+	e.wait("the page to say control ended", `window.pairShown.length > 0 && document.getElementById("pairtext").textContent.includes("This phone no longer controls the board") && document.querySelector('[data-press="new"]').disabled && document.querySelector('[data-press="hint"]').disabled && !document.getElementById("pairbtn").hidden`,
 		`document.getElementById("pairtext").textContent`)
 	e.targets("the live page after control ended")
 	e.shot("4-control-ended")
@@ -262,9 +264,25 @@ func endToEnd(t *testing.T, sc screen) {
 	if !maps.Equal(gamePieces, prior.Step.Pieces) {
 		t.Errorf("before the blunder the board shows %v, the library %v", gamePieces, prior.Step.Pieces)
 	}
-	click(t, tab, fmt.Sprintf(`#board .hit[data-cell=%q]`, better.From[0]))
+	from, to := fmt.Sprintf(`#board .hit[data-cell=%q]`, better.From[0]), fmt.Sprintf(`#board .hit[data-cell=%q]`, better.To[0])
+	t.Logf("the analysis board's cells: %.0f px, taps: %s", browsertest.Eval[float64](t, tab, `cellPx()`), browsertest.Eval[string](t, tab, `document.getElementById("board").dataset.tap`))
+	if e.sc.mobile {
+		// a finger's first tap on STAR's small cells zooms the board in
+		// around it; nothing is played
+		if mode := browsertest.Eval[string](t, tab, `document.getElementById("board").dataset.tap`); mode != "zoom" {
+			t.Errorf("on a phone STAR's %.0f-px cells are tapped as %q, want a tap to zoom", browsertest.Eval[float64](t, tab, `cellPx()`), mode)
+		}
+		e.targets("the analysis board before the zoom")
+		click(t, tab, from)
+		if mode := browsertest.Eval[string](t, tab, `document.getElementById("board").dataset.tap`); mode != "cells" || browsertest.Eval[bool](t, tab, `variation !== null`) {
+			t.Errorf("a tap on the small board: cells tapped as %q (want cells, 44 px at least), variation %v", mode, browsertest.Eval[any](t, tab, `variation`))
+		}
+		e.inView(from, to)
+		e.targets("the zoomed analysis board")
+	}
+	click(t, tab, from)
 	e.wait("the piece's destinations", fmt.Sprintf(`(%s)[%q] === "dest"`, browsertest.DrawnLEDs, better.To[0]), `JSON.stringify(`+browsertest.DrawnLEDs+`)`)
-	click(t, tab, fmt.Sprintf(`#board .hit[data-cell=%q]`, better.To[0]))
+	click(t, tab, to)
 	e.wait("the variation's lines", `!!(variation && variation.data && variation.line.length === 1) && document.querySelectorAll("#lines li").length === 3 && document.getElementById("linesdepth").textContent.includes("depth")`,
 		`document.getElementById("varline").textContent + " | " + document.getElementById("linesbox").textContent`)
 	var reached library.Explored
@@ -312,11 +330,38 @@ func (e *e2e) wait(what, cond, seen string) {
 	browsertest.WaitJS(e.t, e.tab, what, cond, seen)
 }
 
-// offline waits for the page to see the daemon gone (so that what it
-// shows next comes from the daemon started after).
+// inView pans the zoomed board by a drag until the elements sel... are
+// inside its box.
+func (e *e2e) inView(sels ...string) {
+	e.t.Helper()
+	js := `(() => { const v = document.getElementById("board").getBoundingClientRect(); let x = 0, y = 0, out = false;
+		for (const s of %s) { const r = document.querySelector(s).getBoundingClientRect(), cx = r.left + r.width / 2, cy = r.top + r.height / 2;
+			x += cx / %d; y += cy / %d; if (r.left < v.left || r.right > v.right || r.top < v.top || r.bottom > v.bottom) out = true; }
+		return {out: out ? 1 : 0, dx: v.left + v.width / 2 - x, dy: v.top + v.height / 2 - y, x: v.left + v.width / 2, y: v.top + v.height / 2}; })()`
+	list, _ := json.Marshal(sels)
+	p := browsertest.Eval[map[string]float64](e.t, e.tab, fmt.Sprintf(js, list, len(sels), len(sels)))
+	if p["out"] == 0 {
+		return
+	}
+	x, y, dx, dy := p["x"], p["y"], p["dx"], p["dy"]
+	if err := chromedp.Do(e.tab, chromedp.MouseEvent(chromedp.MousePressed, x, y, chromedp.ButtonLeft),
+		chromedp.MouseEvent(chromedp.MouseMoved, x+dx/2, y+dy/2, chromedp.ButtonLeft),
+		chromedp.MouseEvent(chromedp.MouseMoved, x+dx, y+dy, chromedp.ButtonLeft),
+		chromedp.MouseEvent(chromedp.MouseReleased, x+dx, y+dy, chromedp.ButtonLeft)); err != nil {
+		e.t.Fatal(err)
+	}
+	if p = browsertest.Eval[map[string]float64](e.t, e.tab, fmt.Sprintf(js, list, len(sels), len(sels))); p["out"] != 0 {
+		e.t.Fatalf("%v not in sight on the zoomed board after a drag", sels)
+	}
+}
+
+// offline waits for the page to see the daemon gone, and from then on
+// records what the page learns of this phone's control (window.pairShown:
+// the page asks the daemon started next when its event stream is back).
 func (e *e2e) offline() {
 	e.t.Helper()
 	e.wait("the page to see the daemon stopped", `document.getElementById("conn").dataset.state === "offline"`, `document.getElementById("conn").textContent`)
+	browsertest.Eval[bool](e.t, e.tab, `(() => { window.pairShown = []; if (!window.pairWrapped) { const f = showPairing; showPairing = p => { window.pairShown.push(p); return f(p); }; window.pairWrapped = true; } return true; })()`)
 }
 
 func (e *e2e) text(sel string) string {
@@ -411,12 +456,28 @@ const tapTargetsJS = `[...document.querySelectorAll("*")]
 	.filter(([e, r]) => r.width < 44 || r.height < 44)
 	.map(([e, r]) => (e.id ? "#" + e.id : e.tagName.toLowerCase() + (e.className ? "." + e.className : "")) + " \"" + e.textContent.trim().slice(0, 24) + "\" " + r.width.toFixed(0) + "×" + r.height.toFixed(0))`
 
-// targets measures every visible tap target (≥ 44 px) and that the page
-// is no wider than the screen.
+// cellTargetsJS lists the analysis board's cells in sight smaller than
+// %d px: taps play on them ("cells": a finger, 44 px; "pointer": a mouse,
+// WCAG's 24 px), or a tap zooms the board and none is a target ("zoom").
+const cellTargetsJS = `(() => { const b = document.getElementById("board"); if (!b || !b.dataset.tap || b.dataset.tap === "zoom") return [];
+	const v = b.getBoundingClientRect();
+	return [...b.querySelectorAll(".hit")].map(h => [h, h.getBoundingClientRect()])
+		.filter(([h, r]) => r.left + r.width / 2 > v.left && r.left + r.width / 2 < v.right && r.top + r.height / 2 > v.top && r.top + r.height / 2 < v.bottom)
+		.filter(([h, r]) => r.width < %[1]d || r.height < %[1]d).map(([h, r]) => h.dataset.cell + " " + r.width.toFixed(0) + "×" + r.height.toFixed(0)); })()`
+
+// targets measures every visible tap target (≥ 44 px; the analysis
+// board's cells too, where a finger plays on them) and that the page is no
+// wider than the screen.
 func (e *e2e) targets(where string) {
 	e.t.Helper()
-	if small := browsertest.Eval[[]string](e.t, e.tab, tapTargetsJS); len(small) > 0 {
-		e.t.Errorf("%s: tap targets under 44 px: %q", where, small)
+	small := browsertest.Eval[[]string](e.t, e.tab, tapTargetsJS)
+	min := 44
+	if browsertest.Eval[string](e.t, e.tab, `(document.getElementById("board") || {dataset: {}}).dataset.tap || ""`) == "pointer" {
+		min = 24
+	}
+	small = append(small, browsertest.Eval[[]string](e.t, e.tab, fmt.Sprintf(cellTargetsJS, min))...)
+	if len(small) > 0 {
+		e.t.Errorf("%s: tap targets under 44 px (board cells for a mouse under 24): %q", where, small)
 	}
 	if o := browsertest.Eval[int](e.t, e.tab, browsertest.Overflow); o > 0 {
 		e.t.Errorf("%s is %d px wider than the screen", where, o)

@@ -145,9 +145,10 @@ const Tabla = (() => {
       this.applyZoom();
     }
     // gestures: a pinch (two pointers) zooms, one pointer dragged on a
-    // zoomed board pans when canPan(ev) allows it; the wheel zooms. panned
-    // is true from the pointerdown of a gesture that moved the board.
-    gestures(canPan) {
+    // zoomed board pans when canPan(ev) allows it; the wheel zooms (unless
+    // wheel is false: the analysis board's wheel steps). panned is true
+    // from the pointerdown of a gesture that moved the board.
+    gestures(canPan, wheel = true) {
       const svg = this.svg, down = new Map();
       let last = null, pinch = null;
       svg.addEventListener("pointerdown", ev => {
@@ -174,7 +175,7 @@ const Tabla = (() => {
       const up = ev => { down.delete(ev.pointerId); if (down.size < 2) pinch = null; if (!down.size) last = null; };
       svg.addEventListener("pointerup", up);
       svg.addEventListener("pointercancel", up);
-      svg.addEventListener("wheel", ev => {
+      if (wheel) svg.addEventListener("wheel", ev => {
         if (!ev.ctrlKey && (this.zoom || 1) <= 1 && ev.deltaY > 0) return; // let the page scroll
         ev.preventDefault();
         this.zoomBy(Math.exp(-ev.deltaY / 300), ev.clientX, ev.clientY);

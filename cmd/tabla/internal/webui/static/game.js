@@ -408,6 +408,24 @@ async function analysis() {
   setTimeout(analysis, 400);
 }
 
+// --- zoom -----------------------------------------------------------------
+
+// A finger needs cells of 44 px. Where they are smaller (STAR or RAY on a
+// phone), a tap on the board zooms in around it until they are, and only
+// then do taps play; + − ⤢ and a pinch zoom, a drag pans a zoomed board (a
+// swipe then pans instead of stepping). A mouse plays on the cells as they
+// are. #board's data-tap says which: "zoom" (a tap zooms), "cells" (a
+// finger plays), "pointer" (a mouse plays).
+const coarse = matchMedia("(pointer: coarse)");
+function cellPx() { const h = document.querySelector("#board .hit"); return h ? h.getBoundingClientRect().width : 0; }
+function tapMode() { return !coarse.matches ? "pointer" : cellPx() >= 44 ? "cells" : "zoom"; }
+function zoomChanged() { $("board").dataset.tap = tapMode(); }
+function setupZoom() {
+  const small = coarse.matches && cellPx() / (board.zoom || 1) < 44;
+  $("zoombar").hidden = !(small || board.zoomable);
+  zoomChanged();
+}
+
 function step(d) {
   if (variation) { if (d < 0) takeBack(); return; }
   go(k + d);
@@ -444,16 +462,26 @@ async function start() {
     const to = { Home: 0, End: game.steps.length - 1 }[ev.key];
     if (to !== undefined) { ev.preventDefault(); go(to); }
   });
-  // the board: a tap plays (variations), a horizontal swipe steps
+  // the board: a tap plays (variations), a horizontal swipe steps; a
+  // board too small for a finger zooms first (setupZoom)
   const svg = $("board");
+  board.gestures(() => true, false);
+  $("zoomin").onclick = () => { board.zoomBy(2); zoomChanged(); };
+  $("zoomout").onclick = () => { board.zoomBy(.5); zoomChanged(); };
+  $("zoomfit").onclick = () => { board.zoom = 1; board.applyZoom(); zoomChanged(); };
+  setupZoom();
+  addEventListener("resize", setupZoom);
+  coarse.addEventListener("change", setupZoom);
   let down = null;
   svg.addEventListener("pointerdown", ev => { down = { x: ev.clientX, y: ev.clientY }; });
   svg.addEventListener("pointerup", ev => {
     if (!down) return;
     const dx = ev.clientX - down.x, dy = ev.clientY - down.y;
     down = null;
-    if (Math.abs(dx) > 40 && Math.abs(dx) > 1.5 * Math.abs(dy)) { step(dx < 0 ? 1 : -1); return; } // swipe left: next
+    if (board.panned) return; // a pinch, or a drag that panned the zoomed board
+    if (Math.abs(dx) > 40 && Math.abs(dx) > 1.5 * Math.abs(dy)) { if ((board.zoom || 1) <= 1) step(dx < 0 ? 1 : -1); return; } // swipe left: next
     if (Math.hypot(dx, dy) > 10) return;
+    if (tapMode() === "zoom") { board.zoomBy(Math.max(2, 48 / cellPx()), ev.clientX, ev.clientY); zoomChanged(); return; }
     const hit = ev.target.closest && ev.target.closest("[data-cell]");
     if (hit) tap(hit.dataset.cell);
   });
