@@ -114,10 +114,10 @@ func driverRun(t *testing.T, e *env, mcu, name string) {
 	sc := serial.Config{Dial: serial.PortDialer(link, 115200, nil), Board: &cfg,
 		Heartbeat: time.Second, MissedHeartbeats: 10}
 	if mcu == "rp2040" {
-		// rp2040js emulates RAY's scan at about 1.7 CPU seconds per MCU
-		// second: it can fall behind the wall clock, and the driver's reply
-		// timeout (wall time, 200 ms by default) with it. The replies are
-		// checked in MCU time (unanswered) all the same.
+		// rp2040js emulates RAY's firmware at more than a CPU second per
+		// MCU second: it falls behind the wall clock, and the driver's
+		// reply timeout (wall time, 200 ms by default) would expire. The
+		// replies are checked in MCU time (unanswered) all the same.
 		sc.ReplyTimeout = 2 * time.Second
 	}
 	board, err := serial.Open(ctx, sc)

@@ -153,10 +153,11 @@ func build() (*env, error) {
 var gameMCUs = []string{"atmega2560", "rp2040"}
 
 // rp2040Games are the boards whose games run on the RP2040 build. rp2040js
-// needs about 1.7 CPU seconds for each second of RAY's firmware (its 841
-// cells scanned 100 times a second), so RAY cannot keep up with the
-// daemon's wall-clock timeouts in a game; TestHILDriver runs RAY's RP2040
-// build under the driver instead, whose checks are in MCU time.
+// needs more than a CPU second for each second of RAY's firmware (its 841
+// cells scanned 100 times a second: 1.1 s measured, BENCHMARKS.md), so RAY
+// cannot keep up with the daemon's wall-clock timeouts in a game;
+// TestHILDriver runs RAY's RP2040 build under the driver instead, whose
+// checks are in MCU time.
 var rp2040Games = map[string]bool{"daha": true, "gyges": true, "star": true, "six": true}
 
 // TestHIL plays a game on every builtin board's firmware with the daemon on

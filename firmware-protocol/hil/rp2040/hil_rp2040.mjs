@@ -30,7 +30,11 @@
 // hardware. A watchdog reset is reported as an error (a hung firmware).
 //
 // Usage: node hil_rp2040.mjs -cable PATH -link PATH -cells N -bits B -leds L
-//                            [-rng ADDR] [-die 6|4] [-frames] firmware.bin
+//                            [-rng ADDR] [-die 6|4] [-frames] [-bench MS] firmware.bin
+//
+// -bench MS runs MS milliseconds of MCU time as fast as it can (no wall
+// clock, no commands but "go") and prints "bench mcu S cpu S instructions
+// N": what the emulation of that firmware costs (BENCHMARKS.md).
 //
 // Commands on standard input, one a line, each optionally prefixed by
 // "@MS " (carried out MS milliseconds of MCU time after the previous
@@ -52,14 +56,14 @@ const HIGH = 1, LOW = 0; // GPIOPinState
 
 // ---- Arguments ----
 
-const opt = { bits: 0, cells: 0, leds: 0, rng: 0, die: 0, frames: false };
+const opt = { bits: 0, cells: 0, leds: 0, rng: 0, die: 0, frames: false, bench: 0 };
 let image = null;
 {
   const a = process.argv.slice(2);
   for (let i = 0; i < a.length; i++) {
     const k = a[i];
     if (k === '-frames') opt.frames = true;
-    else if (['-cable', '-link', '-cells', '-bits', '-leds', '-rng', '-die'].includes(k) && i + 1 < a.length) {
+    else if (['-cable', '-link', '-cells', '-bits', '-leds', '-rng', '-die', '-bench'].includes(k) && i + 1 < a.length) {
       const v = a[++i];
       opt[k.slice(1)] = ['-cable', '-link'].includes(k) ? v : Number(v);
     } else if (!k.startsWith('-') && image === null) image = k;
@@ -84,6 +88,7 @@ function trace(text) {
 // ---- The chip ----
 
 let rp; // the RP2040; a reset makes a new one
+let instructions = 0;
 let baseNanos = 0; // MCU time before the last reset
 let slept = 0; // nanoseconds the core spent in WFI
 let crashed = false;
@@ -214,6 +219,7 @@ function run(untilNanos) {
       crashed = true;
       return;
     }
+    instructions++;
     clock.tick(cycles * cycleNs);
     pioAdvance(pio, cycles);
   }
@@ -591,6 +597,13 @@ async function main() {
   if (!(await cableReady)) process.exit(1);
   const start = performance.now();
   out(`ready ${opt.link}`);
+  if (opt.bench > 0) {
+    const cpu0 = process.cpuUsage();
+    run(opt.bench * 1e6);
+    const cpu = process.cpuUsage(cpu0);
+    out(`bench mcu ${(mcuNanos() / 1e9).toFixed(3)} s cpu ${((cpu.user + cpu.system) / 1e6).toFixed(3)} s instructions ${instructions}`);
+    quitting = true;
+  }
   while (!quitting && !crashed) {
     run(rp.clock.nanos + SLICE_NS);
     const now = mcuNanos();
