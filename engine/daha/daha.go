@@ -315,22 +315,33 @@ func (s *State) RandomMove(rng *rand.Rand) engine.Move {
 	if s.roll == 0 || s.winner >= 0 {
 		return engine.NoMove
 	}
+	return s.moveTo(s.randomDest(rng))
+}
+
+// randomDest draws one of the destinations (a move is due).
+func (s *State) randomDest(rng *rand.Rand) int {
 	d := s.dests
 	for i := rng.IntN(bits.OnesCount64(d)); i > 0; i-- {
 		d &= d - 1
 	}
-	return s.moveTo(bits.TrailingZeros64(d))
+	return bits.TrailingZeros64(d)
 }
 
 // Play moves the piece to m's destination, paints it when the roll repeats
 // the mover's previous one, and passes the turn.
 func (s *State) Play(m engine.Move) {
 	p := int(s.toMove)
-	from := int(s.pos[p])
 	to := Dest(m)
+	s.hist = append(s.hist, undo{hash: s.hash, dests: s.dests, seat: int8(p), from: s.pos[p], to: int8(to), roll: s.roll, prevLast: s.last[p]})
+	s.hist[len(s.hist)-1].newPaint = s.move(to)
+}
+
+// move is Play to cell to without the history entry; it reports whether
+// the move painted a fresh cell.
+func (s *State) move(to int) (newPaint bool) {
+	p := int(s.toMove)
+	from := int(s.pos[p])
 	k := s.roll
-	s.hist = append(s.hist, undo{hash: s.hash, dests: s.dests, seat: int8(p), from: int8(from), to: int8(to), roll: k, prevLast: s.last[p]})
-	u := &s.hist[len(s.hist)-1]
 	h := s.hash ^ keys.piece[p][from] ^ keys.piece[p][to] ^ keys.roll[k]
 	s.pos[p] = int8(to)
 	s.occ ^= 1<<uint(from) | 1<<uint(to)
@@ -339,7 +350,7 @@ func (s *State) Play(m engine.Move) {
 			s.paint[p] |= bit
 			s.painted |= bit
 			h ^= keys.paint[p][to]
-			u.newPaint = true
+			newPaint = true
 		}
 	} else {
 		h ^= keys.last[p][s.last[p]] ^ keys.last[p][k]
@@ -352,6 +363,7 @@ func (s *State) Play(m engine.Move) {
 	s.toMove = next
 	s.hash = h
 	s.plies++
+	return newPaint
 }
 
 // Roll applies die face f (value f+1) for the player to move. When the roll
@@ -369,20 +381,24 @@ func (s *State) Roll(face int) error {
 		return fmt.Errorf("daha: %w: die face %d out of range 0–5 (values 1–6)", engine.ErrNotation, face)
 	}
 	p := int(s.toMove)
-	k := face + 1
+	s.hist = append(s.hist, undo{hash: s.hash, seat: int8(p), isRoll: true, from: s.pos[p], prevLast: s.last[p]})
+	s.hist[len(s.hist)-1].elim = s.throw(face + 1)
+	return nil
+}
+
+// throw is Roll of value k (a roll is due) without the history entry; it
+// reports whether the roll eliminated the player.
+func (s *State) throw(k int) (elim bool) {
+	p := int(s.toMove)
 	d := s.gen(p, k)
-	u := undo{hash: s.hash, seat: int8(p), isRoll: true}
 	if d != 0 {
 		s.roll = int8(k)
 		s.dests = d
 		s.hash ^= keys.roll[k]
-		s.hist = append(s.hist, u)
-		return nil
+		return false
 	}
 	// Eliminated: the piece leaves, the paint stays.
 	from := int(s.pos[p])
-	u.elim, u.from, u.prevLast = true, int8(from), s.last[p]
-	s.hist = append(s.hist, u)
 	h := s.hash ^ keys.piece[p][from] ^ keys.last[p][s.last[p]] ^ keys.out[p] ^ keys.side[p]
 	s.pos[p] = -1
 	s.occ &^= 1 << uint(from)
@@ -398,7 +414,7 @@ func (s *State) Roll(face int) error {
 		h ^= keys.side[s.toMove]
 	}
 	s.hash = h
-	return nil
+	return true
 }
 
 // Undo takes back the last Play or Roll (an elimination included).
@@ -483,4 +499,24 @@ func (s *State) Clone() engine.State {
 	c := *s
 	c.hist = append(make([]undo, 0, max(cap(s.hist), 64)), s.hist...)
 	return &c
+}
+
+// RandomPlayout plays random rolls and moves from the position until the
+// game ends or capPlies plies have been played, calls end with that
+// position, and then restores the position from a copy (its steps keep no
+// history, so it needs no Undo). Its draws are those of the loop Roll(rng.IntN(6)) when a
+// roll is due and Play(RandomMove(rng)) when a move is, in that order: a
+// search gets the same games from it as from that loop through the
+// engine.State interface, only sooner (the MCTS of engine/search uses it).
+func (s *State) RandomPlayout(rng *rand.Rand, capPlies int, end func()) {
+	save := *s
+	for s.winner < 0 && s.plies < capPlies {
+		if s.roll == 0 {
+			s.throw(rng.IntN(maxRoll) + 1)
+		} else {
+			s.move(s.randomDest(rng))
+		}
+	}
+	end()
+	*s = save
 }

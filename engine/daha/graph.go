@@ -177,8 +177,8 @@ func (g *graph) ballReach() {
 // its start).
 //
 // It is a depth-first search over simple paths with the visited cells taken
-// out of a free-cell bitmask. Two things keep it small: the last two steps
-// are bitboard unions instead of calls, and a branch into cell j with r steps
+// out of a free-cell bitmask. Two things keep it small: the last five steps
+// are loops of bitboard unions instead of calls, and a branch into cell j with r steps
 // left is skipped unless reach[j][r] holds a free cell that could still be a
 // destination and has not been found yet — once all possible destinations
 // are found the search stops.
@@ -207,6 +207,78 @@ func (g *graph) dfs(c int, free uint64, r int, acc *uint64, want uint64) {
 			x |= g.adj[bits.TrailingZeros64(m)]
 		}
 		*acc |= x & free
+		return
+	case 3:
+		// c–j–x–y, unions as for 2 with j taken out of free.
+		a := *acc
+		for m := g.adj[c] & free; m != 0; m &= m - 1 {
+			j := bits.TrailingZeros64(m)
+			if g.reach[j][2]&want&^a == 0 {
+				continue
+			}
+			fj := free &^ (1 << uint(j))
+			var y uint64
+			for n := g.adj[j] & fj; n != 0; n &= n - 1 {
+				y |= g.adj[bits.TrailingZeros64(n)]
+			}
+			a |= y & fj
+		}
+		*acc = a
+		return
+	case 4:
+		// c–j–x–y–z: the unions of 3 from each x.
+		a := *acc
+		for m := g.adj[c] & free; m != 0; m &= m - 1 {
+			j := bits.TrailingZeros64(m)
+			if g.reach[j][3]&want&^a == 0 {
+				continue
+			}
+			fj := free &^ (1 << uint(j))
+			for n := g.adj[j] & fj; n != 0; n &= n - 1 {
+				x := bits.TrailingZeros64(n)
+				if g.reach[x][2]&want&^a == 0 {
+					continue
+				}
+				fx := fj &^ (1 << uint(x))
+				var z uint64
+				for o := g.adj[x] & fx; o != 0; o &= o - 1 {
+					z |= g.adj[bits.TrailingZeros64(o)]
+				}
+				a |= z & fx
+			}
+		}
+		*acc = a
+		return
+	case 5:
+		// c–j–x–y–z–w: the unions of 4 from each x.
+		a := *acc
+		for m := g.adj[c] & free; m != 0; m &= m - 1 {
+			j := bits.TrailingZeros64(m)
+			if g.reach[j][4]&want&^a == 0 {
+				continue
+			}
+			fj := free &^ (1 << uint(j))
+			for n := g.adj[j] & fj; n != 0; n &= n - 1 {
+				x := bits.TrailingZeros64(n)
+				if g.reach[x][3]&want&^a == 0 {
+					continue
+				}
+				fx := fj &^ (1 << uint(x))
+				for o := g.adj[x] & fx; o != 0; o &= o - 1 {
+					y := bits.TrailingZeros64(o)
+					if g.reach[y][2]&want&^a == 0 {
+						continue
+					}
+					fy := fx &^ (1 << uint(y))
+					var w uint64
+					for q := g.adj[y] & fy; q != 0; q &= q - 1 {
+						w |= g.adj[bits.TrailingZeros64(q)]
+					}
+					a |= w & fy
+				}
+			}
+		}
+		*acc = a
 		return
 	}
 	for m := g.adj[c] & free; m != 0; m &= m - 1 {

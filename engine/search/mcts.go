@@ -37,9 +37,26 @@ type mctsWorker struct {
 	nfaces   int
 	capPlies int
 	rm       engine.RandomMover
+	rp       RandomPlayer // nil: the loop of playout
+	end      func()       // w.rewards(w.out), for rp
+	out      *[4]float32
 	iters    int64
 	draw     float32
 }
+
+// A RandomPlayer plays a random playout itself: random rolls and moves
+// until the game ends or capPlies plies have been played, then calls end
+// with that position and restores the position. Its draws must be those
+// of the loop in playout (Roll(rng.IntN(faces)) when a roll is due,
+// Play(RandomMove(rng)) when a move is, in that order), so that MCTS finds
+// the same either way, only sooner: no interface call or Undo per step
+// (DAHA, whose steps are cheap, implements it).
+type RandomPlayer interface {
+	RandomPlayout(rng *rand.Rand, capPlies int, end func())
+}
+
+// useRandomPlayer: tests turn it off to compare with the loop.
+var useRandomPlayer = true
 
 func newMCTSWorker(s engine.State, opts Options, seed uint64, iters int64) *mctsWorker {
 	info := s.Info()
@@ -51,6 +68,10 @@ func newMCTSWorker(s engine.State, opts Options, seed uint64, iters int64) *mcts
 		w.nfaces = len(info.Die.Faces)
 	}
 	w.rm, _ = s.(engine.RandomMover)
+	if rp, ok := s.(RandomPlayer); ok && useRandomPlayer {
+		w.rp = rp
+		w.end = func() { w.rewards(w.out) }
+	}
 	w.maxPool = int(min(iters*48+64, 4<<20))
 	w.pool = make([]node, 1, min(w.maxPool, int(iters)*8+64))
 	w.pool[0] = node{first: -1, chance: s.Awaiting() == engine.AwaitRoll}
@@ -133,6 +154,11 @@ func (w *mctsWorker) rewards(out *[4]float32) {
 
 // playout plays randomly to the end or the cap and undoes it.
 func (w *mctsWorker) playout(out *[4]float32) {
+	if w.rp != nil {
+		w.out = out
+		w.rp.RandomPlayout(w.rng, w.capPlies, w.end)
+		return
+	}
 	s := w.s
 	n := 0
 	for s.Awaiting() != engine.AwaitNone && s.Plies() < w.capPlies {
