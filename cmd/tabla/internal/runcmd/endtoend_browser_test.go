@@ -51,9 +51,9 @@ var screens = []screen{{"phone", 390, 844, true}, {"desktop", 1280, 800, false}}
 // move and draws it as the arrow; the better move played as a variation
 // by two taps (on a phone STAR's cells are too small for a finger: the
 // first tap zooms the board in) with the engine's lines following, and
-// back to the game. At every step every
-// visible tap target is measured (≥ 44 px) and a screenshot taken
-// (TABLA_README_SCREENSHOT=1 writes them to webui/docs for the README).
+// back to the game. At every step every visible tap target is measured
+// (≥ 44 px) and a screenshot taken (TABLA_README_SCREENSHOT=1 writes them
+// to webui/docs, whose README.md shows them).
 func TestTableEndToEnd(t *testing.T) {
 	for _, sc := range screens {
 		t.Run(sc.name, func(t *testing.T) { endToEnd(t, sc) })
@@ -307,6 +307,17 @@ func endToEnd(t *testing.T, sc screen) {
 	}
 	if shown := browsertest.Eval[[]string](t, tab, `[...document.querySelectorAll("#lines li")].map(li => li.dataset.move)`); !slices.Equal(shown, lines) {
 		t.Errorf("the variation's engine lines show %v, the engine %v", shown, lines)
+	}
+	// the win chances follow: the engine's evaluation of the variation
+	odds := browsertest.Eval[[]float64](t, tab, `[...document.querySelectorAll("#odds tr")].map(tr => parseFloat(tr.cells[1].textContent))`)
+	if len(odds) != len(ev.Values) {
+		t.Errorf("the variation's win chances show %v, the engine %v", odds, ev.Values)
+	}
+	for i := range min(len(odds), len(ev.Values)) {
+		if d := odds[i] - 100*ev.Values[i]; d > .051 || d < -.051 {
+			t.Errorf("the variation's win chances show %v %%, the engine %v", odds, ev.Values)
+			break
+		}
 	}
 	e.targets("the analysis board in a variation")
 	e.shot("6-variation")
