@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -172,25 +174,65 @@ func CreateEvent(ctx context.Context, js jetstream.JetStream, e *EventState) err
 // CreateEventAt connects to a hub's NATS server with the admin's URL and
 // creates the event there (`tabla hub event new`).
 func CreateEventAt(ctx context.Context, url, ca string, e *EventState) error {
-	servers, user, password, err := Servers(url)
-	if err != nil {
-		return err
-	}
-	opts := []nats.Option{nats.Name("tabla hub event"), nats.UserInfo(user, password), nats.Timeout(10 * time.Second)}
-	if ca != "" {
-		opts = append(opts, nats.RootCAs(ca))
-	}
-	nc, err := nats.Connect(strings.Join(servers, ","), opts...)
+	// as the tables and the hub connect (Dial: a loaded server checking
+	// the password's bcrypt hash can fumble a first handshake), waiting
+	// at most connectPatience for the connection
+	up := make(chan struct{}, 1)
+	var last error
+	var mu sync.Mutex
+	nc, err := Dial(url, "tabla hub event", ca, 200*time.Millisecond, slog.New(slog.DiscardHandler), func(nc *nats.Conn) {
+		if nc.IsConnected() {
+			select {
+			case up <- struct{}{}:
+			default:
+			}
+		}
+	}, func(err error) {
+		mu.Lock()
+		last = err
+		mu.Unlock()
+	})
 	if err != nil {
 		return connectError(url, err)
+	}
+	if !nc.IsConnected() {
+		t := time.NewTimer(connectPatience)
+		defer t.Stop()
+		select {
+		case <-up:
+		case <-t.C:
+			nc.Close()
+			mu.Lock()
+			defer mu.Unlock()
+			return connectError(url, last)
+		case <-ctx.Done():
+			nc.Close()
+			return ctx.Err()
+		}
 	}
 	defer nc.Close()
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return err
 	}
+	// a hub just started sets its buckets up in a moment
+	deadline := time.Now().Add(connectPatience)
+	for {
+		_, err := js.KeyValue(ctx, wire.BucketEvents)
+		if err == nil || !errors.Is(err, jetstream.ErrBucketNotFound) || time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 	return CreateEvent(ctx, js, e)
 }
+
+// connectPatience bounds how long CreateEventAt waits for the hub.
+const connectPatience = 30 * time.Second
 
 // eventEntry is an event as last read or written, with its revision.
 type eventEntry struct {
