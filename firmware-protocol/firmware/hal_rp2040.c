@@ -181,10 +181,16 @@ void hal_idle(void)
 {
     irq_off();
     if (rx_head == rx_tail) {
-        /* Wake at the next millisecond (or a received byte). */
+        /* Wake at the next millisecond (or a received byte). The alarm
+         * fires when the timer's low word equals its target: one that
+         * passed while it was set would wait 71 minutes, so check. */
+        uint32_t target;
         (void)hal_millis();
-        REG(TIMER_ALARM0) = ms_mark + 1000u;
-        wfi(); /* a pending interrupt ends it even while masked */
+        target = ms_mark + 1000u;
+        REG(TIMER_ALARM0) = target;
+        if ((int32_t)(REG(TIMER_TIMERAWL) - target) < 0) {
+            wfi(); /* a pending interrupt ends it even while masked */
+        }
     }
     irq_on();
 }
@@ -244,8 +250,9 @@ static void pio_init(void)
     /* 74HC165 chain: 125 MHz / 10 = 12.5 MHz. */
     REG(PIO_SM_CLKDIV(SM_CHAIN)) = 10u << 16;
     REG(PIO_SM_EXECCTRL(SM_CHAIN)) = ((CHAIN_PROG + 5u) << 12) | (CHAIN_PROG << 7);
-    REG(PIO_SM_SHIFTCTRL(SM_CHAIN)) = (1u << 31)  /* join the FIFOs: 8 for RX */
-                                      | (1u << 16); /* autopush 32, shift left */
+    /* Not joined: the count comes through the TX FIFO; the 4-deep RX FIFO
+     * stalls the machine (autopush) until the core takes a word. */
+    REG(PIO_SM_SHIFTCTRL(SM_CHAIN)) = 1u << 16; /* autopush 32, shift left */
     REG(PIO_SM_PINCTRL(SM_CHAIN)) = (1u << 29) | (PIN_CLK << 10) /* side-set: CLK */
                                     | (1u << 26) | (PIN_SHLD << 5) /* set: SH/LD */
                                     | (PIN_QH << 15);              /* in: QH */

@@ -66,11 +66,29 @@ func TestHILDriver(t *testing.T) {
 		}
 	}
 	lanes := make(chan struct{}, 2)
+	rpLane := make(chan struct{}, 1) // one rp2040js at a time (RAY's takes a core)
 	for _, b := range builds {
 		t.Run(b.mcu+"/"+b.board, func(t *testing.T) {
 			t.Parallel()
-			lanes <- struct{}{}
-			defer func() { <-lanes }()
+			// RAY's RP2040 build takes more than a core to emulate: it runs
+			// alone (both lanes), so that the simavr runs beside it keep up
+			// with their reply timeouts.
+			weight := 1
+			if b.mcu == "rp2040" {
+				rpLane <- struct{}{}
+				defer func() { <-rpLane }()
+				if b.board == "ray" {
+					weight = 2
+				}
+			}
+			for range weight {
+				lanes <- struct{}{}
+			}
+			defer func() {
+				for range weight {
+					<-lanes
+				}
+			}()
 			driverRun(t, e, b.mcu, b.board)
 		})
 	}

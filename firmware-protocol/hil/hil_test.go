@@ -175,6 +175,9 @@ func TestHIL(t *testing.T) {
 	// Two games at a time: each runs in real time, and a harness starved of
 	// CPU falls behind the daemon's clock.
 	lanes := make(chan struct{}, 2)
+	// One RP2040 game at a time: rp2040js costs a quarter to half a core
+	// for these boards, simavr far less.
+	rpLane := make(chan struct{}, 1)
 	games := map[string]bool{}
 	for _, path := range scripts {
 		data, err := os.ReadFile(path)
@@ -197,6 +200,10 @@ func TestHIL(t *testing.T) {
 			}
 			t.Run(sub, func(t *testing.T) {
 				t.Parallel()
+				if mcu == "rp2040" {
+					rpLane <- struct{}{}
+					defer func() { <-rpLane }()
+				}
 				lanes <- struct{}{}
 				defer func() { <-lanes }()
 				play(t, e, mcu, path, data, h)
