@@ -149,3 +149,74 @@ func TestFirmwareBoards(t *testing.T) {
 		t.Errorf("BOARD=%s BOARD_MCU=rp2040 built nothing:\n%s", file, out)
 	}
 }
+
+// TestFirmwareRP2040Image checks what the RP2040's boot ROM and BOOTSEL
+// drive will check, which the emulator of the HIL test never runs: the
+// second-stage boot loader's CRC32 in bytes 252–255 of the flash image
+// (CRC-32/MPEG-2 of bytes 0–251, as the boot ROM computes it), the vector
+// table at 0x10000100 (stack top in SRAM, a Thumb reset address in the
+// image), and the UF2 file: 256-byte blocks for the RP2040 family at
+// consecutive flash addresses, holding the image byte for byte.
+func TestFirmwareRP2040Image(t *testing.T) {
+	requireTools(t, "make", "cc", "arm-none-eabi-gcc", "arm-none-eabi-objcopy", "arm-none-eabi-size")
+	build := t.TempDir()
+	cmd := exec.Command("make", "--no-print-directory", "-C", "firmware", "rp2040-boards", "BUILD="+build,
+		"GO="+filepath.Join(runtime.GOROOT(), "bin", "go"), "RP2040_BOARDS=daha")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("make rp2040-boards: %v\n%s", err, out)
+	}
+	img, err := os.ReadFile(filepath.Join(build, "rp2040", "daha.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(img) < 0x200 {
+		t.Fatalf("image of %d bytes", len(img))
+	}
+	crc := uint32(0xffffffff)
+	for _, b := range img[:252] {
+		crc ^= uint32(b) << 24
+		for range 8 {
+			if crc&0x80000000 != 0 {
+				crc = crc<<1 ^ 0x04c11db7
+			} else {
+				crc <<= 1
+			}
+		}
+	}
+	le := func(b []byte) uint32 { return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24 }
+	if got := le(img[252:256]); got != crc {
+		t.Errorf("boot2 checksum %08x, the boot ROM computes %08x", got, crc)
+	}
+	sp, reset := le(img[0x100:]), le(img[0x104:])
+	if sp < 0x20000000 || sp > 0x20042000 {
+		t.Errorf("initial stack pointer %08x is not in SRAM", sp)
+	}
+	if reset&1 == 0 || reset < 0x10000100 || reset >= 0x10000000+uint32(len(img)) {
+		t.Errorf("reset vector %08x is not a Thumb address in the image", reset)
+	}
+
+	uf2, err := os.ReadFile(filepath.Join(build, "rp2040", "daha.uf2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := (len(img) + 255) / 256
+	if len(uf2) != 512*blocks {
+		t.Fatalf("UF2 of %d bytes, want %d blocks of 512", len(uf2), blocks)
+	}
+	for i := range blocks {
+		b := uf2[512*i : 512*i+512]
+		if le(b) != 0x0a324655 || le(b[4:]) != 0x9e5d5157 || le(b[508:]) != 0x0ab16f30 {
+			t.Fatalf("UF2 block %d: bad magic", i)
+		}
+		if le(b[8:]) != 0x2000 || le(b[28:]) != 0xe48bff56 {
+			t.Errorf("UF2 block %d: flags %x family %x, want the RP2040 family (0xe48bff56)", i, le(b[8:]), le(b[28:]))
+		}
+		if le(b[12:]) != 0x10000000+uint32(256*i) || le(b[16:]) != 256 || le(b[20:]) != uint32(i) || le(b[24:]) != uint32(blocks) {
+			t.Errorf("UF2 block %d: address %x, %d bytes, block %d of %d", i, le(b[12:]), le(b[16:]), le(b[20:]), le(b[24:]))
+		}
+		end := min(256*i+256, len(img))
+		if !bytes.Equal(b[32:32+end-256*i], img[256*i:end]) {
+			t.Errorf("UF2 block %d does not hold the image's bytes %d–%d", i, 256*i, end)
+		}
+	}
+}
