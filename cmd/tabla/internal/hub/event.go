@@ -158,6 +158,20 @@ func CreateEvent(ctx context.Context, js jetstream.JetStream, e *EventState) err
 	if n >= wire.MaxEvents {
 		return fmt.Errorf("hub: %d events kept already (at most %d)", n, wire.MaxEvents)
 	}
+	// results find their event by its name (the records' "event"): one
+	// event a name
+	keys, err = kv.ListKeys(ctx)
+	if err != nil {
+		return err
+	}
+	for k := range keys.Keys() {
+		if kve, err := kv.Get(ctx, k); err == nil {
+			var o EventState
+			if json.Unmarshal(kve.Value(), &o) == nil && o.Name == e.Name {
+				return fmt.Errorf("hub: event %s is named %q already: give this one another --name", k, e.Name)
+			}
+		}
+	}
 	data, err := json.Marshal(e)
 	if err != nil {
 		return err
@@ -616,7 +630,13 @@ type gameResult struct {
 // resultOfLocked reads a finished game's places (nil: not a result — an
 // abandoned game, one not over, a remote seat's copy).
 func resultOfLocked(g *Game) *gameResult {
-	if g == nil || g.Remote != nil || !g.Over() || g.Ended == "new" || g.Err != nil {
+	if g == nil || g.Remote != nil || !g.Over() || g.Err != nil {
+		return nil
+	}
+	// a game over on the board is a result even when the table's next
+	// game (a pairing, "new game") ended its journal with {"end":"new"}
+	// before the hub read it; abandoned with no result, it is none
+	if g.Ended == "new" && g.State.Result().Status == engine.Playing {
 		return nil
 	}
 	info := g.State.Info()

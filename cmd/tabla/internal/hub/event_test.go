@@ -224,6 +224,11 @@ func TestClubEvening(t *testing.T) {
 	if err := CreateEvent(context.Background(), th.hub.js, e); err == nil {
 		t.Fatal("an event created twice")
 	}
+	same := *e
+	same.ID = "moda2"
+	if err := CreateEvent(context.Background(), th.hub.js, &same); err == nil || !strings.Contains(err.Error(), "named") {
+		t.Fatalf("a second event of the same name: %v", err)
+	}
 	waitFor(t, "the hub to read the event", 10*time.Second, func() bool { return th.hub.Event("moda") != nil })
 	// the players register on the event's page (the arbiter's token)
 	if code, _ := clubPost(t, th, "/api/club/moda/players", "", map[string]string{"game": "gyges", "name": "Mallory"}); code != http.StatusUnauthorized {
@@ -619,6 +624,25 @@ func TestEventArbiter(t *testing.T) {
 		t.Fatalf("the arbiter's correction: %d %s", code, body)
 	}
 	waitRound(t, th, "cup", 2, tables)
+	// g1's round 1 journal now ends with {"end":"new"} (round 2's game
+	// started there): a hub reading it only now still finds its result
+	var first *GameInfo
+	var res *gameResult
+	waitFor(t, "g1's round 1 game ended by the next one", 10*time.Second, func() bool {
+		th.hub.mu.Lock()
+		defer th.hub.mu.Unlock()
+		for key, g := range th.hub.games {
+			if strings.HasPrefix(key, "g1/") && g.Who.Round == "1.1" && g.Ended == "new" {
+				first, res = gameInfo(g), resultOfLocked(g)
+				return true
+			}
+		}
+		return false
+	})
+	places, _ := journalPlaces(t, journalOf(t, g1, first.ID))
+	if first.Status != "won" || res == nil || !slices.Equal(res.places, places) {
+		t.Fatalf("g1's round 1 game, %s and followed by {\"end\":\"new\"}: result %+v, the journal's places %v", first.Status, res, places)
+	}
 	e = th.hub.Event("cup")
 	s := e.Sections[0]
 	p1, p2 := s.Played[0].Pairings[0], s.Played[0].Pairings[1]

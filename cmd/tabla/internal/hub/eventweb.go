@@ -13,6 +13,7 @@ import (
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/club"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/webui"
+	"github.com/tabla-board/tabla/engine"
 	"github.com/tabla-board/tabla/engine/rating"
 	"github.com/tabla-board/tabla/engine/record"
 )
@@ -247,7 +248,7 @@ func (h *Hub) broadcastAt(at time.Time) *Broadcast {
 			switch {
 			case g.Ended == "time":
 				bg.Status, bg.Flag = "time", g.Flag
-			case g.Ended == "new":
+			case g.Ended == "new" && g.State.Result().Status == engine.Playing:
 				bg.Status = "abandoned"
 			default:
 				bg.Status, bg.Winner = g.Result()
