@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/library"
@@ -50,8 +51,9 @@ var screens = []screen{{"phone", 390, 844, true}, {"desktop", 1280, 800, false}}
 // on the analysis board a blunder of the game played names the better
 // move and draws it as the arrow; the better move played as a variation
 // by two taps (on a phone STAR's cells are too small for a finger: the
-// first tap zooms the board in) with the engine's lines following, and
-// back to the game. At every step every visible tap target is measured
+// first tap zooms the board in) with the engine's lines and evaluation
+// following, the engine's reply, ← and → in the variation, and back to the
+// game. At every step every visible tap target is measured
 // (≥ 44 px) and a screenshot taken (TABLA_README_SCREENSHOT=1 writes them
 // to webui/docs, whose README.md shows them).
 func TestTableEndToEnd(t *testing.T) {
@@ -321,6 +323,32 @@ func endToEnd(t *testing.T, sc screen) {
 	}
 	e.targets("the analysis board in a variation")
 	e.shot("6-variation")
+	// the engine's reply from its lines, then ← takes it back and → plays
+	// it again
+	reply := lines[0]
+	click(t, tab, "#lines li")
+	lineIs := func(what string, want ...string) {
+		t.Helper()
+		js, _ := json.Marshal(want)
+		e.wait(what, `!!(variation && variation.data) && JSON.stringify(variation.data.line) === '`+string(js)+`' && JSON.stringify(variation.line) === '`+string(js)+`'`,
+			`JSON.stringify(variation && variation.data && variation.data.line)`)
+	}
+	lineIs("the engine's reply played", m.Best, reply)
+	replied := browsertest.Eval[map[string]string](t, tab, browsertest.DrawnPieces)
+	if err := chromedp.Do(tab, chromedp.KeyEvent(kb.ArrowLeft)); err != nil {
+		t.Fatal(err)
+	}
+	lineIs("← in the variation", m.Best)
+	if got := browsertest.Eval[map[string]string](t, tab, browsertest.DrawnPieces); !maps.Equal(got, reached.Step.Pieces) {
+		t.Errorf("← in the variation shows %v, want the position after %s", got, m.Best)
+	}
+	if err := chromedp.Do(tab, chromedp.KeyEvent(kb.ArrowRight)); err != nil {
+		t.Fatal(err)
+	}
+	lineIs("→ in the variation", m.Best, reply)
+	if got := browsertest.Eval[map[string]string](t, tab, browsertest.DrawnPieces); !maps.Equal(got, replied) {
+		t.Errorf("→ in the variation shows %v, want the position after %s again", got, reply)
+	}
 	click(t, tab, "#backtogame")
 	e.wait("back to the game", fmt.Sprintf(`variation === null && document.getElementById("varbox").hidden && document.getElementById("ply").textContent === "move %d of 14"`, n-1), `document.getElementById("ply").textContent`)
 	if got := browsertest.Eval[map[string]string](t, tab, browsertest.DrawnPieces); !maps.Equal(got, prior.Step.Pieces) {

@@ -204,6 +204,10 @@ async function fetchLegal() {
 
 function play(move) {
   if (!variation) variation = { ply: k, line: [], data: null };
+  // redo: the moves ← took back, the last first; → plays them again, and
+  // any other move forgets them
+  const redo = variation.redo || [];
+  variation.redo = redo.length && redo[redo.length - 1] === move ? redo.slice(0, -1) : [];
   variation.prevArrow = legalAt && legalAt.legal ? legalAt.legal.find(a => a.move === move) || null : null;
   variation.engineArrow = null;
   variation.choices = null;
@@ -229,6 +233,7 @@ async function explore() {
 function takeBack() {
   if (!variation) return;
   if (variation.line.length <= 1) { go(variation.ply); return; }
+  variation.redo = (variation.redo || []).concat(variation.line.slice(-1));
   variation.line = variation.line.slice(0, -1);
   explore();
 }
@@ -426,8 +431,15 @@ function setupZoom() {
   zoomChanged();
 }
 
+// step: ←/→ (a swipe, the wheel) through the game; in a variation ← takes
+// its last move back and → plays again what ← took back.
 function step(d) {
-  if (variation) { if (d < 0) takeBack(); return; }
+  if (variation) {
+    const redo = variation.redo || [];
+    if (d < 0) takeBack();
+    else if (redo.length) play(redo[redo.length - 1]);
+    return;
+  }
   go(k + d);
 }
 
