@@ -29,6 +29,8 @@ mutants=(
   'no-brightness|tabla_fw.c|s/return (uint8_t)(((uint16_t)c \* (uint16_t)(brightness + 1u)) >> 8);/(void)brightness; return c;/|Config brightness ignored'
   'no-blink|tabla_fw.c|s/if (l->blink == 0) {/if (1) {/|blinking LEDs shown steady'
   'blink-period|tabla_fw.c|s/period = (uint32_t)l->blink \* TABLA_BLINK_UNIT_MS;/period = (uint32_t)l->blink * 2u * TABLA_BLINK_UNIT_MS;/|blink period doubled'
+  'rp2040-green|hal_rp2040.c|s/((uint32_t)p\[1\] << 24)/((uint32_t)p[0] << 24)/|RP2040 only: green sent as red on the strip'
+  'rp2040-chain|hal_rp2040.c|s/REG(PIO_TXF(SM_CHAIN)) = CHAIN_WORDS \* 32u - 1u;/REG(PIO_TXF(SM_CHAIN)) = CHAIN_WORDS * 32u - 2u;/|RP2040 only: the chain read one bit short'
 )
 
 # run_hil DIR LOG: the HIL test on the firmware in DIR; 0 if it passed.
