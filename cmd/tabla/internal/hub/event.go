@@ -574,7 +574,7 @@ func samePairingWho(a, b record.Who) bool {
 	return true
 }
 
-// queueResult notes a finished game for the event loop (its header names
+// queueResultLocked notes a finished game for the event loop (its header names
 // an event).
 func (h *Hub) queueResultLocked(key string) {
 	if len(h.evQueue) < 4096 && !slices.Contains(h.evQueue, key) {

@@ -95,7 +95,7 @@ type RatingView struct {
 	After  rating.Rating `json:"after"`
 }
 
-// EventJSON is an event's view (nil: no such event).
+// EventView is an event's page as JSON (nil: no such event).
 func (h *Hub) EventView(id string) *EventView {
 	e := h.Event(id)
 	if e == nil {
