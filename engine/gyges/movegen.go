@@ -40,17 +40,22 @@ func (x *chain) init(g *Game, p int) {
 func (x *chain) search(c int, l uint8, used, bounce uint64) {
 	g := &x.t.grp[c*3+int(l)-1]
 	var open uint64
-	if x.known&(1<<c) != 0 {
+	// The shifts by uint(c)&63 and the index p&1 need no checks: in the
+	// Go build (the Pi's) each check cost instructions on every node.
+	if x.known&(1<<(uint(c)&63)) != 0 {
 		open = x.open[c]
 	} else {
-		open = g.allowed[x.p]
+		open = g.allowed[x.p&1]
+		tp := g.tp
+		_ = tp[0] // one nil check here, none in the loop
 		for o := g.inter & x.occ; o != 0; o &= o - 1 {
-			open &^= g.tp[bits.TrailingZeros64(o)&63]
+			open &^= tp[bits.TrailingZeros64(o)&63]
 		}
 		x.open[c] = open
-		x.known |= 1 << c
+		x.known |= 1 << (uint(c) & 63)
 	}
 	ps := g.ps
+	_ = ps[0] // one nil check here, none in the loop
 	var ends uint64
 	for ; open != 0; open &= open - 1 {
 		p := &ps[bits.TrailingZeros64(open)&63]
@@ -105,13 +110,14 @@ func (g *Game) dispCells(p int, s Cell) uint64 {
 }
 
 // xorInto sets out[i] = src[i] ^ b for every i of src; out is at least as
-// long as src.
+// long as src. Eight at a time: the blocks are some twenty moves long.
 func xorInto(out, src []engine.Move, b engine.Move) {
 	out = out[:len(src)]
 	i := 0
-	for ; i+4 <= len(src); i += 4 {
-		s, o := src[i:i+4:i+4], out[i:i+4:i+4]
+	for ; i+8 <= len(src); i += 8 {
+		s, o := src[i:i+8:i+8], out[i:i+8:i+8]
 		o[0], o[1], o[2], o[3] = b^s[0], b^s[1], b^s[2], b^s[3]
+		o[4], o[5], o[6], o[7] = b^s[4], b^s[5], b^s[6], b^s[7]
 	}
 	for ; i < len(src); i++ {
 		out[i] = b ^ src[i]
@@ -136,9 +142,10 @@ func (g *Game) appendFrom(buf []engine.Move, x *chain, p int, s Cell) []engine.M
 	buf = slices.Grow(buf, ne+nr)[:n+ne+nr]
 	base := engine.Move(KindMove)<<kindShift | engine.Move(s)<<fromShift
 	out := buf[n : n+ne]
-	for i := range out {
-		out[i] = base | engine.Move(bits.TrailingZeros64(ends))<<toShift
-		ends &= ends - 1
+	k := 0
+	for e := ends; e != 0; e &= e - 1 { // e != 0: no zero case for TrailingZeros64
+		out[k] = base | engine.Move(bits.TrailingZeros64(e))<<toShift
+		k++
 	}
 	if nr == 0 {
 		return buf
@@ -147,9 +154,10 @@ func (g *Game) appendFrom(buf []engine.Move, x *chain, p int, s Cell) []engine.M
 	first := engine.Move(bits.TrailingZeros64(lands))
 	base = engine.Move(KindReplace)<<kindShift | engine.Move(s)<<fromShift | first<<toShift
 	ds := buf[n : n+nd]
-	for i := range ds {
-		ds[i] = base | engine.Move(bits.TrailingZeros64(dc))<<dispShift
-		dc &= dc - 1
+	k = 0
+	for ; dc != 0; dc &= dc - 1 {
+		ds[k] = base | engine.Move(bits.TrailingZeros64(dc))<<dispShift
+		k++
 	}
 	for lands &= lands - 1; lands != 0; lands &= lands - 1 {
 		n += nd
