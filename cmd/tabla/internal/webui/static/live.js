@@ -211,6 +211,7 @@ function render(s) {
   $("plug").textContent = plugged ? "Pull cable" : "Plug cable back";
   $("rolled").textContent = s.roll ? "shows " + s.roll + (s.roll_by ? " (" + s.roll_by + ")" : "") : "";
   renderMoves(log);
+  voice(s, log, hint);
   renderClub(s);
   renderHand(s);
   renderRound(s);
@@ -268,6 +269,41 @@ function renderMoves(log) {
     moves.appendChild(li);
   });
   moves.scrollTop = moves.scrollHeight; // the latest move in view
+}
+
+// Voice, as PicoChess: with the option on, the page says each move the
+// board recognises, a move taken back, the hint and the result aloud (the
+// browser's speech synthesis), for players who keep their eyes on the
+// board. The first state only sets where the page stands.
+let voiceLast = null;
+function voice(s, log, hint) {
+  const over = s.status === "won" || s.status === "draw";
+  const now = { moves: log.map(m => m.text), hint: hint ? hint.text : "", over };
+  const was = voiceLast;
+  voiceLast = now;
+  if (!was || !$("voice").checked) return;
+  let same = 0; // the moves both lists begin with
+  while (same < now.moves.length && same < was.moves.length && now.moves[same] === was.moves[same]) same++;
+  if (same < was.moves.length) { // moves taken back, or the last move read again as another
+    const k = was.moves.length - same;
+    if (same === now.moves.length) say(k === 1 ? "Move " + was.moves.length + " taken back." : k + " moves taken back.");
+    else say("Corrected:");
+  }
+  for (const m of log.slice(same)) say(moveSpeech(s, m));
+  if (now.hint && now.hint !== was.hint) say((engineSeat(s) ? nameOf(s, s.to_move) + ", the engine, plays " : "Hint: ") + moveWords(hint) + ".");
+  if (over && !was.over) say(s.status === "won" ? nameOf(s, s.winner) + " wins." : "The game is drawn.");
+}
+
+// moveSpeech: "red, b1 to f3." with the roll and the pieces taken off.
+function moveSpeech(s, m) {
+  let t = (m.seat ? nameOf(s, m.seat) + ", " : "") + (m.roll ? "on a " + m.roll + ", " : "") + moveWords({ from: m.from || [], to: m.to || [], text: m.text });
+  if ((m.captured || []).length) t += ", taking " + capturedWords(m.captured);
+  return t + ".";
+}
+
+function say(text) {
+  if (!window.speechSynthesis) return;
+  speechSynthesis.speak(new SpeechSynthesisUtterance(text));
 }
 
 function capturedWords(kinds) {
@@ -558,6 +594,11 @@ async function start() {
     $("zoomfit").onclick = () => { board.zoom = 1; board.applyZoom(); };
   }
   $("whoform").onsubmit = saveWho;
+  if (window.speechSynthesis) {
+    $("voicebox").hidden = false;
+    $("voice").checked = localStorage.getItem("tabla.voice") === "on";
+    $("voice").onchange = () => { localStorage.setItem("tabla.voice", $("voice").checked ? "on" : "off"); if (!$("voice").checked) speechSynthesis.cancel(); };
+  }
   if (view.library) { $("librarylink").hidden = false; $("librarylink").href = view.library; }
   const sim = view.physical && view.mode === "sim";
   $("tools").hidden = !sim;
