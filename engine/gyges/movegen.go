@@ -38,7 +38,7 @@ func (x *chain) init(g *Game, p int) {
 // nothing. The paths no piece blocks are found as a bit set, from the paths
 // through each occupied cell nearby, once per piece.
 func (x *chain) search(c int, l uint8, used, bounce uint64) {
-	g := &x.t.grp[c*3+int(l)-1]
+	g := &x.t.grp[(c*3+int(l)-1)&grpMask]
 	var open uint64
 	// The shifts by uint(c)&63 and the index p&1 need no checks: in the
 	// Go build (the Pi's) each check cost instructions on every node.
@@ -65,6 +65,9 @@ func (x *chain) search(c int, l uint8, used, bounce uint64) {
 		end := p.end & uint64(int64(z-1)>>63)
 		ends |= end
 		if end&bounce != 0 {
+			// ends is kept in x.ends across the call (not spilled).
+			x.ends |= ends
+			ends = 0
 			e := bits.TrailingZeros64(end)
 			x.search(e, x.h[e], used|p.edges, bounce&^end)
 		}

@@ -48,8 +48,10 @@ type group struct {
 // tables are the precomputed step paths of one board. They never change
 // after New and are shared by clones.
 type tables struct {
-	// grp[c*3+l-1] are the paths of length l from cell c.
-	grp   [numCells * 3]group
+	// grp[c*3+l-1] are the paths of length l from cell c; the groups
+	// past numCells*3 are empty, there so that an index masked with
+	// grpMask needs no bounds check.
+	grp   [grpMask + 1]group
 	paths []path // followed by 64 unused paths, so that every group has 64
 
 	thr []uint64
@@ -60,6 +62,9 @@ type tables struct {
 	goalAdj [2]uint64
 	names   [numCells + 2]string
 }
+
+// grpMask masks an index into tables.grp.
+const grpMask = 127
 
 // rowMask[r] holds the cells of row r (0-based: row 1 is 0).
 var rowMask [rows]uint64
@@ -246,7 +251,7 @@ func buildTables(b *boards.Board) (*tables, error) {
 	t.paths = append(t.paths, make([]path, 64)...)
 	// Room for 64 cells before and after every group's cells.
 	t.thr = append(make([]uint64, 64), append(t.thr, make([]uint64, 64)...)...)
-	for i := range t.grp {
+	for i := range t.grp[:numCells*3] {
 		g := &t.grp[i]
 		g.thr += 64
 		g.ps = (*[64]path)(t.paths[g.off:])
