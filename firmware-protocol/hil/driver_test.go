@@ -70,7 +70,7 @@ func TestHILDriver(t *testing.T) {
 	for _, b := range builds {
 		t.Run(b.mcu+"/"+b.board, func(t *testing.T) {
 			t.Parallel()
-			// RAY's RP2040 build takes more than a core to emulate: it runs
+			// RAY's RP2040 build takes nearly a core to emulate: it runs
 			// alone (both lanes), so that the simavr runs beside it keep up
 			// with their reply timeouts.
 			weight := 1
@@ -132,8 +132,8 @@ func driverRun(t *testing.T, e *env, mcu, name string) {
 	sc := serial.Config{Dial: serial.PortDialer(link, 115200, nil), Board: &cfg,
 		Heartbeat: time.Second, MissedHeartbeats: 10}
 	if mcu == "rp2040" {
-		// rp2040js emulates RAY's firmware at more than a CPU second per
-		// MCU second: it falls behind the wall clock, and the driver's
+		// rp2040js emulates RAY's firmware at nearly a CPU second per MCU
+		// second: it can fall behind the wall clock, and the driver's
 		// reply timeout (wall time, 200 ms by default) would expire. The
 		// replies are checked in MCU time (unanswered) all the same.
 		sc.ReplyTimeout = 2 * time.Second

@@ -153,9 +153,12 @@ func build() (*env, error) {
 var gameMCUs = []string{"atmega2560", "rp2040"}
 
 // rp2040Games are the boards whose games run on the RP2040 build. rp2040js
-// needs more than a CPU second for each second of RAY's firmware (its 841
-// cells scanned 100 times a second: 1.1 s measured, BENCHMARKS.md), so RAY
-// cannot keep up with the daemon's wall-clock timeouts in a game;
+// needs 0.8–0.95 CPU seconds for each second of RAY's firmware (its 841
+// cells scanned 100 times a second; BENCHMARKS.md): RAY's game on the RP2040
+// passed on this machine at load 13, but took 39 s with the harness behind
+// the wall clock and 6 commands resent, nearly a core the whole time, and
+// the RP2040 games run one at a time. It is left out to keep the package
+// near its time budget and clear of the daemon's wall-clock timeouts;
 // TestHILDriver runs RAY's RP2040 build under the driver instead, whose
 // checks are in MCU time.
 var rp2040Games = map[string]bool{"daha": true, "gyges": true, "star": true, "six": true}

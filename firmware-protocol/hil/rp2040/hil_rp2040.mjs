@@ -104,6 +104,10 @@ function makeChip(sram) {
   chip.core.VTOR = vt;
   chip.core.SP = chip.flashView.getUint32(FLASH_IMAGE, true);
   chip.core.PC = chip.flashView.getUint32(FLASH_IMAGE + 4, true) & ~1;
+  const pio0 = chip.pio[0];
+  const pioRead = pio0.readUint32.bind(pio0), pioWrite = pio0.writeUint32.bind(pio0);
+  pio0.readUint32 = (offset) => ((pioDirty = true), pioRead(offset));
+  pio0.writeUint32 = (offset, value) => ((pioDirty = true), pioWrite(offset, value));
   for (const pio of chip.pio) {
     pio.run = () => {}; // stepped with the CPU below
     for (const sm of pio.machines) sm.skip = 0, sm.acc = 0, sm.seen = sm.cycles;
@@ -190,9 +194,16 @@ function pioAdvance(pio, cycles) {
   }
 }
 
+// Whether PIO0 may have work: the CPU touched its registers (a FIFO write
+// or read resumes a stalled machine at once), a harness pin changed, or a
+// machine was still running after the last steps. While false the machines
+// are all stalled and the CPU's instructions need not step them.
+let pioDirty = true;
+
 function run(untilNanos) {
   const { core, clock } = rp;
   const pio = rp.pio[0];
+  let pioActive = true;
   while (clock.nanos < untilNanos && !crashed) {
     const cycleNs = 1e9 / rp.clkSys;
     if (core.waiting) {
@@ -221,7 +232,11 @@ function run(untilNanos) {
     }
     instructions++;
     clock.tick(cycles * cycleNs);
-    pioAdvance(pio, cycles);
+    if (pioActive || pioDirty) {
+      pioDirty = false;
+      pioAdvance(pio, cycles);
+      pioActive = pioNext(pio) > 0;
+    }
   }
 }
 
@@ -232,6 +247,7 @@ let chain = new Uint8Array(0), chainPos = 0, shld = true;
 
 function setQH() {
   if (!rp) return;
+  pioDirty = true;
   rp.gpio[PIN_QH].setInputValue(chainPos < chain.length ? chain[chainPos] === 1 : false); // the last DS is tied low
 }
 function latch() {
@@ -259,6 +275,7 @@ let buttons = 0; // bit b: button b held
 const releaseAt = [0, 0, 0, 0, 0];
 function setButtons() {
   if (!rp) return;
+  pioDirty = true;
   for (let b = 0; b < 5; b++) rp.gpio[PIN_BUTTON0 + b].setInputValue(!((buttons >> b) & 1));
   trace(`buttons ${buttons.toString(16).padStart(2, '0')}`);
 }
