@@ -117,3 +117,57 @@ func TestCancelResume(t *testing.T) {
 		t.Errorf("other: %d moves analysed", len(a.Report.Moves))
 	}
 }
+
+// BenchmarkCancelAnalysis: how long CancelAnalysis takes to stop a running
+// analysis (level 5, one worker) of each game with a search (RAY's exact
+// odds take no search); ns/op is that wait. Each round starts (resumes) the
+// analysis, waits for a position to be done, and cancels it while the next
+// is searched.
+func BenchmarkCancelAnalysis(b *testing.B) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, h := range librarytest.Headers {
+		if h.Game == "ray" {
+			continue
+		}
+		b.Run(h.Game, func(b *testing.B) {
+			dir := b.TempDir()
+			rec, err := librarytest.Random(h, 5, 60, start)
+			if err != nil {
+				b.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(dir, "g.jsonl"), rec, 0o644)
+			lib, err := library.Open(dir, library.Options{Level: 5, Workers: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer lib.Close()
+			first := make(chan struct{}, 1)
+			library.SetProgressHook(lib, func(string, int, int) {
+				select {
+				case first <- struct{}{}:
+				default:
+				}
+			})
+			var total time.Duration
+			for b.Loop() {
+				b.StopTimer()
+				select {
+				case <-first: // from the round before
+				default:
+				}
+				if _, err := lib.Analyze("g.jsonl"); err != nil {
+					b.Fatal(err)
+				}
+				<-first // a position searched: the next is under way
+				b.StartTimer()
+				t0 := time.Now()
+				p, err := lib.CancelAnalysis("g.jsonl")
+				total += time.Since(t0)
+				if err != nil || p.State != "stopped" {
+					b.Fatalf("%+v, %v", p, err)
+				}
+			}
+			b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "ms/cancel")
+		})
+	}
+}
