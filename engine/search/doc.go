@@ -64,7 +64,8 @@
 // depth, a fixed table and a fixed PV triangle; MCTS keeps its nodes in one
 // slice preallocated from the budget (children of a node are contiguous), a
 // path stack and one move buffer, and draws playout moves with
-// engine.RandomMover when the game has it.
+// engine.RandomMover when the game has it. A game that is a RandomPlayer
+// (DAHA) plays the whole playout itself, with the same draws.
 //
 // # Ply cap
 //
