@@ -33,7 +33,11 @@
 // beside the record as RECORD.analysis.json together with the record's
 // size, modification time and SHA-256, so a second visit reads it at once
 // and a changed record is analysed again. A directory that cannot be
-// written keeps the analysis in memory only. Every move of the analysis has
+// written keeps the analysis in memory only. CancelAnalysis stops a queued
+// or running analysis (within a search's stop check: milliseconds) and keeps
+// the positions searched in memory; the next Analyze of the same version of
+// the record resumes from them, and ends with what one run would give.
+// Every move of the analysis has
 // a tier (inaccuracy, mistake, blunder) and every seat an accuracy
 // (engine/analysis: TierOf, Accuracy). Annotated is the record with the
 // analysis as comment lines, which RULES.md §6 lets a record carry: it
