@@ -51,10 +51,11 @@ var screens = []screen{{"phone", 390, 844, true}, {"desktop", 1280, 800, false}}
 // on the analysis board a blunder of the game played names the better
 // move and draws it as the arrow; the better move played as a variation
 // by two taps (on a phone STAR's cells are too small for a finger: the
-// first tap zooms the board in) with the engine's lines and evaluation
+// first tap zooms the board in; on a desktop the board is grown until
+// they are 44 px for a mouse too) with the engine's lines and evaluation
 // following, the engine's reply, ← and → in the variation, and back to the
-// game. At every step every visible tap target is measured
-// (≥ 44 px) and a screenshot taken (TABLA_README_SCREENSHOT=1 writes them
+// game. At every step every visible tap target, the analysis board's
+// cells among them, is measured (≥ 44 px) and a screenshot taken (TABLA_README_SCREENSHOT=1 writes them
 // to webui/docs, whose README.md shows them).
 func TestTableEndToEnd(t *testing.T) {
 	for _, sc := range screens {
@@ -268,7 +269,14 @@ func endToEnd(t *testing.T, sc screen) {
 	}
 	from, to := fmt.Sprintf(`#board .hit[data-cell=%q]`, better.From[0]), fmt.Sprintf(`#board .hit[data-cell=%q]`, better.To[0])
 	t.Logf("the analysis board's cells: %.0f px, taps: %s", browsertest.Eval[float64](t, tab, `cellPx()`), browsertest.Eval[string](t, tab, `document.getElementById("board").dataset.tap`))
-	if e.sc.mobile {
+	if !e.sc.mobile {
+		// a mouse plays on the cells as they are: 44 px and more, the
+		// board grown on a screen as wide and tall as this one
+		if mode := browsertest.Eval[string](t, tab, `document.getElementById("board").dataset.tap`); mode != "pointer" {
+			t.Errorf("on a desktop STAR's %.0f-px cells are clicked as %q, want a click to play on them", browsertest.Eval[float64](t, tab, `cellPx()`), mode)
+		}
+		e.targets("the grown analysis board")
+	} else {
 		// a finger's first tap on STAR's small cells zooms the board in
 		// around it; nothing is played
 		if mode := browsertest.Eval[string](t, tab, `document.getElementById("board").dataset.tap`); mode != "zoom" {
@@ -355,6 +363,22 @@ func endToEnd(t *testing.T, sc screen) {
 		t.Errorf("back to the game the board shows %v, want the game's %v", got, prior.Step.Pieces)
 	}
 	e.targets("the analysis board back in the game")
+	if e.sc.mobile {
+		return
+	}
+	// a window too low for the grown board: a click zooms first, as a
+	// finger's tap does, then plays on 44-px cells
+	if err := chromedp.Do(tab, chromedp.EmulateViewport(1280, 560)); err != nil {
+		t.Fatal(err)
+	}
+	e.wait("a click to zoom in a low window", `document.getElementById("board").dataset.tap === "zoom" && !document.getElementById("zoombar").hidden`,
+		`document.getElementById("board").dataset.tap + " " + cellPx().toFixed(0) + " px"`)
+	e.targets("the analysis board in a low window")
+	click(t, tab, from)
+	if mode := browsertest.Eval[string](t, tab, `document.getElementById("board").dataset.tap`); mode != "pointer" || browsertest.Eval[bool](t, tab, `variation !== null`) {
+		t.Errorf("a click on the low window's board: cells clicked as %q (want pointer, 44 px at least), variation %v", mode, browsertest.Eval[any](t, tab, `variation`))
+	}
+	e.targets("the zoomed analysis board in a low window")
 }
 
 // e2e is one screen's walk through the pages.
@@ -496,13 +520,13 @@ const tapTargetsJS = `[...document.querySelectorAll("*")]
 	.map(([e, r]) => (e.id ? "#" + e.id : e.tagName.toLowerCase() + (e.className ? "." + e.className : "")) + " \"" + e.textContent.trim().slice(0, 24) + "\" " + r.width.toFixed(0) + "×" + r.height.toFixed(0))`
 
 // cellTargetsJS lists the analysis board's cells in sight smaller than
-// %d px: taps play on them ("cells": a finger, 44 px; "pointer": a mouse,
-// WCAG's 24 px), or a tap zooms the board and none is a target ("zoom").
+// 44 px where taps play on them ("cells": a finger; "pointer": a mouse);
+// where a tap zooms the board ("zoom") none is a target.
 const cellTargetsJS = `(() => { const b = document.getElementById("board"); if (!b || !b.dataset.tap || b.dataset.tap === "zoom") return [];
 	const v = b.getBoundingClientRect();
 	return [...b.querySelectorAll(".hit")].map(h => [h, h.getBoundingClientRect()])
 		.filter(([h, r]) => r.left + r.width / 2 > v.left && r.left + r.width / 2 < v.right && r.top + r.height / 2 > v.top && r.top + r.height / 2 < v.bottom)
-		.filter(([h, r]) => r.width < %[1]d || r.height < %[1]d).map(([h, r]) => h.dataset.cell + " " + r.width.toFixed(0) + "×" + r.height.toFixed(0)); })()`
+		.filter(([h, r]) => r.width < 44 || r.height < 44).map(([h, r]) => h.dataset.cell + " " + r.width.toFixed(0) + "×" + r.height.toFixed(0)); })()`
 
 // targets measures every visible tap target (≥ 44 px; the analysis
 // board's cells too, where a finger plays on them) and that the page is no
@@ -510,13 +534,9 @@ const cellTargetsJS = `(() => { const b = document.getElementById("board"); if (
 func (e *e2e) targets(where string) {
 	e.t.Helper()
 	small := browsertest.Eval[[]string](e.t, e.tab, tapTargetsJS)
-	min := 44
-	if browsertest.Eval[string](e.t, e.tab, `(document.getElementById("board") || {dataset: {}}).dataset.tap || ""`) == "pointer" {
-		min = 24
-	}
-	small = append(small, browsertest.Eval[[]string](e.t, e.tab, fmt.Sprintf(cellTargetsJS, min))...)
+	small = append(small, browsertest.Eval[[]string](e.t, e.tab, cellTargetsJS)...)
 	if len(small) > 0 {
-		e.t.Errorf("%s: tap targets under 44 px (board cells for a mouse under 24): %q", where, small)
+		e.t.Errorf("%s: tap targets under 44 px: %q", where, small)
 	}
 	if o := browsertest.Eval[int](e.t, e.tab, browsertest.Overflow); o > 0 {
 		e.t.Errorf("%s is %d px wider than the screen", where, o)

@@ -415,18 +415,34 @@ async function analysis() {
 
 // --- zoom -----------------------------------------------------------------
 
-// A finger needs cells of 44 px. Where they are smaller (STAR or RAY on a
-// phone), a tap on the board zooms in around it until they are, and only
-// then do taps play; + − ⤢ and a pinch zoom, a drag pans a zoomed board (a
-// swipe then pans instead of stepping). A mouse plays on the cells as they
-// are. #board's data-tap says which: "zoom" (a tap zooms), "cells" (a
-// finger plays), "pointer" (a mouse plays).
-const coarse = matchMedia("(pointer: coarse)");
+// Every tap target is 44 px, a board's cells too, for a finger or a mouse.
+// On a wide screen (the board in a column of its own) a board whose cells
+// are smaller grows, when the window has the height for it, until they are
+// 46 px (STAR's 31-px cells at 1280×800 become 46 px, the whole board still
+// in the window under the header). Where they stay smaller (STAR or RAY on
+// a phone, a low window), a tap or click on the board zooms in around it
+// until they are, and only then do taps play; + − ⤢ and a pinch zoom, a
+// drag pans a zoomed board (a swipe then pans instead of stepping).
+// #board's data-tap says which: "zoom" (a tap zooms), "cells" (a finger
+// plays), "pointer" (a mouse plays).
+const coarse = matchMedia("(pointer: coarse)"), wide = matchMedia("(min-width: 601px)");
 function cellPx() { const h = document.querySelector("#board .hit"); return h ? h.getBoundingClientRect().width : 0; }
-function tapMode() { return !coarse.matches ? "pointer" : cellPx() >= 44 ? "cells" : "zoom"; }
+function tapMode() { return cellPx() < 44 ? "zoom" : coarse.matches ? "cells" : "pointer"; }
 function zoomChanged() { $("board").dataset.tap = tapMode(); }
+// growBoard lifts the style sheet's height limit of a wide screen's board
+// as far as its cells need and the window allows.
+function growBoard() {
+  const svg = $("board");
+  svg.style.maxHeight = "";
+  const cell = cellPx() / (board.zoom || 1);
+  if (!wide.matches || !cell || cell >= 44) return;
+  const r = svg.getBoundingClientRect();
+  const want = Math.ceil(r.height * 46 / cell), room = innerHeight - (r.top + scrollY) - 8;
+  if (want > r.height && want <= room) svg.style.maxHeight = want + "px";
+}
 function setupZoom() {
-  const small = coarse.matches && cellPx() / (board.zoom || 1) < 44;
+  growBoard();
+  const small = cellPx() / (board.zoom || 1) < 44;
   $("zoombar").hidden = !(small || board.zoomable);
   zoomChanged();
 }
@@ -475,7 +491,7 @@ async function start() {
     if (to !== undefined) { ev.preventDefault(); go(to); }
   });
   // the board: a tap plays (variations), a horizontal swipe steps; a
-  // board too small for a finger zooms first (setupZoom)
+  // board too small for a finger or a mouse zooms first (setupZoom)
   const svg = $("board");
   board.gestures(() => true, false);
   $("zoomin").onclick = () => { board.zoomBy(2); zoomChanged(); };
@@ -484,6 +500,7 @@ async function start() {
   setupZoom();
   addEventListener("resize", setupZoom);
   coarse.addEventListener("change", setupZoom);
+  wide.addEventListener("change", setupZoom);
   let down = null;
   svg.addEventListener("pointerdown", ev => { down = { x: ev.clientX, y: ev.clientY }; });
   svg.addEventListener("pointerup", ev => {
