@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -119,11 +120,15 @@ func TestHubPages(t *testing.T) {
 	for host.sess.State().ToMove == nil || *host.sess.State().ToMove != "red" {
 		host.step()
 	}
+	// the host granted the seat; the hub plays it once it has the seat and
+	// the browser's record of the game (refused as not played here before)
+	hubPlays(t, th.hub, "h", "white")
 	browsertest.Eval[any](t, ctx, `post("/api/tables/h/move", {seat: "white", move: "a1-a2"})`)
 	refused := func() string {
 		return browsertest.Eval[string](t, ctx, `document.getElementById("message").textContent`)
 	}
-	if msg := refused(); !strings.Contains(msg, "not") {
+	const notTurn = "not this seat's turn"
+	if msg := refused(); !strings.Contains(msg, notTurn) {
 		t.Errorf("a move out of turn: the page says %q", msg)
 	}
 	var played []string
@@ -147,7 +152,7 @@ func TestHubPages(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 			continue
 		}
-		if len(played) == 0 && !strings.Contains(tap[1], "not") {
+		if len(played) == 0 && !strings.Contains(tap[1], notTurn) {
 			t.Errorf("the refusal was wiped before the next action: the page said %q", tap[1])
 		}
 		played = append(played, m)
@@ -163,6 +168,8 @@ func TestHubPages(t *testing.T) {
 				time.Sleep(5 * time.Millisecond)
 			}
 		}
+		// the tap wiped the refusal when it sent the move, whenever its
+		// answer comes (the board may carry the move out before)
 		if msg := browsertest.Eval[string](t, ctx, `document.getElementById("message").textContent`); msg != "" {
 			t.Fatalf("after %s the page says %q", m, msg)
 		}
@@ -180,4 +187,25 @@ func TestHubPages(t *testing.T) {
 	}
 	noOverflow("a table played from the page")
 	browsertest.Screenshot(t, ctx, "hub-play-phone")
+}
+
+// hubPlays waits, woken by the hub's changes, until the hub plays seat of
+// table's game for a browser (it has the seat's claim and the browser's
+// record of the game: a move is then judged by its turn).
+func hubPlays(t *testing.T, h *Hub, table, seat string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	changes := h.subscribe(ctx, "", false)
+	for {
+		_, err := h.Legal(table, seat)
+		if err == nil {
+			return
+		}
+		select {
+		case <-changes:
+		case <-ctx.Done():
+			t.Fatalf("the hub does not play %s of %s for the browser: %v", seat, table, err)
+		}
+	}
 }

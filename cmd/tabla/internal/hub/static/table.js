@@ -12,12 +12,16 @@ $("token").value = localStorage.getItem("hubtoken") || "";
 $("token").onchange = () => localStorage.setItem("hubtoken", $("token").value);
 
 // failure is the answer to the latest action when it was refused, shown
-// until the next action (state updates do not wipe it; an earlier
-// action's late answer does not either).
+// until the next action is sent (state updates do not wipe it; an earlier
+// action's late answer does not either). The next action wipes it at
+// once, not on its answer: a refusal left on the screen while a move is
+// on its way (or already carried out on the board) says the move was
+// refused.
 let failure = "", postSeq = 0;
 
 async function post(path, body) {
   const seq = ++postSeq;
+  failure = ""; showMessage();
   const r = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json", "Authorization": "Bearer " + $("token").value }, body: JSON.stringify(body) });
   const text = r.ok ? "" : (await r.text()).trim();
   if (seq === postSeq) { failure = text; showMessage(); }
