@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"slices"
+	"strings"
 
 	"github.com/tabla-board/tabla/engine"
 )
@@ -554,6 +555,20 @@ func (r *Referee) candidates() []candidate {
 			}
 		}
 	}
+	return dedupe(out)
+}
+
+// dedupe merges the readings found twice (a composite is a revision then
+// the next player's move as well): one is kept, asked only when both ask.
+func dedupe(out []candidate) []candidate {
+	for i := 0; i < len(out); i++ {
+		for j := len(out) - 1; j > i; j-- {
+			if out[j].kind == out[i].kind && out[j].depth == out[i].depth && out[j].plies == out[i].plies && out[j].text == out[i].text {
+				out[i].ask = out[i].ask && out[j].ask
+				out = slices.Delete(out, j, j+1)
+			}
+		}
+	}
 	return out
 }
 
@@ -626,7 +641,11 @@ func (r *Referee) revisions(out []candidate) []candidate {
 	for d := 2; d <= maxReviseDepth && d <= n; d++ {
 		k := n - d
 		o := &r.ops[k]
-		if o.roll || o.chosen || o.note.to < 0 || r.ops[k+1].note.from != o.note.to || o.note.from < 0 && !o.note.place {
+		// (in GYGES a replace's displaced piece may be the one the hand
+		// carried on: the mover read as landing where it only looked)
+		onward := r.ops[k+1].note.from == o.note.to ||
+			r.info.Game == "gyges" && o.note.extra >= 0 && r.ops[k+1].note.from == o.note.extra
+		if o.roll || o.chosen || o.note.to < 0 || !onward || o.note.from < 0 && !o.note.place {
 			break
 		}
 		out = r.revisionsAt(d, out)
@@ -652,7 +671,10 @@ func (r *Referee) revisionsAt(d int, out []candidate) []candidate {
 	var keys []int
 	for _, i := range r.fitting(c, m) {
 		i := int(i)
-		if c.moves[i] == first.move || !r.mayFit(c.notes[i], m) || !r.relevant(c.notes[i], m, first.since) {
+		// (deeper, the first replaced move itself is a reading: the hand
+		// went on from where it put the piece and came back there — the
+		// moves recorded on the way were rests)
+		if d == 1 && c.moves[i] == first.move || !r.mayFit(c.notes[i], m) || !r.relevant(c.notes[i], m, first.since) {
 			continue
 		}
 		nt := c.notes[i]
@@ -824,6 +846,13 @@ func (r *Referee) revisionsThen(out []candidate) []candidate {
 	if n >= 2 && len(r.ops[n-2].was) > 0 && r.ops[n-2].note.extra >= 0 && !r.ops[n-2].roll && !r.ops[n-2].chosen && r.ops[n-1].note.from >= 0 {
 		out = r.revisionsThenAt(2, out)
 	}
+	// a hand counting the next player's piece on through rests read as
+	// moves of both players, after the last mover's piece was revised: the
+	// moves since read back to the revised move's earlier reading
+	// (the middle move itself revised along the way: a counted path)
+	if n >= 3 && len(r.ops[n-3].was) > 0 && len(r.ops[n-2].was) > 0 && !slices.ContainsFunc(r.ops[n-3:], func(o op) bool { return o.roll || o.chosen }) {
+		out = r.revisionsThenAt(3, out)
+	}
 	return out
 }
 
@@ -838,8 +867,15 @@ func (r *Referee) revisionsThenAt(d int, out []candidate) []candidate {
 	}
 	since := first.since
 	moved := r.lastAcc // the next player's piece was lifted after this
-	if d == 2 {
-		moved = r.ops[n-1].since
+	if d >= 2 {
+		moved = r.ops[n-d+1].since
+	}
+	// the turns are read from the move before on: a move recorded as the
+	// next player's after a revision (a composite) began within the
+	// revised one's evidence
+	tsince := since
+	if d == 1 && n >= 2 && !r.ops[n-2].roll {
+		tsince = min(since, r.ops[n-2].since)
 	}
 	if r.board2 == nil {
 		r.board2 = make([]uint8, r.ncell)
@@ -859,41 +895,77 @@ func (r *Referee) revisionsThenAt(d int, out []candidate) []candidate {
 			continue
 		}
 		r.st.Play(c.moves[i])
-		r.buf2 = r.st.Moves(r.buf2[:0])
-		for _, m2 := range r.buf2 {
-			text := r.st.AppendMove(nb[:0], m2)
-			n2 := r.parse(string(text), -1)
-			if n2.from < 0 || !r.hasSensor[n2.from] || r.touched[n2.from] <= moved {
-				continue // moved since the board was last read
+		after := r.afterDiff(r.diff(c, i))
+		out = r.thenNext(d, i, c.texts[i], "", nt, since, tsince, moved, [][]uint8{r.cur, after}, []note{nt}, now, out)
+		// a deeper revision it made undone: the other player's move it
+		// read as a rest was real, and the hand moved on from there
+		if d == 1 && len(first.chain) > 0 && c.moves[i] == first.was[len(first.was)-1] {
+			boards := [][]uint8{r.cur, slices.Clone(after)}
+			notes := []note{nt}
+			var texts []string
+			last := nt
+			for _, y := range first.chain {
+				t := string(r.st.AppendMove(nb[:0], y))
+				last = r.parse(t, -1)
+				texts = append(texts, t)
+				notes = append(notes, last)
+				r.st.Play(y)
+				b := make([]uint8, r.ncell)
+				r.toBoard(r.st.Position(), b)
+				boards = append(boards, b)
 			}
-			if d == 2 && n2.from != r.ops[n-1].note.from {
-				continue
-			}
-			ok := true
-			for _, x := range [...]int{n2.to, n2.extra} {
-				if x >= 0 && r.hasSensor[x] && r.touched[x] <= since {
-					ok = false
-				}
-			}
-			// its piece was in the hand when it was put down
-			if !ok || !r.ordered(n2, since) {
-				continue
-			}
-			r.st.Play(m2)
-			r.toBoard(r.st.Position(), r.board2)
-			r.st.Undo()
-			keys, ok := r.shownSince(r.board2, now)
-			ok = ok && r.turnsOK(since, [][]uint8{r.cur, r.afterDiff(r.diff(c, i)), r.board2}, []note{nt, n2})
-			if ok && len(keys) > 0 && !slices.ContainsFunc(out, func(o candidate) bool {
-				return o.kind == candRevise && o.depth == d && o.text == c.texts[i]+";"+string(text)
-			}) {
-				// only proposed: the hand may be under way to yet another
-				// reading, which needs this one undone
-				out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i] + ";" + string(text), then: string(text),
-					note: nt, evidence: len(keys), cells: keys, depth: d, ask: true})
+			out = r.thenNext(d, i, c.texts[i]+";"+strings.Join(texts, ";"), strings.Join(texts, ";")+";", last, since, tsince, moved, boards, notes, now, out)
+			for range first.chain {
+				r.st.Undo()
 			}
 		}
 		r.st.Undo()
+	}
+	return out
+}
+
+// thenNext adds the readings of the plies played on the engine (texts:
+// the revised move and any moves after it, then: those after it, each with
+// ";") followed by the next player's move (revisionsThenAt).
+func (r *Referee) thenNext(d, i int, texts, then string, nt note, since, tsince, moved uint64, boards [][]uint8, notes []note, now []uint8, out []candidate) []candidate {
+	n := len(r.ops)
+	var nb [64]byte
+	r.buf2 = r.st.Moves(r.buf2[:0])
+	for _, m2 := range r.buf2 {
+		text := r.st.AppendMove(nb[:0], m2)
+		n2 := r.parse(string(text), -1)
+		if n2.from < 0 || !r.hasSensor[n2.from] || r.touched[n2.from] <= moved &&
+			!(d == 1 && n2.from == nt.to && r.touched[n2.from] > since) {
+			continue // moved since the board was last read (or, the piece
+			// the hand rested there, since: its lift read as going on)
+		}
+		if d >= 2 && n2.from != r.ops[n-d+1].note.from {
+			continue // (deeper: the counted piece's move)
+		}
+		ok := true
+		for _, x := range [...]int{n2.to, n2.extra} {
+			if x >= 0 && r.hasSensor[x] && r.touched[x] <= since {
+				ok = false
+			}
+		}
+		// its piece was in the hand when it was put down
+		if !ok || !r.ordered(n2, since) {
+			continue
+		}
+		r.st.Play(m2)
+		r.toBoard(r.st.Position(), r.board2)
+		r.st.Undo()
+		keys, ok := r.shownSince(r.board2, now)
+		ok = ok && r.turnsOK(tsince, append(slices.Clip(boards), r.board2), append(slices.Clip(notes), n2))
+		full := texts + ";" + string(text)
+		if ok && len(keys) > 0 && !slices.ContainsFunc(out, func(o candidate) bool {
+			return o.kind == candRevise && o.depth == d && o.text == full
+		}) {
+			// only proposed: the hand may be under way to yet another
+			// reading, which needs this one undone
+			out = append(out, candidate{kind: candRevise, idx: i, text: full, then: then + string(text),
+				note: nt, evidence: len(keys), cells: keys, depth: d, ask: true})
+		}
 	}
 	return out
 }

@@ -678,14 +678,22 @@ type playMode struct {
 	hands bool // real hands (hands_test.go) on top of the noise
 	judge bool // the explainer judges every move
 	plies int  // plies to play (0: the whole game, up to 80)
+	// soft: the explainer's verdicts that are no wrong record (a needless
+	// ask, the true move recorded where it admits others too) are counted,
+	// not failures; a false or lost move, a true move not offered, a move
+	// it cannot explain and the referee stuck out of sync still fail
+	soft bool
 }
 
-// noisyGyges chooses how GYGES is played. Its counted paths (pieces without
-// an owner: a rest on the way is also the next player's move) and the
-// explainer's verdicts on its replaces still defeat the referee — issue 23
-// stays open for them — so by default GYGES is played with the noise alone
-// and judged against the true moves only, as before the explainer.
-var noisyGyges = flag.String("noisy.gyges", "", `GYGES: "hands", "judge" or "hands,judge" (default neither; also $TABLA_NOISY_GYGES)`)
+// noisyGyges chooses how GYGES is played. By default it is played with
+// real hands and judged by the explainer like every game, but softly: its
+// counted paths (pieces without an owner: a rest on the way is also the
+// next player's move) still draw needless asks and unasked records of the
+// true move where the explainer admits others too — issue 23 stays open
+// for them — so those two verdicts are counted and reported, not failures.
+// "strict" (or "judge") fails on them too; "noise" plays the noise alone,
+// judged against the true moves only, as before the explainer.
+var noisyGyges = flag.String("noisy.gyges", "", `GYGES: "strict" or "noise" (default: real hands, soft verdicts; also $TABLA_NOISY_GYGES)`)
 
 func (c noisyConfig) mode() playMode {
 	if c.game != "gyges" {
@@ -695,7 +703,13 @@ func (c noisyConfig) mode() playMode {
 	if v == "" {
 		v = os.Getenv("TABLA_NOISY_GYGES")
 	}
-	return playMode{hands: strings.Contains(v, "hands"), judge: strings.Contains(v, "judge")}
+	switch {
+	case strings.Contains(v, "noise"):
+		return playMode{}
+	case strings.Contains(v, "strict") || strings.Contains(v, "judge"):
+		return playMode{hands: true, judge: true}
+	}
+	return playMode{hands: true, judge: true, soft: true}
 }
 
 func noisyGame(t *testing.T, nc noisyConfig, seed uint64, mode playMode) (res noisyResult) {
@@ -728,7 +742,8 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64, mode playMode) (res no
 	}
 	buf := make([]engine.Move, 0, 4096)
 	rolled := ""
-	lastMove := "" // the last move, until a roll
+	lastMove := ""      // the last move, until a roll
+	var recent []string // the moves since the last roll, oldest first
 	maxPly := 80
 	if mode.plies > 0 {
 		maxPly = mode.plies
@@ -788,6 +803,7 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64, mode playMode) (res no
 				return
 			}
 			lastMove = ""
+			recent = recent[:0]
 			if x != nil {
 				// a roll ends the last move's revisions
 				if k := len(h.rollAfter); k > 0 {
@@ -823,6 +839,8 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64, mode playMode) (res no
 		committed := shadow.Clone()
 		prevMove := lastMove
 		lastMove = ops.text
+		before2 := slices.Clone(recent)
+		recent = append(recent, ops.text)
 		shadow.Play(m)
 		res.moves++
 		n.carry(ops, path, slow)
@@ -838,14 +856,22 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64, mode playMode) (res no
 			case len(readings) == 1:
 				res.unique++
 				if st.Mode == "confirm" {
-					fail(&res.needless, ply, "%s: the one reading, yet confirm offers %v", ops.text, st.Candidates)
-					return
+					if mode.soft {
+						res.needless++ // counted, and the harness answers
+					} else {
+						fail(&res.needless, ply, "%s: the one reading, yet confirm offers %v", ops.text, st.Candidates)
+						return
+					}
 				}
 			default:
 				res.ambiguous++
 				if st.Mode != "confirm" && tb.r.Game().Hash() == shadow.Hash() {
-					fail(&res.guessed, ply, "%s recorded unasked, but the explainer admits %v", ops.text, readings)
-					return
+					if mode.soft {
+						res.guessed++ // counted: the true move was recorded
+					} else {
+						fail(&res.guessed, ply, "%s recorded unasked, but the explainer admits %v", ops.text, readings)
+						return
+					}
 				}
 			}
 			if st.Mode != "confirm" && !st.InSync {
@@ -873,6 +899,10 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64, mode playMode) (res no
 			if i < 0 && prevMove != "" {
 				// the last move as it was, and this one after it
 				i = slices.Index(st.Candidates, "revise:"+prevMove+";"+ops.text)
+			}
+			for k := 2; i < 0 && k <= len(before2) && k <= maxReviseDepth; k++ {
+				// the last moves as they were (a deeper reading undone)
+				i = slices.Index(st.Candidates, "revise:"+strings.Join(before2[len(before2)-k:], ";")+";"+ops.text)
 			}
 			if i < 0 {
 				fail(&res.notOffered, ply, "%s: confirm offers %v, not the true move", ops.text, st.Candidates)
@@ -958,7 +988,50 @@ var noisyRegressions = []struct {
 	{"gyges-advanced-identifying", 26, "a replace's displaced piece set down first, recorded as the last mover going on, then its mover counted on from a rest of its own: the replace not offered", true, 66},
 }
 
+// GYGES with real hands, found by the harness judged softly (issue 23,
+// session 6): each replayed up to and with the move it once failed; soft:
+// the explainer's needless-ask verdict is counted, not a failure (the move
+// was once lost or stuck and is now asked for with the true reading).
+var noisyHandRegressions = []struct {
+	config string
+	seed   uint64
+	plies  int
+	soft   bool
+	what   string
+}{
+	{"gyges-presence", 262, 35, false, "a counted path's rest read as the next player's move, the hand returned to the rest: only the takeback of that move offered, not the move itself (a deeper revision to the first replaced move)"},
+	{"gyges-presence", 653, 44, false, "the same"},
+	{"gyges-presence", 723, 34, false, "the same"},
+	{"gyges-presence", 798, 57, false, "the same"},
+	{"gyges-identifying", 227, 55, false, "the same, identifying sensors"},
+	{"gyges-identifying", 245, 30, false, "the same"},
+	{"gyges-identifying", 506, 26, false, "the same"},
+	{"gyges-identifying", 757, 20, false, "the same"},
+	{"gyges-identifying", 643, 69, false, "the next player's counted move read as the last mover going on: the last move as it was and the next player's not offered (its piece lifted before the revision was recorded)"},
+	{"gyges-presence", 839, 60, false, "the same, presence sensors"},
+	{"gyges-advanced-identifying", 154, 48, false, "a counted path read as moves of both players after the last replace was revised: a wrong move recorded (the last move as it was and the next player's move, three moves back, not read)"},
+	{"gyges-identifying", 434, 73, true, "a deeper revision made the other player's real move a rest; the hand went on from there: stuck out of sync (the deeper revision undone is now offered)"},
+	{"gyges-advanced-identifying", 289, 56, true, "a replace's displaced piece carried on by the hand (the mover only looked at the landing cell): stuck out of sync (the deeper revision through the displaced piece is now offered)"},
+	{"gyges-advanced-identifying", 242, 57, true, "the same"},
+	{"gyges-advanced-presence", 135, 44, true, "the same, presence sensors"},
+}
+
 func TestNoisyRegressions(t *testing.T) {
+	for _, rg := range noisyHandRegressions {
+		var nc *noisyConfig
+		for _, c := range noisyConfigs() {
+			if c.String() == rg.config {
+				nc = &c
+			}
+		}
+		if nc == nil {
+			t.Fatalf("no configuration %s", rg.config)
+		}
+		res := noisyGame(t, *nc, rg.seed, playMode{hands: true, judge: true, plies: rg.plies, soft: rg.soft})
+		if res.bad() > 0 && !(rg.soft && res.bad() == res.needless+res.guessed) {
+			t.Errorf("%s seed %d (%s): %v", rg.config, rg.seed, rg.what, res.failures)
+		}
+	}
 	for _, rg := range noisyRegressions {
 		var nc *noisyConfig
 		for _, c := range noisyConfigs() {

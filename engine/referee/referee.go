@@ -138,6 +138,10 @@ type op struct {
 	// was: the moves from the same position it revised, oldest first (the
 	// rests of a hand counting the piece on; at most maxWas)
 	was []engine.Move
+	// chain: when it revised several moves (a deeper revision), the moves
+	// recorded after the last of was, which it replaced too: the other
+	// player's move it read as a rest, which the hand may prove real
+	chain []engine.Move
 }
 
 // maxWas bounds an op's list of the moves it revised.
@@ -1150,9 +1154,15 @@ func (r *Referee) take(c candidate, source string) {
 			if len(was) > maxWas {
 				was = was[len(was)-maxWas:]
 			}
+			var chain []engine.Move
+			if c.depth > 1 && c.then == "" {
+				for _, o := range r.ops[len(r.ops)-c.depth+1:] {
+					chain = append(chain, o.move)
+				}
+			}
 			defer func(n int) {
 				if n < len(r.ops) {
-					r.ops[n].since, r.ops[n].was = since, was
+					r.ops[n].since, r.ops[n].was, r.ops[n].chain = since, was, chain
 				}
 			}(len(r.ops) - c.depth)
 		}
@@ -1168,10 +1178,11 @@ func (r *Referee) take(c candidate, source string) {
 			r.undo(c.depth)
 		}
 		first, _, _ := strings.Cut(c.text, ";")
-		for _, mv := range []string{first, c.then} {
-			if mv == "" {
-				break
-			}
+		moves := []string{first}
+		if c.then != "" {
+			moves = append(moves, strings.Split(c.then, ";")...)
+		}
+		for _, mv := range moves {
 			pc := r.ensure()
 			for i, t := range pc.texts {
 				if t == mv {
