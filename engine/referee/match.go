@@ -768,7 +768,10 @@ func (r *Referee) revisionsAt(d int, out []candidate) []candidate {
 			same = same || displacedFirst
 			// (In GYGES the next player's move under way is followed by the
 			// composites instead: the revised piece moved on or displaced.)
-			ask := !same
+			// A revision the sensors cannot tell from the position before
+			// the revised move (a swap on presence sensors) may as well
+			// be that move taken back: asked.
+			ask := !same || r.fitsBoard(r.cur)
 			out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i], note: nt, evidence: len(keys), cells: slices.Clone(keys), ask: ask, depth: d, displacedFirst: displacedFirst})
 		}
 	}
@@ -843,14 +846,19 @@ func (r *Referee) revisionsThen(out []candidate) []candidate {
 	// the next player's mover counted on from a rest recorded as a move of
 	// its own: the move before it read back too
 	// (a replace's displaced piece read as carried on by its last mover)
-	if n >= 2 && len(r.ops[n-2].was) > 0 && r.ops[n-2].note.extra >= 0 && !r.ops[n-2].roll && !r.ops[n-2].chosen && r.ops[n-1].note.from >= 0 {
+	// (or a piece the next player's hand set down first — a replace's
+	// displaced piece — read as the last mover going on)
+	if n >= 2 && len(r.ops[n-2].was) > 0 && !r.ops[n-2].roll && !r.ops[n-2].chosen && r.ops[n-1].note.from >= 0 &&
+		(r.ops[n-2].note.extra >= 0 || r.info.Variant == "advanced") {
 		out = r.revisionsThenAt(2, out)
 	}
 	// a hand counting the next player's piece on through rests read as
 	// moves of both players, after the last mover's piece was revised: the
 	// moves since read back to the revised move's earlier reading
-	// (the middle move itself revised along the way: a counted path)
-	if n >= 3 && len(r.ops[n-3].was) > 0 && len(r.ops[n-2].was) > 0 && !slices.ContainsFunc(r.ops[n-3:], func(o op) bool { return o.roll || o.chosen }) {
+	// (the last move took on the piece the one before put down — its
+	// mover, or a replace's displaced piece: a counted path)
+	if n >= 3 && len(r.ops[n-3].was) > 0 && !slices.ContainsFunc(r.ops[n-3:], func(o op) bool { return o.roll || o.chosen }) &&
+		r.ops[n-1].note.from >= 0 && (r.ops[n-1].note.from == r.ops[n-2].note.to || r.ops[n-1].note.from == r.ops[n-2].note.extra) {
 		out = r.revisionsThenAt(3, out)
 	}
 	return out
@@ -941,6 +949,9 @@ func (r *Referee) thenNext(d, i int, texts, then string, nt note, since, tsince,
 		}
 		if d >= 2 && n2.from != r.ops[n-d+1].note.from {
 			continue // (deeper: the counted piece's move)
+		}
+		if d == 2 && r.ops[n-2].note.extra < 0 && (n2.extra < 0 || n2.extra != r.ops[n-2].note.to) {
+			continue // (a plain move revised: by the displaced piece set down first)
 		}
 		ok := true
 		for _, x := range [...]int{n2.to, n2.extra} {

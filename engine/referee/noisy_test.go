@@ -1014,6 +1014,13 @@ var noisyHandRegressions = []struct {
 	{"gyges-advanced-identifying", 289, 56, true, "a replace's displaced piece carried on by the hand (the mover only looked at the landing cell): stuck out of sync (the deeper revision through the displaced piece is now offered)"},
 	{"gyges-advanced-identifying", 242, 57, true, "the same"},
 	{"gyges-advanced-presence", 135, 44, true, "the same, presence sensors"},
+	{"gyges-advanced-presence", 31, 47, false, "a replace whose displaced piece went to the mover's cell (a swap presence sensors cannot see) recorded unasked as a revision, though nothing having happened explains the board as well"},
+	{"gyges-advanced-presence", 149, 49, false, "the same"},
+	{"gyges-advanced-presence", 406, 22, false, "the same"},
+	{"gyges-advanced-identifying", 76, 38, true, "a replace whose displaced piece was set down first, read as the last move revised, then its mover counted on through rests read as moves of both players: the replace not offered (read back three deep from a plain counted move)"},
+	{"gyges-advanced-presence", 80, 33, true, "a replace's displaced piece set down first read as the last plain move revised, then the mover counted on: the replace not offered"},
+	{"gyges-advanced-presence", 126, 66, true, "the same"},
+	{"gyges-advanced-presence", 207, 52, true, "the same"},
 }
 
 func TestNoisyRegressions(t *testing.T) {
