@@ -54,22 +54,22 @@ func (x *chain) search(c int, l uint8, used, bounce uint64) {
 		x.open[c] = open
 		x.known |= 1 << (uint(c) & 63)
 	}
-	ps := g.ps
-	_ = ps[0] // one nil check here, none in the loop
+	pe, pn := g.pe, g.pn
+	_, _ = pe[0], pn[0] // one nil check each here, none in the loop
 	var ends uint64
 	for ; open != 0; open &= open - 1 {
-		p := &ps[bits.TrailingZeros64(open)&63]
+		i := bits.TrailingZeros64(open) & 63
 		// No branch on the boundaries: whether a path crosses one crossed
 		// before is hard to predict.
-		z := p.edges & used
-		end := p.end & uint64(int64(z-1)>>63)
+		z := pe[i] & used
+		end := pn[i] & uint64(int64(z-1)>>63)
 		ends |= end
 		if end&bounce != 0 {
 			// ends is kept in x.ends across the call (not spilled).
 			x.ends |= ends
 			ends = 0
 			e := bits.TrailingZeros64(end)
-			x.search(e, x.h[e], used|p.edges, bounce&^end)
+			x.search(e, x.h[e], used|pe[i], bounce&^end)
 		}
 	}
 	x.ends |= ends

@@ -43,6 +43,10 @@ type group struct {
 	// tables.thr[thr+d]: one load fewer on the way to a path.
 	ps *[64]path
 	tp *[64]uint64
+	// pe and pn are the edges and the ends of the group's paths as two
+	// arrays (tables.soa): the Go search indexes them without scaling
+	// the path's index.
+	pe, pn *[64]uint64
 }
 
 // tables are the precomputed step paths of one board. They never change
@@ -55,6 +59,9 @@ type tables struct {
 	paths []path // followed by 64 unused paths, so that every group has 64
 
 	thr []uint64
+	// soa holds, for every group, its paths' edges then their ends
+	// (group.pe, group.pn), followed by 64 unused words.
+	soa []uint64
 	// via[d] are the cells from which some path enters d before its last
 	// step.
 	via [numCells]uint64
@@ -256,6 +263,23 @@ func buildTables(b *boards.Board) (*tables, error) {
 		g.thr += 64
 		g.ps = (*[64]path)(t.paths[g.off:])
 		g.tp = (*[64]uint64)(t.thr[g.thr:])
+	}
+	// The Go search's two arrays: a group's paths are numbered 0..n-1.
+	size := 0
+	for i := range t.grp[:numCells*3] {
+		g := &t.grp[i]
+		size += 2 * bits.Len64(g.allowed[0]|g.allowed[1])
+	}
+	t.soa = make([]uint64, size+64)
+	o := 0
+	for i := range t.grp[:numCells*3] {
+		g := &t.grp[i]
+		n := bits.Len64(g.allowed[0] | g.allowed[1])
+		for k := 0; k < n; k++ {
+			t.soa[o+k], t.soa[o+n+k] = g.ps[k].edges, g.ps[k].end
+		}
+		g.pe, g.pn = (*[64]uint64)(t.soa[o:]), (*[64]uint64)(t.soa[o+n:])
+		o += 2 * n
 	}
 	return t, nil
 }
