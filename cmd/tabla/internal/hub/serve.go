@@ -96,10 +96,12 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// The shared timeouts of every page server; a club's spectators keep
-	// hundreds of event streams open (the load test: 1,500), so a larger
-	// cap than a table's.
+	// hundreds of event streams open (the load test: 1,500, from one
+	// address), often from behind one address (a club's Wi-Fi), so larger
+	// caps than a table's.
 	limits := webui.DefaultLimits
 	limits.MaxConns = 4096
+	limits.MaxPerHost = 2048
 	hs := webui.NewServer(ctx, guard.Wrap(h.Handler()), limits)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(limits.Listener(ln)) }()
