@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -40,12 +41,110 @@ func nextEvent(t *testing.T, r *bufio.Reader) string {
 	}
 }
 
-// TestSlowClients: a thousand connections to the daemon's page server that
-// send nothing, half a header, or a body that never ends hold it only
-// until its timeouts close them; a normal request is answered all the
-// same, and the live page's event stream, open all along, outlives the
-// timeouts. (The timeouts are shortened for the test.)
+// fromAddr is an HTTP client whose connections come from the loopback
+// address ip (another host than the slow clients').
+func fromAddr(ip string) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+	return &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
+}
+
+// stillOpen tells without waiting whether the server has not closed c
+// (nothing to read and no end of stream).
+func stillOpen(t *testing.T, c net.Conn) bool {
+	t.Helper()
+	rc, err := c.(*net.TCPConn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := false
+	rc.Read(func(fd uintptr) bool {
+		var b [1]byte
+		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		open = n < 0 && err == syscall.EAGAIN
+		return true
+	})
+	return open
+}
+
+// TestSlowClients: a thousand connections to the daemon's page server,
+// from ten addresses (127.0.0.1-10), that send nothing, half a header, or
+// a body that never ends: a phone (127.0.0.100) is answered while they
+// are held, and they are held only until the timeouts close them; the
+// live page's event stream, open all along, outlives the timeouts. The
+// caps are a tenth of the defaults (100 connections, 20 an address).
 func TestSlowClients(t *testing.T) {
+	// "held": timeouts that never pass in the test, so that only the caps
+	// close connections, and the slow ones still held when the phone's
+	// answer arrives are counted.
+	t.Run("held", func(t *testing.T) {
+		lim := webui.Limits{ReadHeader: time.Hour, Read: time.Hour, Write: time.Hour, Idle: time.Hour, MaxConns: 100, MaxPerHost: 20}
+		holdSlowClients(t, lim, func(base string, conns []net.Conn, _ *bufio.Reader, _ string) {
+			phone := fromAddr("127.0.0.100")
+			resp, err := phone.Get(base + "/api/state")
+			if err != nil {
+				t.Fatalf("a normal request among %d slow ones: %v", len(conns), err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 || !bytes.Contains(b, []byte(`"board"`)) {
+				t.Fatalf("a normal request among %d slow ones: %s %q", len(conns), resp.Status, b)
+			}
+			held := 0
+			for _, c := range conns {
+				if stillOpen(t, c) {
+					held++
+				}
+			}
+			// The page's event stream and the phone's request have two of
+			// the 100 places; 98 slow ones would fill the rest.
+			if held < lim.MaxConns/2 {
+				t.Fatalf("%d slow connections still held when the answer came; want the cap's worth (%d)", held, lim.MaxConns-2)
+			}
+			t.Logf("%d slow connections held when the answer came", held)
+		})
+	})
+	t.Run("timeouts", func(t *testing.T) {
+		lim := webui.Limits{ReadHeader: 300 * time.Millisecond, Read: 300 * time.Millisecond, Write: 300 * time.Millisecond,
+			Idle: 300 * time.Millisecond, MaxConns: 100, MaxPerHost: 20}
+		holdSlowClients(t, lim, func(base string, conns []net.Conn, events *bufio.Reader, first string) {
+			phone := fromAddr("127.0.0.100")
+			resp, err := phone.Get(base + "/api/state")
+			if err != nil || resp.StatusCode != 200 {
+				t.Fatalf("a normal request among %d slow ones: %v %v", len(conns), resp, err)
+			}
+			resp.Body.Close()
+			// Every slow connection is closed by the server: reading it
+			// ends at its end, not at this test's own (generous) deadline.
+			for i, c := range conns {
+				c.SetReadDeadline(time.Now().Add(time.Minute))
+				_, err := io.Copy(io.Discard, c)
+				if errors.Is(err, os.ErrDeadlineExceeded) {
+					t.Fatalf("slow connection %d (kind %d) still open after a minute", i, i%3)
+				}
+			}
+			// The event stream outlived the timeouts: a change made now
+			// reaches it.
+			req, _ := http.NewRequest("POST", base+"/api/action", strings.NewReader(`{"lift":"b1"}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer sesame")
+			resp, err = phone.Do(req)
+			if err != nil || resp.StatusCode != 200 {
+				t.Fatalf("lift: %v %v", resp, err)
+			}
+			resp.Body.Close()
+			for {
+				if ev := nextEvent(t, events); ev != first {
+					break
+				}
+			}
+		})
+	})
+}
+
+// holdSlowClients starts the daemon with lim, opens the page's event stream
+// from 127.0.0.100 and 1,000 slow connections from 127.0.0.1-10, and
+// calls check.
+func holdSlowClients(t *testing.T, lim webui.Limits, check func(base string, conns []net.Conn, events *bufio.Reader, first string)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	type ready struct {
@@ -54,8 +153,6 @@ func TestSlowClients(t *testing.T) {
 	}
 	rc := make(chan ready, 1)
 	var errb bytes.Buffer
-	lim := webui.Limits{ReadHeader: 300 * time.Millisecond, Read: 300 * time.Millisecond, Write: 300 * time.Millisecond,
-		Idle: 300 * time.Millisecond, MaxConns: 100}
 	o := &Options{IO: &cmdutil.IO{Out: &errb, Err: &errb}, Game: "star", First: "red", Board: "sim", Journal: t.TempDir(),
 		Listen: "127.0.0.1:0", Token: "sesame", Seed: 1, Limits: &lim,
 		Ready: func(s *companion.Session, addr string) { rc <- ready{s, addr} }}
@@ -69,7 +166,7 @@ func TestSlowClients(t *testing.T) {
 	}
 	base := "http://" + r.addr
 
-	stream, err := http.Get(base + "/api/events")
+	stream, err := fromAddr("127.0.0.100").Get(base + "/api/events")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +182,8 @@ func TestSlowClients(t *testing.T) {
 		}
 	}()
 	for i := range n {
-		c, err := net.Dial("tcp", r.addr)
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(1+i%10))}}
+		c, err := d.Dial("tcp", r.addr)
 		if err != nil {
 			t.Fatalf("connection %d: %v", i, err)
 		}
@@ -99,28 +197,11 @@ func TestSlowClients(t *testing.T) {
 				"Authorization: Bearer sesame\r\nContent-Length: 100000\r\n\r\n{\"wait\":", r.addr)
 		}
 	}
-	if code, body := post(t, "GET", base+"/api/state", "", nil, ""); code != 200 || !strings.Contains(body, `"board"`) {
-		t.Fatalf("a normal request among %d slow ones: %d %q", n, code, body)
+	check(base, conns, events, first)
+	for _, c := range conns {
+		c.Close()
 	}
-	// Every slow connection is closed by the server: reading it ends at
-	// its end, not at this test's own (generous) deadline.
-	for i, c := range conns {
-		c.SetReadDeadline(time.Now().Add(time.Minute))
-		_, err := io.Copy(io.Discard, c)
-		if errors.Is(err, os.ErrDeadlineExceeded) {
-			t.Fatalf("slow connection %d (kind %d) still open after a minute", i, i%3)
-		}
-	}
-	// The event stream outlived the timeouts: a change made now reaches it.
-	script := map[string]string{"Content-Type": "application/json", "Authorization": "Bearer sesame"}
-	if code, body := post(t, "POST", base+"/api/action", "", script, `{"lift":"b1"}`); code != 200 {
-		t.Fatalf("lift: %d %q", code, body)
-	}
-	for {
-		if ev := nextEvent(t, events); ev != first {
-			break
-		}
-	}
+	stream.Body.Close()
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
