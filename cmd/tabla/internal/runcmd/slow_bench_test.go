@@ -18,21 +18,31 @@ import (
 
 // BenchmarkSlowClients: issue 25 item 3's budget on `tabla run`'s page
 // server with its real limits (webui.DefaultLimits: 10 s for a header,
-// 30 s for a request, 256 connections at once). 1,000 connections are
-// opened that send nothing, half a header, or a body that never ends (a
-// third each); then a normal GET /api/state is made. Reported:
-//   - answer-s: how long that request waited for its answer;
+// 30 s for a request, 256 connections at once, 32 from one address). A
+// stranger (127.0.0.1; see the sub-benchmarks) opens 1,000 connections
+// that send nothing, half a header, or a body that never ends (a third
+// each); then a phone
+// (127.0.0.100) makes a normal GET /api/state, and so does the stranger.
+// Reported:
+//   - answer-s: how long the phone's request waited for its answer;
+//   - same-addr-answer-s: the same for the stranger's own request;
+//   - held: the slow connections still open when the phone's answer came;
 //   - closed-s: how long until the server had closed the last slow
 //     connection (before the timeouts: never, 4,009 descriptors after 120 s);
 //   - fds-held: the descriptors the process held once all were closed,
 //     beyond those it held before and the benchmark's own 1,000 (the
-//     normal request's kept-alive connection, both ends, is 2).
+//     normal requests' kept-alive connections, both ends, are 2 each).
 //
-// The request waits while the slow connections fill the cap: the listener
-// accepts in arrival order, and 744 connections wait for a slot ahead of it.
+// Sub-benchmarks: the stranger on one address, or on 20 (127.0.0.1-20,
+// 50 connections each: 32 held each would be 640, so the cap of 256 is
+// full and new connections take the places of the oldest slow ones).
 func BenchmarkSlowClients(b *testing.B) {
-	for b.Loop() {
-		slowClients(b)
+	for _, hosts := range []int{1, 20} {
+		b.Run(fmt.Sprintf("addresses=%d", hosts), func(b *testing.B) {
+			for b.Loop() {
+				slowClients(b, hosts)
+			}
+		})
 	}
 }
 
@@ -44,7 +54,7 @@ func openFDs() int {
 	return len(d)
 }
 
-func slowClients(b *testing.B) {
+func slowClients(b *testing.B, hosts int) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	type ready struct {
@@ -68,7 +78,8 @@ func slowClients(b *testing.B) {
 	const n = 1000
 	conns := make([]net.Conn, 0, n)
 	for i := range n {
-		c, err := net.Dial("tcp", r.addr)
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(1+i%hosts))}}
+		c, err := d.Dial("tcp", r.addr)
 		if err != nil {
 			b.Fatalf("connection %d: %v", i, err)
 		}
@@ -83,6 +94,29 @@ func slowClients(b *testing.B) {
 		}
 	}
 	start := time.Now()
+	get := func(from string) time.Duration {
+		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}}
+		c := &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
+		t0 := time.Now()
+		resp, err := c.Get("http://" + r.addr + "/api/state")
+		if err != nil {
+			b.Fatalf("a normal request from %s among %d slow ones: %v", from, n, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			b.Fatalf("a normal request from %s among %d slow ones: %s", from, n, resp.Status)
+		}
+		return time.Since(t0)
+	}
+	answer := get("127.0.0.100")
+	held := 0
+	for _, c := range conns {
+		if stillOpen(b, c) {
+			held++
+		}
+	}
+	sameAnswer := get("127.0.0.1")
 	var closed sync.WaitGroup
 	var mu sync.Mutex
 	var last time.Duration
@@ -97,24 +131,16 @@ func slowClients(b *testing.B) {
 			mu.Unlock()
 		}()
 	}
-	resp, err := http.Get("http://" + r.addr + "/api/state")
-	if err != nil {
-		b.Fatal(err)
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	answer := time.Since(start)
-	if resp.StatusCode != 200 {
-		b.Fatalf("a normal request among %d slow ones: %s", n, resp.Status)
-	}
 	closed.Wait()
-	held := openFDs() - before // our own client side is still open
+	fds := openFDs() - before // our own client side is still open
 	for _, c := range conns {
 		c.Close()
 	}
 	b.ReportMetric(answer.Seconds(), "answer-s")
+	b.ReportMetric(sameAnswer.Seconds(), "same-addr-answer-s")
+	b.ReportMetric(float64(held), "held")
 	b.ReportMetric(last.Seconds(), "closed-s")
-	b.ReportMetric(float64(held-n), "fds-held")
+	b.ReportMetric(float64(fds-n), "fds-held")
 	cancel()
 	if err := <-done; err != nil {
 		b.Fatal(err)

@@ -50,7 +50,7 @@ func fromAddr(ip string) *http.Client {
 
 // stillOpen tells without waiting whether the server has not closed c
 // (nothing to read and no end of stream).
-func stillOpen(t *testing.T, c net.Conn) bool {
+func stillOpen(t testing.TB, c net.Conn) bool {
 	t.Helper()
 	rc, err := c.(*net.TCPConn).SyscallConn()
 	if err != nil {
