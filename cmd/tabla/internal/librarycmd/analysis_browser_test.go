@@ -384,6 +384,17 @@ func TestAnalysisBoardVariationDice(t *testing.T) {
 	browsertest.Wait(t, "the die's faces", func() bool {
 		return browsertest.Eval[int](t, desk, `document.querySelectorAll("#varchoice button.face").length`) == 6
 	}, func() string { return text(t, desk, "#varbox") })
+	// the engine's lines of the variation redraw the board, not the faces:
+	// a face being tapped stays the button under the finger (redrawn, the
+	// tap lands on a node gone, the flake of chromedp's "Could not find
+	// node with given id")
+	browsertest.Eval[bool](t, desk, `(window.faceShown = document.querySelector("#varchoice button.face:nth-of-type(3)"), true)`)
+	browsertest.Wait(t, "the variation's engine lines", func() bool {
+		return !strings.Contains(text(t, desk, "#linesdepth"), "thinking")
+	}, func() string { return text(t, desk, "#linesbox") })
+	if !browsertest.Eval[bool](t, desk, `faceShown.isConnected && faceShown === document.querySelector("#varchoice button.face:nth-of-type(3)")`) {
+		t.Error("the engine's lines drew the die's faces again")
+	}
 	if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(`#varchoice button.face:nth-of-type(3)`))); err != nil {
 		t.Fatal(err)
 	}

@@ -222,7 +222,7 @@ async function explore() {
   const seq = ++legalSeq;
   const r = await fetch("api/explore?" + lineQuery(variation.ply, variation.line));
   if (seq !== legalSeq || !variation) return;
-  if (!r.ok) { $("varchoice").textContent = "That move cannot be played here."; console.warn("explore", r.status, await r.text()); variation.line.pop(); return; }
+  if (!r.ok) { $("varchoice").textContent = "That move cannot be played here."; delete $("varchoice").dataset.key; console.warn("explore", r.status, await r.text()); variation.line.pop(); return; }
   legalAt = variation.data = await r.json();
   renderVariation();
   evaluateSoon();
@@ -253,18 +253,28 @@ function renderVariation() {
   else if (s.status === "draw") state = "draw";
   else state = (s.to_move || "?") + " to " + s.awaiting;
   $("varline").innerHTML = words.join(" ") + ' <small id="varstate">— ' + Tabla.escapeHTML(state) + "</small>";
+  // the row of choices is drawn again only when they change: the engine's
+  // lines coming in redraw the board, and a face or move being tapped then
+  // must stay the button under the finger
   const ch = $("varchoice");
+  const pass = x.legal.find(a => !a.to.length);
+  const key = JSON.stringify([x.die || [], pass ? pass.move : "", variation.choices ? variation.choices.map(a => a.move) : null]);
+  if (ch.dataset.key === key) { finishVariation(state); return; }
+  ch.dataset.key = key;
   ch.innerHTML = "";
   if (x.die && x.die.length) {
     ch.appendChild(document.createTextNode("Roll: "));
     for (const f of x.die) { const b = document.createElement("button"); b.textContent = f; b.className = "face"; b.onclick = () => play("roll:" + f); ch.appendChild(b); }
   }
-  const pass = x.legal.find(a => !a.to.length);
   if (pass) { const b = document.createElement("button"); b.textContent = pass.move; b.onclick = () => play(pass.move); ch.appendChild(b); }
   if (variation.choices) {
     ch.appendChild(document.createTextNode("Which move? "));
     for (const a of variation.choices) { const b = document.createElement("button"); b.textContent = a.move; b.className = "choice"; b.onclick = () => { variation.choices = null; play(a.move); }; ch.appendChild(b); }
   }
+  finishVariation(state);
+}
+
+function finishVariation(state) {
   $("position").innerHTML = "<b>Variation</b> — " + Tabla.escapeHTML(state);
   document.querySelectorAll("#movelist li").forEach(li => li.classList.toggle("current", +li.dataset.step === variation.ply));
 }
