@@ -14,5 +14,5 @@ func Usage() (cpu time.Duration, peak int64) {
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0, 0
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), ru.Maxrss * 1024 // Linux: KiB
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), int64(ru.Maxrss) * 1024 // Linux: KiB (int32 on 32-bit ARM)
 }
