@@ -41,6 +41,7 @@ var static embed.FS
 //	GET  /api/tables/TABLE/legal?seat=S   what a browser's seat may do now (Turn)
 //	POST /api/tables/TABLE/play     {"seat":S}: play seat S of the table's game here
 //	POST /api/tables/TABLE/move     {"seat":S,"move":M}: that seat's move ("move":"" rolls)
+//	                                a refusal answers {"error":developer text,"message":plain words} (Refused)
 //	POST /library/…                 an engine analysis of a library game (webui)
 //	…/event.html, /api/club/…, /api/broadcast…  club evenings and the public feed (eventweb.go)
 //
@@ -132,7 +133,7 @@ func (h *Hub) Handler() http.Handler {
 	mux.HandleFunc("GET /api/tables/{table}/legal", func(w http.ResponseWriter, r *http.Request) {
 		turn, err := h.Legal(r.PathValue("table"), r.URL.Query().Get("seat"))
 		if err != nil {
-			http.Error(w, err.Error(), http.StatusConflict)
+			h.refused(w, r, http.StatusConflict, err)
 			return
 		}
 		writeJSON(w, turn)
@@ -150,7 +151,7 @@ func (h *Hub) Handler() http.Handler {
 			if errors.Is(err, ErrSeat) {
 				code = http.StatusBadRequest
 			}
-			http.Error(w, err.Error(), code)
+			h.refused(w, r, code, err)
 			return
 		}
 		writeJSON(w, ref)
@@ -164,7 +165,7 @@ func (h *Hub) Handler() http.Handler {
 			return
 		}
 		if err := h.WebMove(r.PathValue("table"), req.Seat, req.Move); err != nil {
-			http.Error(w, err.Error(), http.StatusConflict)
+			h.refused(w, r, http.StatusConflict, err)
 			return
 		}
 		writeRaw(w, h.TableJSON(r.PathValue("table")))
@@ -177,11 +178,12 @@ func (h *Hub) Handler() http.Handler {
 func (h *Hub) authorize(w http.ResponseWriter, r *http.Request, v any) bool {
 	got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if h.opts.Token == "" {
-		http.Error(w, "hub: browser play is off (the hub has no token)", http.StatusForbidden)
+		h.refused(w, r, http.StatusForbidden, refuse("Playing from a browser is switched off on this hub.", errors.New("hub: browser play is off (the hub has no token)")))
 		return false
 	}
 	if subtle.ConstantTimeCompare([]byte(got), []byte(h.opts.Token)) != 1 {
-		http.Error(w, "hub: bad or missing token (Authorization: Bearer TOKEN)", http.StatusUnauthorized)
+		h.refused(w, r, http.StatusUnauthorized, refuse("The hub's token is missing or wrong: type the token the club gave you in the token box.",
+			errors.New("hub: bad or missing token (Authorization: Bearer TOKEN)")))
 		return false
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, 4096))
@@ -191,10 +193,34 @@ func (h *Hub) authorize(w http.ResponseWriter, r *http.Request, v any) bool {
 		err = dec.Decode(v)
 	}
 	if err != nil {
-		http.Error(w, fmt.Sprintf("hub: bad request: %v", err), http.StatusBadRequest)
+		h.refused(w, r, http.StatusBadRequest, refuse("The hub could not read the page's request. Reload the page and try again.", fmt.Errorf("hub: bad request: %v", err)))
 		return false
 	}
 	return true
+}
+
+// Refused is the answer to a refused browser action (play, move, legal):
+// Error is the developer's text (also in the hub's log), Message the
+// same in plain words for the page to show.
+type Refused struct {
+	Error   string `json:"error"`
+	Message string `json:"message"`
+}
+
+// refused answers a browser action with code and err as Refused, and logs
+// the developer's text.
+func (h *Hub) refused(w http.ResponseWriter, r *http.Request, code int, err error) {
+	out := Refused{Error: err.Error(), Message: "The hub could not do that just now. Try again."}
+	var rf *Refusal
+	if errors.As(err, &rf) {
+		out.Message = rf.Say
+	}
+	h.log.Info("hub: browser action refused", "path", r.URL.Path, "status", code, "err", err)
+	data, _ := json.Marshal(out)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(code)
+	w.Write(append(data, '\n'))
 }
 
 // AnalysisRate bounds the engine analyses started on the hub's library

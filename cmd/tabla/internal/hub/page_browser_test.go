@@ -127,8 +127,10 @@ func TestHubPages(t *testing.T) {
 	refused := func() string {
 		return browsertest.Eval[string](t, ctx, `document.getElementById("message").textContent`)
 	}
-	const notTurn = "not this seat's turn"
-	if msg := refused(); !strings.Contains(msg, notTurn) {
+	// in plain words: the hub's developer text stays in its answer's
+	// "error" and its log
+	const notTurn = "It is red's turn, not yours."
+	if msg := refused(); msg != notTurn {
 		t.Errorf("a move out of turn: the page says %q", msg)
 	}
 	var played []string

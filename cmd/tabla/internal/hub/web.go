@@ -252,16 +252,30 @@ var (
 	ErrNoGrant   = errors.New("hub: the table did not grant the seat (is it online?)")
 )
 
+// Refusal is a refused browser action: Err for the log and the API
+// (developer text), Say the same in plain words for the person at the
+// page.
+type Refusal struct {
+	Err error
+	Say string
+}
+
+func (r *Refusal) Error() string { return r.Err.Error() }
+func (r *Refusal) Unwrap() error { return r.Err }
+
+// refuse words err for the person at the page.
+func refuse(say string, err error) error { return &Refusal{Err: err, Say: say} }
+
 // Play claims a seat of a table's current game for a browser.
 func (h *Hub) Play(table, seat string) (Ref, error) {
 	if h.opts.ReadOnly {
-		return Ref{}, errors.New("hub: a read-only mirror plays no seat")
+		return Ref{}, refuse("This hub only shows the club's games: seats are played on the club's main hub.", errors.New("hub: a read-only mirror plays no seat"))
 	}
 	h.mu.Lock()
 	g := h.currentLocked(table)
 	if g == nil {
 		h.mu.Unlock()
-		return Ref{}, ErrNoGame
+		return Ref{}, refuse("This table has no game yet.", ErrNoGame)
 	}
 	gid := g.ID
 	seats := g.State.Info().Seats
@@ -269,15 +283,16 @@ func (h *Hub) Play(table, seat string) (Ref, error) {
 	held, holds := h.seats[seatKey(table, gid, seat)]
 	h.mu.Unlock()
 	if !slices.Contains(seats, seat) {
-		return Ref{}, fmt.Errorf("%w: %q (want %s)", ErrSeat, seat, strings.Join(seats, ", "))
+		return Ref{}, refuse("That is not a seat of this game.", fmt.Errorf("%w: %q (want %s)", ErrSeat, seat, strings.Join(seats, ", ")))
 	}
 	id := webID(table, gid, seat)
 	ref := Ref{Table: WebTable, Game: id, Seat: seat}
 	switch {
 	case holds && held != ref:
-		return Ref{}, fmt.Errorf("%w: %s plays %s", ErrSeatTaken, held.Table, seat)
+		return Ref{}, refuse(seatTaken(held.Table, seat), fmt.Errorf("%w: %s plays %s", ErrSeatTaken, held.Table, seat))
 	case !holds && underWay:
-		return Ref{}, fmt.Errorf("%w: a seat is claimed before the first move (the board would take back the moves made for it)", ErrUnderWay)
+		return Ref{}, refuse("The game has begun: a seat can be taken in a browser only before the first move.",
+			fmt.Errorf("%w: a seat is claimed before the first move (the board would take back the moves made for it)", ErrUnderWay))
 	}
 	if !holds {
 		// only the host table writes its seats: ask it, and wait for its answer
@@ -314,10 +329,10 @@ func (h *Hub) askSeat(table, gid, seat string, ref Ref) error {
 	for {
 		select {
 		case <-ctx.Done():
-			return ErrNoGrant
+			return refuse(noGrant, ErrNoGrant)
 		case e, ok := <-w.Updates():
 			if !ok {
-				return ErrNoGrant
+				return refuse(noGrant, ErrNoGrant)
 			}
 			if e == nil || e.Operation() != jetstream.KeyValuePut {
 				continue
@@ -327,9 +342,20 @@ func (h *Hub) askSeat(table, gid, seat string, ref Ref) error {
 			if p == ref {
 				return nil
 			}
-			return fmt.Errorf("%w: %s plays %s", ErrSeatTaken, p.Table, seat)
+			return refuse(seatTaken(p.Table, seat), fmt.Errorf("%w: %s plays %s", ErrSeatTaken, p.Table, seat))
 		}
 	}
+}
+
+// noGrant is ErrNoGrant in plain words.
+const noGrant = "The table did not answer: is it switched on and online? Try again."
+
+// seatTaken says in plain words that table plays seat.
+func seatTaken(table, seat string) string {
+	if table == WebTable {
+		return "Someone else plays " + seat + " in a browser."
+	}
+	return seat + " is played at the table " + table + "."
 }
 
 // webOf returns the browser player of a seat of a table's current game.
@@ -338,13 +364,14 @@ func (h *Hub) webOf(table, seat string) (string, *Game, error) {
 	defer h.mu.Unlock()
 	g := h.currentLocked(table)
 	if g == nil {
-		return "", nil, ErrNoGame
+		return "", nil, refuse("This table has no game yet.", ErrNoGame)
 	}
 	id := webID(table, g.ID, seat)
 	r, ok := h.seats[seatKey(table, g.ID, seat)]
 	own := h.games[WebTable+"/"+id]
 	if !ok || r.Table != WebTable || r.Game != id || own == nil {
-		return "", nil, fmt.Errorf("hub: %s is not played in a browser here: claim it first", seat)
+		return "", nil, refuse("This seat is not played in a browser here: take it first with its “play” button.",
+			fmt.Errorf("hub: %s is not played in a browser here: claim it first", seat))
 	}
 	return id, own, nil
 }
@@ -403,7 +430,8 @@ func (h *Hub) WebMove(table, seat, move string) error {
 	h.mu.Lock()
 	if own.Err != nil {
 		h.mu.Unlock()
-		return fmt.Errorf("hub: the browser's record of %s is broken, no move can apply: %w", seat, own.Err)
+		return refuse("This game cannot go on from the browser: the hub's copy of it is damaged. Ask the club's organiser to look at the hub's log.",
+			fmt.Errorf("hub: the browser's record of %s is broken, no move can apply: %w", seat, own.Err))
 	}
 	st := own.State
 	info := st.Info()
@@ -412,9 +440,10 @@ func (h *Hub) WebMove(table, seat, move string) error {
 	var line []byte
 	switch {
 	case st.Awaiting() == engine.AwaitNone:
-		err = errors.New("hub: the game is over")
+		err = refuse("The game is over.", errors.New("hub: the game is over"))
 	case info.Seats[st.ToMove()] != seat:
-		err = fmt.Errorf("%w (%s's)", ErrNotTurn, info.Seats[st.ToMove()])
+		who := info.Seats[st.ToMove()]
+		err = refuse("It is "+who+"'s turn, not yours.", fmt.Errorf("%w (%s's)", ErrNotTurn, who))
 	case move == "" && st.Awaiting() == engine.AwaitRoll:
 		f, _ := rand.Int(rand.Reader, big.NewInt(int64(len(info.Die.Faces))))
 		face := info.Die.Faces[f.Int64()]
@@ -423,13 +452,13 @@ func (h *Hub) WebMove(table, seat, move string) error {
 		}
 		line = fmt.Appendf(nil, `{"roll":%s,"by":%q,"t":%q,"source":"engine"}`, face, seat, t)
 	case move == "":
-		err = fmt.Errorf("hub: %s must move, not roll", seat)
+		err = refuse("Make a move: there is no roll now.", fmt.Errorf("hub: %s must move, not roll", seat))
 	case st.Awaiting() == engine.AwaitRoll:
-		err = fmt.Errorf("hub: %s must roll first", seat)
+		err = refuse("Roll first.", fmt.Errorf("hub: %s must roll first", seat))
 	default:
 		m, perr := st.ParseMove(move)
 		if perr != nil {
-			err = perr
+			err = refuse("That move cannot be played here.", perr)
 			break
 		}
 		line = fmt.Appendf(nil, `{"move":%q,"by":%q,"t":%q,"source":"cli"}`, engine.MoveString(st, m), seat, t)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,8 +64,22 @@ func TestBrowserPlay(t *testing.T) {
 	if code, _ := post(t, base+"/play", "nope", map[string]string{"seat": "blue"}); code != http.StatusUnauthorized {
 		t.Fatalf("play with a wrong token: %d, want 401", code)
 	}
-	if code, msg := post(t, base+"/play", "secret", map[string]string{"seat": "green"}); code != http.StatusBadRequest {
-		t.Fatalf("play a seat the game has not: %d %s", code, msg)
+	// a refusal carries the developer's text and the same in plain words
+	for _, c := range []struct {
+		what, path, token string
+		body              map[string]string
+		code              int
+		err, say          string
+	}{
+		{"play without the token", "/play", "", map[string]string{"seat": "blue"}, http.StatusUnauthorized, "bad or missing token", "The hub's token is missing or wrong"},
+		{"play a seat the game has not", "/play", "secret", map[string]string{"seat": "green"}, http.StatusBadRequest, ErrSeat.Error(), "That is not a seat of this game."},
+		{"a move for a seat not played here", "/move", "secret", map[string]string{"seat": "blue", "move": ""}, http.StatusConflict, "not played in a browser here", "This seat is not played in a browser here"},
+	} {
+		code, body := post(t, base+c.path, c.token, c.body)
+		var r Refused
+		if err := json.Unmarshal(body, &r); err != nil || code != c.code || !strings.Contains(r.Error, c.err) || !strings.HasPrefix(r.Message, c.say) || strings.Contains(r.Message, "hub:") {
+			t.Fatalf("%s: %d %s, want %d with %q and, for people, %q", c.what, code, body, c.code, c.err, c.say)
+		}
 	}
 	if code, msg := post(t, base+"/play", "secret", map[string]string{"seat": "blue"}); code != 200 {
 		t.Fatalf("play blue: %d %s", code, msg)

@@ -23,9 +23,19 @@ async function post(path, body) {
   const seq = ++postSeq;
   failure = ""; showMessage();
   const r = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json", "Authorization": "Bearer " + $("token").value }, body: JSON.stringify(body) });
-  const text = r.ok ? "" : (await r.text()).trim();
+  const text = r.ok ? "" : await refusal(r, path);
   if (seq === postSeq) { failure = text; showMessage(); }
   return r.ok ? r.json() : null;
+}
+
+// refusal is a refused action's answer in plain words: the hub's message
+// ({"error", "message"}); its developer text goes to the console only.
+async function refusal(r, path) {
+  const body = (await r.text().catch(() => "")).trim();
+  console.warn(path, r.status, body);
+  try { const m = JSON.parse(body).message; if (m) return m; } catch (_) { /* not the hub's answer */ }
+  if (r.status === 401 || r.status === 403) return "The hub refused: check the token in the token box.";
+  return "The hub could not do that just now. Try again.";
 }
 
 function showMessage() {
