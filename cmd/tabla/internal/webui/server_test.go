@@ -136,12 +136,15 @@ func stillOpen(t *testing.T, c net.Conn) bool {
 		t.Fatal(err)
 	}
 	open := false
-	rc.Read(func(fd uintptr) bool {
+	err = rc.Read(func(fd uintptr) bool {
 		var b [1]byte
 		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
 		open = n < 0 && err == syscall.EAGAIN
 		return true
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return open
 }
 
