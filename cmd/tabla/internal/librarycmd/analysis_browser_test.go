@@ -191,6 +191,18 @@ func TestAnalysisBoardVariation(t *testing.T) {
 				dests[a.To[0]] = true
 			}
 		}
+		// a board whose cells are too small to tap zooms in at the first
+		// tap, as a player sees it (1d42d77): then the cells play
+		if browsertest.Eval[string](t, desk, `document.getElementById("board").dataset.tap`) == "zoom" {
+			if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#board .hit[data-cell=%q]`, from)))); err != nil {
+				t.Fatal(err)
+			}
+			browsertest.Wait(t, "the board zoomed in", func() bool {
+				return browsertest.Eval[string](t, desk, `document.getElementById("board").dataset.tap`) != "zoom"
+			}, func() string {
+				return browsertest.Eval[string](t, desk, `document.getElementById("board").dataset.tap`)
+			})
+		}
 		if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#board .hit[data-cell=%q]`, from)))); err != nil {
 			t.Fatal(err)
 		}
