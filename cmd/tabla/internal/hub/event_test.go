@@ -109,8 +109,19 @@ func waitRound(t testing.TB, th *testHub, id string, n int, tables map[string]*v
 func playClub(t testing.TB, max int, tables ...*vtable) {
 	t.Helper()
 	games := map[*vtable]string{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	changed := make(chan struct{}, 1) // any table's state may have changed
 	for _, v := range tables {
 		games[v] = v.sess.JournalPath()
+		go func(c <-chan struct{}) {
+			for range c {
+				select {
+				case changed <- struct{}{}:
+				default:
+				}
+			}
+		}(v.sess.Subscribe(ctx))
 	}
 	for i := 0; i < max; i++ {
 		acted, over := false, true
@@ -129,7 +140,13 @@ func playClub(t testing.TB, max int, tables ...*vtable) {
 			return
 		}
 		if !acted {
-			time.Sleep(5 * time.Millisecond) // a hint on its way (none here: tables on their own)
+			// a settle, a clock or the hub's pairing on its way: wait for
+			// a table's state to change
+			select {
+			case <-changed:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("no table's state changed for 30 s while their games go on")
+			}
 		}
 	}
 	t.Fatalf("the games did not end within %d steps", max)
