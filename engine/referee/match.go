@@ -968,8 +968,11 @@ func (r *Referee) thenNext(d, i int, texts, then string, nt note, since, tsince,
 		r.st.Undo()
 		keys, ok := r.shownSince(r.board2, now)
 		ok = ok && r.turnsOK(tsince, append(slices.Clip(boards), r.board2), append(slices.Clip(notes), n2))
-		full := texts + ";" + string(text)
-		if ok && len(keys) > 0 && !slices.ContainsFunc(out, func(o candidate) bool {
+		if !ok || len(keys) == 0 {
+			continue
+		}
+		full := texts + ";" + string(text) // (built only for a reading)
+		if !slices.ContainsFunc(out, func(o candidate) bool {
 			return o.kind == candRevise && o.depth == d && o.text == full
 		}) {
 			// only proposed: the hand may be under way to yet another
