@@ -47,11 +47,12 @@ func runMake(t *testing.T, target string, vars ...string) string {
 func TestFirmwareHostTests(t *testing.T) {
 	requireTools(t, "make", "cc")
 	out := runMake(t, "host-test")
-	// Two programs: test_host (vectors, board logic) and test_compact
-	// (the packed storage of the board-file builds).
+	// Three programs: test_host (vectors, board logic), the same built as
+	// the RP2040's (a HAL that tells unchanged scans, hal_scan_same) and
+	// test_compact (the packed storage of the board-file builds).
 	ms := regexp.MustCompile(`(?m)^(\d+) passed, (\d+) failed$`).FindAllStringSubmatch(out, -1)
-	if len(ms) != 2 {
-		t.Fatalf("want the results of test_host and test_compact:\n%s", out)
+	if len(ms) != 3 {
+		t.Fatalf("want the results of test_host, test_host_same and test_compact:\n%s", out)
 	}
 	for _, m := range ms {
 		if m[2] != "0" || m[1] == "0" {
@@ -61,7 +62,7 @@ func TestFirmwareHostTests(t *testing.T) {
 	if !strings.Contains(out, "ok   vector coverage") || !strings.Contains(out, "ok   packed snapshot") {
 		t.Errorf("firmware tests did not check the vectors and the packed storage:\n%s", out)
 	}
-	t.Logf("firmware host tests: %s and %s passed", ms[0][1], ms[1][1])
+	t.Logf("firmware host tests: %s, %s and %s passed", ms[0][1], ms[1][1], ms[2][1])
 }
 
 // TestFirmwareAVR cross-compiles the firmware for the ATmega328P and logs

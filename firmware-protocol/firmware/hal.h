@@ -25,6 +25,15 @@ const hal_board_t *hal_board(void);
  * shift-register chain latch its inputs). tabla_fw then reads cells 0, 1,
  * ... in order. */
 void hal_scan_begin(void);
+#ifdef TABLA_HAL_SCAN_SAME
+/* Optional, for a HAL that reads the whole sensor chain in hal_scan_begin
+ * and so can tell cheaply (built with -DTABLA_HAL_SCAN_SAME: hal_rp2040.c,
+ * hal_host.c): nonzero when every cell of the scan just begun reads as it
+ * did in the previous one, 0 when any may differ. tabla_fw then skips the
+ * cells of a quiet board (no debounce running) whose readings did not
+ * change, instead of comparing each with its reported value. */
+uint8_t hal_scan_same(void);
+#endif
 /* Raw reading of one cell. With TABLA_CODE_BITS 8 the wire code: 0 empty,
  * 1..254 piece code, 255 occupied; with fewer bits a sensor value below
  * 2^TABLA_CODE_BITS that tabla_code_of turns into the wire code. */

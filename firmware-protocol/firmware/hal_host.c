@@ -10,12 +10,16 @@ uint32_t hal_host_now;
 uint8_t hal_host_leds[TABLA_MAX_LEDS][3];
 unsigned hal_host_shows;
 unsigned hal_host_scans;
+unsigned hal_host_reads;
 uint8_t hal_host_tx[HAL_HOST_TX_CAP];
 size_t hal_host_tx_len;
 
 static uint8_t rx_queue[65536];
 static size_t rx_head, rx_tail;
 static uint32_t rng = 1;
+#ifdef TABLA_HAL_SCAN_SAME
+static uint8_t last_cells[TABLA_MAX_CELLS], have_last, same;
+#endif
 
 void hal_host_reset(void)
 {
@@ -33,6 +37,10 @@ void hal_host_reset(void)
     memset(hal_host_leds, 0, sizeof hal_host_leds);
     hal_host_shows = 0;
     hal_host_scans = 0;
+    hal_host_reads = 0;
+#ifdef TABLA_HAL_SCAN_SAME
+    have_last = same = 0;
+#endif
     hal_host_tx_len = 0;
     rx_head = rx_tail = 0;
     rng = 1;
@@ -62,10 +70,23 @@ const hal_board_t *hal_board(void)
 void hal_scan_begin(void)
 {
     hal_host_scans++;
+#ifdef TABLA_HAL_SCAN_SAME
+    same = have_last && memcmp(last_cells, hal_host_cells, sizeof last_cells) == 0;
+    memcpy(last_cells, hal_host_cells, sizeof last_cells);
+    have_last = 1;
+#endif
 }
+
+#ifdef TABLA_HAL_SCAN_SAME
+uint8_t hal_scan_same(void)
+{
+    return same;
+}
+#endif
 
 uint8_t hal_read_cell(uint16_t cell)
 {
+    hal_host_reads++;
     return cell < TABLA_MAX_CELLS ? hal_host_cells[cell] : 0;
 }
 

@@ -18,6 +18,7 @@ extern uint32_t hal_host_now;                     /* hal_millis() */
 extern uint8_t hal_host_leds[TABLA_MAX_LEDS][3];  /* last colours shown */
 extern unsigned hal_host_shows;                   /* hal_led_show() calls */
 extern unsigned hal_host_scans;                   /* hal_scan_begin() calls */
+extern unsigned hal_host_reads;                   /* hal_read_cell() calls */
 
 #define HAL_HOST_TX_CAP 65536u
 extern uint8_t hal_host_tx[HAL_HOST_TX_CAP]; /* bytes the board wrote */

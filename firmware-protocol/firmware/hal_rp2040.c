@@ -23,7 +23,8 @@
  * input H - j % 8; cell i owns TABLA_SENSOR_BITS bits from bit i *
  * TABLA_SENSOR_BITS on, most significant first). A scan reads the whole
  * chain at once into chain_words (PIO state machine 1), so cells can be
- * read in any order.
+ * read in any order, and tells whether any word changed since the last
+ * scan (hal_scan_same), so that tabla_fw skips a quiet board's cells.
  *
  * PIO programs (hand-assembled; the encodings are in the tables below):
  *
@@ -283,15 +284,27 @@ static void pio_init(void)
 #define CHAIN_WORDS ((CHAIN_BITS + 31u) / 32u)
 
 static uint32_t chain_words[CHAIN_WORDS];
+static uint8_t chain_same; /* the last scan read the chain as the one before */
 
+/* Reads the chain into chain_words, comparing each word with the last
+ * scan's as it comes (hal_scan_same): a quiet board costs the core a
+ * compare per 32 bits, not a decode per cell. */
 void hal_scan_begin(void)
 {
-    uint32_t i;
+    uint32_t i, w, diff = 0;
     REG(PIO_TXF(SM_CHAIN)) = CHAIN_WORDS * 32u - 1u;
     for (i = 0; i < CHAIN_WORDS; i++) {
         pio_wait(PIO_INTR_RXNEMPTY(SM_CHAIN));
-        chain_words[i] = REG(PIO_RXF(SM_CHAIN));
+        w = REG(PIO_RXF(SM_CHAIN));
+        diff |= w ^ chain_words[i];
+        chain_words[i] = w;
     }
+    chain_same = diff == 0;
+}
+
+uint8_t hal_scan_same(void)
+{
+    return chain_same;
 }
 
 /* A cell's bits, most significant first, from one word or across two. */

@@ -258,10 +258,18 @@ static void scan(tabla_fw_t *fw, uint32_t now)
     const hal_board_t *b = hal_board();
     tabla_writer_t w;
     uint8_t n = 0, old, pressed, id;
-    uint16_t i;
+    uint16_t i = 0;
 
     hal_scan_begin();
-    for (i = 0; i < b->cells; i++) {
+#ifdef TABLA_HAL_SCAN_SAME
+    /* Nothing changed and no count is running: every cell reads as it is
+     * reported (a cell whose count is 0 last read its stable value), so
+     * the loop is skipped. */
+    if (fw->pending == 0 && hal_scan_same()) {
+        i = b->cells;
+    }
+#endif
+    for (; i < b->cells; i++) {
         uint8_t raw = (uint8_t)(hal_read_cell(i) & ((1u << TABLA_CODE_BITS) - 1u));
         if ((raw == STABLE(fw, i) && fw->pending == 0) ||
             !debounce_cell(fw, i, raw, fw->cfg.debounce)) {

@@ -951,6 +951,46 @@ static void test_debounce(void)
     }
 }
 
+#ifdef TABLA_HAL_SCAN_SAME
+/* A HAL that tells an unchanged scan (hal_scan_same): a quiet board's
+ * cells are not read, a changed or still debouncing one's are. */
+static void test_scan_same(void)
+{
+    unsigned reads;
+    boot_running();
+    step(10);
+    collect();
+    reads = hal_host_reads;
+    step(10);
+    step(10);
+    CHECK(hal_host_reads == reads, "a quiet board read %u cells", hal_host_reads - reads);
+    hal_host_cells[9] = 255;
+    step(10);
+    CHECK(hal_host_reads == reads + hal_host_board.cells, "a changed board read %u cells, want %u",
+          hal_host_reads - reads, hal_host_board.cells);
+    /* Unchanged from here, but the count runs for two more scans. */
+    step(10);
+    step(10);
+    collect();
+    CHECK(nout == 1 && otype(0) == TABLA_T_CELL_CHANGE && tabla_get_u16(opay(0) + 5) == 9,
+          "the change debounced through unchanged scans");
+    CHECK(hal_host_reads == reads + 3u * hal_host_board.cells, "%u cells read while debouncing",
+          hal_host_reads - reads);
+    step(10);
+    CHECK(hal_host_reads == reads + 3u * hal_host_board.cells, "quiet again, %u cells read",
+          hal_host_reads - reads);
+    /* A flicker that returns to the reported value within one scan. */
+    hal_host_cells[9] = 0;
+    step(10);
+    hal_host_cells[9] = 255;
+    step(10);
+    step(10);
+    step(10);
+    collect();
+    CHECK(nout == 0, "a one-scan flicker reported");
+}
+#endif
+
 static void test_many_changes(void)
 {
     int i, total = 0;
@@ -1330,6 +1370,9 @@ int main(int argc, char **argv)
     run("handshake", test_handshake);
     run("hello request", test_hello_request);
     run("debounce", test_debounce);
+#ifdef TABLA_HAL_SCAN_SAME
+    run("scan same", test_scan_same);
+#endif
     run("many changes", test_many_changes);
     run("sequence wrap", test_sequence_wrap);
     run("snapshots", test_snapshots);

@@ -31,12 +31,11 @@
 // The RP2040 build (firmware/hal_rp2040.c) runs in the rp2040js emulator
 // (npm, pinned by rp2040/package-lock.json) under rp2040/hil_rp2040.mjs, a
 // harness with the same commands and output lines as hil_sim, its serial
-// line on a pty kept by firmware/hil_cable: TestHIL plays the DAHA, GYGES,
-// STAR and six scripts on it too, and TestHILDriver runs DAHA's and RAY's
-// RP2040 builds (RAY's game is too slow for the daemon's wall-clock timeouts
-// in rp2040js). The runner steps the PIO state machines with the CPU at
-// their clock dividers, so the WS2812 pulses are decoded by their length
-// as on the AVR.
+// line on a pty kept by firmware/hil_cable: TestHIL plays every script on
+// it too, and TestHILDriver runs DAHA's and RAY's RP2040 builds. The
+// runner steps the PIO state machines with the CPU at their clock
+// dividers, so the WS2812 pulses are decoded by their length as on the
+// AVR, and the sensor chain is shifted bit by bit at its clock.
 //
 // The tests need gcc-avr, avr-libc, binutils-avr, libsimavr-dev,
 // gcc-arm-none-eabi, make, cc, node and the npm package (npm ci --prefix

@@ -149,19 +149,8 @@ func build() (*env, error) {
 }
 
 // gameMCUs are the builds TestHIL plays the scripts on: the Mega's under
-// simavr, the RP2040's under rp2040js (but for RAY: see rp2040Games).
+// simavr, the RP2040's under rp2040js.
 var gameMCUs = []string{"atmega2560", "rp2040"}
-
-// rp2040Games are the boards whose games run on the RP2040 build. rp2040js
-// needs 0.8–0.95 CPU seconds for each second of RAY's firmware (its 841
-// cells scanned 100 times a second; BENCHMARKS.md): RAY's game on the RP2040
-// passed on this machine at load 13, but took 39 s with the harness behind
-// the wall clock and 6 commands resent, nearly a core the whole time, and
-// the RP2040 games run one at a time. It is left out to keep the package
-// near its time budget and clear of the daemon's wall-clock timeouts;
-// TestHILDriver runs RAY's RP2040 build under the driver instead, whose
-// checks are in MCU time.
-var rp2040Games = map[string]bool{"daha": true, "gyges": true, "star": true, "six": true}
 
 // TestHIL plays a game on every builtin board's firmware with the daemon on
 // its serial line, on the Mega (simavr) and the RP2040 (rp2040js) builds
@@ -179,7 +168,7 @@ func TestHIL(t *testing.T) {
 	// CPU falls behind the daemon's clock.
 	lanes := make(chan struct{}, 2)
 	// One RP2040 game at a time: rp2040js costs a quarter to half a core
-	// for these boards, simavr far less.
+	// for every board (BENCHMARKS.md), simavr far less.
 	rpLane := make(chan struct{}, 1)
 	games := map[string]bool{}
 	for _, path := range scripts {
@@ -194,9 +183,6 @@ func TestHIL(t *testing.T) {
 		games[h.Game] = true
 		name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
 		for _, mcu := range gameMCUs {
-			if mcu == "rp2040" && !rp2040Games[h.Game] {
-				continue
-			}
 			sub := name
 			if mcu != "atmega2560" {
 				sub = mcu + "/" + name

@@ -31,6 +31,7 @@ mutants=(
   'blink-period|tabla_fw.c|s/period = (uint32_t)l->blink \* TABLA_BLINK_UNIT_MS;/period = (uint32_t)l->blink * 2u * TABLA_BLINK_UNIT_MS;/|blink period doubled'
   'rp2040-green|hal_rp2040.c|s/((uint32_t)p\[1\] << 24)/((uint32_t)p[0] << 24)/|RP2040 only: green sent as red on the strip'
   'rp2040-chain|hal_rp2040.c|s/REG(PIO_TXF(SM_CHAIN)) = CHAIN_WORDS \* 32u - 1u;/REG(PIO_TXF(SM_CHAIN)) = CHAIN_WORDS * 32u - 2u;/|RP2040 only: the chain read one bit short'
+  'rp2040-scan-same|hal_rp2040.c|s/chain_same = diff == 0;/chain_same = 1;/|RP2040 only: every scan taken for unchanged'
 )
 
 # run_hil DIR LOG: the HIL test on the firmware in DIR; 0 if it passed.
