@@ -472,9 +472,9 @@ func (x *explainer) explain(cur engine.State, h *history, w, prev *window, now t
 					continue
 				}
 				t2 := string(tb2)
-				c2 := c.Clone()
-				c2.Play(m2)
-				after2, ok := x.board(c2.Position())
+				c.Play(m2)
+				after2, ok := x.board(c.Position())
+				c.Undo()
 				if ok && x.admits(e, base, after2, append(slices.Clone(named), n2...)) &&
 					x.sequenceOK(e, [][]byte{base, after, after2}, [][]int{named, n2}) {
 					out = append(out, text+";"+t2)
@@ -538,9 +538,9 @@ func (x *explainer) explain(cur engine.State, h *history, w, prev *window, now t
 						continue
 					}
 					t2 := string(tb2)
-					c2 := c.Clone()
-					c2.Play(m2)
-					after2, ok := x.board(c2.Position())
+					c.Play(m2)
+					after2, ok := x.board(c.Position())
+					c.Undo()
 					if ok && x.admits(pe, pboard, after2, append(slices.Clone(named), n2...)) &&
 						x.sequenceOK(pe, [][]byte{pboard, after, after2}, [][]int{named, n2}) && x.changedTouched(e, base, after2) {
 						out = append(out, "revise:"+text+";"+t2)

@@ -323,6 +323,17 @@ func (r *Referee) turnsOK(since uint64, boards [][]uint8, named []note) bool {
 }
 
 // afterDiff is r.cur changed by d, in a scratch board of its own.
+// boardAfter is the board after candidate i of c (r.board4, for
+// nextBoard: afterDiff's board3 is the turns' scratch).
+func (r *Referee) boardAfter(c *posCache, i int) []uint8 {
+	if r.board4 == nil {
+		r.board4 = make([]uint8, r.ncell)
+	}
+	copy(r.board4, r.cur)
+	applyDiff(r.board4, r.diff(c, i), false)
+	return r.board4
+}
+
 func (r *Referee) afterDiff(d []change) []uint8 {
 	if r.board3 == nil {
 		r.board3 = make([]uint8, r.ncell)
@@ -799,6 +810,7 @@ func (r *Referee) movesThen(m []int, out []candidate) []candidate {
 			continue // its piece lifted, put on a cell and lifted again
 		}
 		r.st.Play(c.moves[i])
+		base := r.boardAfter(c, i)
 		r.buf2 = r.st.Moves(r.buf2[:0])
 		for _, m2 := range r.buf2 {
 			text := r.st.AppendMove(nb[:0], m2)
@@ -806,9 +818,7 @@ func (r *Referee) movesThen(m []int, out []candidate) []candidate {
 			if n2.from != nt.to || n2.to < 0 || n2.to == nt.to || n2.to == nt.from {
 				continue
 			}
-			r.st.Play(m2)
-			r.toBoard(r.st.Position(), r.board2)
-			r.st.Undo()
+			r.nextBoard(base, m2, n2, r.board2)
 			keys, ok := r.shownSince(r.board2, r.cur)
 			for _, x := range [...]int{n2.to, n2.extra} {
 				if ok && x >= 0 && x != nt.to && r.hasSensor[x] && !r.touchedAfterFill(x, nt.to, r.lastAcc, false) {
@@ -963,9 +973,7 @@ func (r *Referee) thenNext(d, i int, texts, then string, nt note, since, tsince,
 		if !ok || !r.ordered(n2, since) {
 			continue
 		}
-		r.st.Play(m2)
-		r.toBoard(r.st.Position(), r.board2)
-		r.st.Undo()
+		r.nextBoard(boards[len(boards)-1], m2, n2, r.board2)
 		keys, ok := r.shownSince(r.board2, now)
 		ok = ok && r.turnsOK(tsince, append(slices.Clip(boards), r.board2), append(slices.Clip(notes), n2))
 		if !ok || len(keys) == 0 {
@@ -1063,6 +1071,7 @@ func (r *Referee) composites(d int, c *posCache, now []uint8, m []int, out []can
 			continue
 		}
 		r.st.Play(c.moves[i])
+		base := r.boardAfter(c, i)
 		r.buf2 = r.st.Moves(r.buf2[:0])
 		for _, m2 := range r.buf2 {
 			text := r.st.AppendMove(nb[:0], m2)
@@ -1074,9 +1083,7 @@ func (r *Referee) composites(d int, c *posCache, now []uint8, m []int, out []can
 				continue
 			}
 			// the board after both, and where it differs from the board now
-			r.st.Play(m2)
-			r.toBoard(r.st.Position(), r.board2)
-			r.st.Undo()
+			r.nextBoard(base, m2, n2, r.board2)
 			keys, ok := r.shownSince(r.board2, now)
 			// the next player's move was made after the piece was put down,
 			// and since the last accepted move when the board shows that one

@@ -281,6 +281,7 @@ type Referee struct {
 	buf       []engine.Move
 	buf2      []engine.Move // the moves after a revision (GYGES composites)
 	board2    []uint8
+	board4    []uint8 // scratch: the board a next move is played from (nextBoard)
 	scratch   []uint8
 	lit       []litCell
 	litAt     []int32   // each cell's place in lit, -1 if it is not lit (render)
@@ -829,11 +830,14 @@ func (r *Referee) playedDiff(m engine.Move) []change {
 // another, or onto the mover's cell). six moves (placements, split-off
 // groups) and anything unexpected take the slow way; a test holds the two
 // equal on every legal move of random games.
-func (r *Referee) relocation(n note) ([]change, bool) {
+func (r *Referee) relocation(n note) ([]change, bool) { return r.relocationOn(r.cur, n) }
+
+// relocationOn is relocation from the board base (the engine's position).
+func (r *Referee) relocationOn(base []uint8, n note) ([]change, bool) {
 	if r.info.Game == "six" || n.pass || n.place || n.from < 0 || n.to < 0 || n.from == n.to {
 		return nil, false
 	}
-	x, y := r.cur[n.from], r.cur[n.to]
+	x, y := base[n.from], base[n.to]
 	if x == empty {
 		return nil, false
 	}
@@ -850,7 +854,7 @@ func (r *Referee) relocation(n note) ([]change, bool) {
 		if x != y {
 			d = []change{{int32(n.from), x, y}, {int32(n.to), y, x}}
 		}
-	case r.cur[n.extra] != empty:
+	case base[n.extra] != empty:
 		return nil, false
 	default:
 		d = []change{{int32(n.from), x, empty}, {int32(n.to), y, x}, {int32(n.extra), empty, y}}
@@ -858,6 +862,20 @@ func (r *Referee) relocation(n note) ([]change, bool) {
 	d = slices.DeleteFunc(d, func(ch change) bool { return ch.old == ch.new })
 	slices.SortFunc(d, func(a, b change) int { return int(a.cell - b.cell) })
 	return d, true
+}
+
+// nextBoard writes to dst the board after m (its notation read as n)
+// played from the engine's position, whose board is base: the quick way
+// when the move only carries pieces, else the engine's position.
+func (r *Referee) nextBoard(base []uint8, m engine.Move, n note, dst []uint8) {
+	if d, ok := r.relocationOn(base, n); ok {
+		copy(dst, base)
+		applyDiff(dst, d, false)
+		return
+	}
+	r.st.Play(m)
+	r.toBoard(r.st.Position(), dst)
+	r.st.Undo()
 }
 
 // parse reads the cells a move's notation names.
