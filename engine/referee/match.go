@@ -245,10 +245,12 @@ func (r *Referee) ordered(n note, since uint64) bool {
 			return false
 		}
 	}
-	if r.info.Game == "gyges" && n.extra < 0 && !n.place && n.from >= 0 && n.to >= 0 && n.from != n.to && r.hasSensor[n.from] && r.hasSensor[n.to] {
+	if (r.info.Game == "gyges" || r.info.Game == "six") && n.extra < 0 && !n.place && n.from >= 0 && n.to >= 0 && n.from != n.to && r.hasSensor[n.from] && r.hasSensor[n.to] {
 		// the moving piece was in the hand when its destination was last
 		// filled: a piece put there before the mover was lifted is another
-		// (the displaced piece of a replace whose mover lands elsewhere)
+		// (the displaced piece of a replace whose mover lands elsewhere; in
+		// six, the last mover's hexagon put down while a neighbour is
+		// knocked off its cell)
 		if !r.liftedBeforeFill(n.from, n.to, since) {
 			return false
 		}
@@ -453,6 +455,62 @@ func (r *Referee) filledThenLifted(c int, since uint64) bool {
 	return false
 }
 
+// lookAlikes adds, in GYGES, when the board shows the position as it
+// stands, the revisions of the last move that the sensors cannot tell from
+// it — a replace whose pieces look alike, a bounce piece looked at on
+// presence sensors — and that the hand showed since the last move was
+// accepted (lookAlike): the hand may have gone on. Asked, beside the
+// position as it stands.
+func (r *Referee) lookAlikes(out []candidate) []candidate {
+	first := &r.ops[len(r.ops)-1]
+	c, back := r.stepBack(1)
+	defer back.replay()
+	m := r.mismatch(r.misRev[:0], r.cur)
+	r.misRev = m
+	for _, i := range r.fitting(c, m) {
+		i := int(i)
+		nt := c.notes[i]
+		if c.moves[i] == first.move || nt.from != first.note.from || nt.place || !r.mayFit(nt, m) || !r.fits(r.diff(c, i), m) {
+			continue
+		}
+		named := true
+		for _, cell := range [...]int{nt.to, nt.extra} {
+			if cell >= 0 && r.hasSensor[cell] && r.touched[cell] <= first.since {
+				named = false
+			}
+		}
+		if named && r.lookAlike(nt, first.note, first.since) {
+			out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i], note: nt, ask: true, depth: 1})
+		}
+	}
+	return out
+}
+
+// shownAfterAccept: a cell revision nt names and the last move (last) does
+// not was touched since the last move was accepted.
+func (r *Referee) shownAfterAccept(nt, last note) bool {
+	for _, c := range [...]int{nt.to, nt.extra} {
+		if c >= 0 && r.hasSensor[c] && c != last.from && c != last.to && c != last.extra && r.touched[c] > r.lastAcc {
+			return true
+		}
+	}
+	return false
+}
+
+// lookAlike reports whether revision nt of the last move (last), which
+// leaves the board as it stands, was shown since the last move was
+// accepted: a cell it names and the last move does not was touched since,
+// and its pieces were picked up before they were put down.
+func (r *Referee) lookAlike(nt, last note, since uint64) bool {
+	if !r.shownAfterAccept(nt, last) || nt.from < 0 || nt.to < 0 {
+		return false
+	}
+	if r.hasSensor[nt.from] && r.hasSensor[nt.to] && !r.liftedBeforeFill(nt.from, nt.to, since) {
+		return false
+	}
+	return nt.extra < 0 || !r.hasSensor[nt.to] || !r.hasSensor[nt.extra] || r.liftedBeforeFill(nt.to, nt.extra, since)
+}
+
 // liftedBeforeFill replays the trace since since: was a emptied at some
 // moment before b was last filled? (b not filled at all since: yes.)
 func (r *Referee) liftedBeforeFill(a, b int, since uint64) bool {
@@ -538,6 +596,7 @@ func (r *Referee) candidates() []candidate {
 		// piece that went on from the last move's destination and came
 		// back there may have been moved there by the next player
 		out = r.compositesAt(1, out)
+		out = r.lookAlikes(out)
 	}
 	if len(m) > 0 && r.info.Game == "gyges" && r.st.Awaiting() == engine.AwaitMove {
 		out = r.movesThen(m, out)
@@ -731,12 +790,14 @@ func (r *Referee) revisionsAt(d int, out []candidate) []candidate {
 					ok = false
 				}
 			}
-			// a plain move's piece was in the hand when its destination was
-			// filled (a piece put there before is a replace's displaced one)
-			if ok && nt.extra < 0 && !nt.place && nt.from >= 0 && nt.to >= 0 && r.hasSensor[nt.from] && r.hasSensor[nt.to] &&
-				r.touched[nt.from] > first.since && !r.liftedBeforeFill(nt.from, nt.to, first.since) {
-				ok = false
-			}
+		}
+		// a plain move's piece was in the hand when its destination was
+		// filled (a piece put there before is a replace's displaced one; in
+		// six, the revised move's hexagon, and a neighbour knocked off its
+		// cell after is no mover)
+		if ok && (r.info.Game == "gyges" || r.info.Game == "six") && nt.extra < 0 && !nt.place && nt.from >= 0 && nt.to >= 0 && r.hasSensor[nt.from] && r.hasSensor[nt.to] &&
+			r.touched[nt.from] > first.since && !r.liftedBeforeFill(nt.from, nt.to, first.since) {
+			ok = false
 		}
 		// The piece went on from where the last move put it: that cell was
 		// emptied before the revision's destination was filled. (A piece
@@ -880,7 +941,9 @@ func (r *Referee) revisionsThen(out []candidate) []candidate {
 func (r *Referee) revisionsThenAt(d int, out []candidate) []candidate {
 	n := len(r.ops)
 	first := &r.ops[n-d]
-	if first.note.from < 0 && !first.note.place || len(first.was) == 0 {
+	// (at depth 1, a revision the referee asked about is one the board
+	// showed settled, as good as a rest recorded)
+	if first.note.from < 0 && !first.note.place || len(first.was) == 0 && (d > 1 || len(first.asked) == 0) {
 		return out
 	}
 	since := first.since
@@ -904,7 +967,7 @@ func (r *Referee) revisionsThenAt(d int, out []candidate) []candidate {
 	var nb [64]byte
 	for i := range c.moves {
 		nt := c.notes[i]
-		if c.moves[i] == first.move || !slices.Contains(first.was, c.moves[i]) || nt.to < 0 {
+		if c.moves[i] == first.move || nt.to < 0 || !slices.Contains(first.was, c.moves[i]) && (d > 1 || !slices.Contains(first.asked, c.moves[i])) {
 			continue // only a move the hand was seen resting on
 		}
 		// its destination (and a replace's displaced piece's cell) were
@@ -1181,6 +1244,18 @@ func (r *Referee) recognise() {
 // ask enters the confirm state (keeping the proposal when the candidates did
 // not change).
 func (r *Referee) ask(c []candidate) {
+	// the revisions of the last move asked about: the board showed them
+	if n := len(r.ops); n > 0 {
+		last := &r.ops[n-1]
+		for _, x := range c {
+			if x.kind != candRevise || x.depth != 1 || x.then != "" || strings.Contains(x.text, ";") || x.idx >= len(r.prev.moves) {
+				continue
+			}
+			if m := r.prev.moves[x.idx]; !slices.Contains(last.asked, m) && len(last.asked) < maxWas {
+				last.asked = append(last.asked, m)
+			}
+		}
+	}
 	same := len(c) == len(r.confirm)
 	for i := 0; same && i < len(c); i++ {
 		same = c[i].kind == r.confirm[i].kind && c[i].text == r.confirm[i].text && c[i].plies == r.confirm[i].plies

@@ -847,6 +847,9 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64, mode playMode) (res no
 		n.advance(n.settle + n.ms(10, 400))
 		if x != nil && ops.text != "pass" {
 			readings := x.explain(committed, &h, n.win, prevWin, n.now)
+			if n.debug {
+				fmt.Println("explainer:", readings)
+			}
 			st := tb.r.State()
 			truth := slices.Contains(readings, ops.text)
 			switch {
@@ -989,9 +992,10 @@ var noisyRegressions = []struct {
 }
 
 // GYGES with real hands, found by the harness judged softly (issue 23,
-// session 6): each replayed up to and with the move it once failed; soft:
-// the explainer's needless-ask verdict is counted, not a failure (the move
-// was once lost or stuck and is now asked for with the true reading).
+// sessions 6 and 7): each replayed up to and with the move it once failed;
+// soft: the explainer's needless-ask verdict is counted, not a failure (the
+// move was once lost or stuck and is now asked for with the true reading) —
+// a move recorded unasked where the explainer admits others fails always.
 var noisyHandRegressions = []struct {
 	config string
 	seed   uint64
@@ -1009,7 +1013,7 @@ var noisyHandRegressions = []struct {
 	{"gyges-identifying", 757, 20, false, "the same"},
 	{"gyges-identifying", 643, 69, false, "the next player's counted move read as the last mover going on: the last move as it was and the next player's not offered (its piece lifted before the revision was recorded)"},
 	{"gyges-presence", 839, 60, false, "the same, presence sensors"},
-	{"gyges-advanced-identifying", 154, 48, false, "a counted path read as moves of both players after the last replace was revised: a wrong move recorded (the last move as it was and the next player's move, three moves back, not read)"},
+	{"gyges-advanced-identifying", 154, 48, true, "a counted path read as moves of both players after the last replace was revised: a wrong move recorded (the last move as it was and the next player's move, three moves back, not read); its ask at ply 47 offers readings the explainer has rejected since a piece must be picked up before it is put down"},
 	{"gyges-identifying", 434, 73, true, "a deeper revision made the other player's real move a rest; the hand went on from there: stuck out of sync (the deeper revision undone is now offered)"},
 	{"gyges-advanced-identifying", 289, 56, true, "a replace's displaced piece carried on by the hand (the mover only looked at the landing cell): stuck out of sync (the deeper revision through the displaced piece is now offered)"},
 	{"gyges-advanced-identifying", 242, 57, true, "the same"},
@@ -1021,6 +1025,9 @@ var noisyHandRegressions = []struct {
 	{"gyges-advanced-presence", 80, 33, true, "a replace's displaced piece set down first read as the last plain move revised, then the mover counted on: the replace not offered"},
 	{"gyges-advanced-presence", 126, 66, true, "the same"},
 	{"gyges-advanced-presence", 207, 52, true, "the same"},
+	{"gyges-advanced-presence", 96, 59, true, "a counted rest recorded, then a bounce piece looked at (a replace there on presence sensors) and the hand back on the rest: recorded unasked, though the replace shows the same board (lookAlikes now asks)"},
+	{"gyges-advanced-identifying", 54, 27, true, "the same, identifying sensors, pieces of one height"},
+	{"gyges-advanced-presence", 89, 79, true, "a replace's displaced piece carried on while the referee asked whether the last move was revised, then the next player's move: recorded unasked (a revision asked about is now read back like a rest recorded)"},
 }
 
 func TestNoisyRegressions(t *testing.T) {
@@ -1035,7 +1042,7 @@ func TestNoisyRegressions(t *testing.T) {
 			t.Fatalf("no configuration %s", rg.config)
 		}
 		res := noisyGame(t, *nc, rg.seed, playMode{hands: true, judge: true, plies: rg.plies, soft: rg.soft})
-		if res.bad() > 0 && !(rg.soft && res.bad() == res.needless+res.guessed) {
+		if res.bad() > 0 && !(rg.soft && res.bad() == res.needless) {
 			t.Errorf("%s seed %d (%s): %v", rg.config, rg.seed, rg.what, res.failures)
 		}
 	}

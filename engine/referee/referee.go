@@ -142,6 +142,9 @@ type op struct {
 	// recorded after the last of was, which it replaced too: the other
 	// player's move it read as a rest, which the hand may prove real
 	chain []engine.Move
+	// asked: its revisions the referee asked about (the board showed them
+	// settled, as a rest of the hand: revisionsThen reads them as was)
+	asked []engine.Move
 }
 
 // maxWas bounds an op's list of the moves it revised.
