@@ -1027,6 +1027,8 @@ var noisyHandRegressions = []struct {
 	{"gyges-advanced-presence", 207, 52, true, "the same"},
 	{"gyges-advanced-presence", 96, 59, true, "a counted rest recorded, then a bounce piece looked at (a replace there on presence sensors) and the hand back on the rest: recorded unasked, though the replace shows the same board (lookAlikes now asks)"},
 	{"gyges-advanced-identifying", 54, 27, true, "the same, identifying sensors, pieces of one height"},
+	{"six-advanced-2p-presence", 4238, 44, false, "a hexagon rested, then put down on its cell as a neighbour is knocked off: read as the next player's move from the knocked cell, stuck out of sync when it was set back (a mover is now lifted before its destination is filled)"},
+	{"six-advanced-2p-presence", 5237, 51, false, "the same, read as the last move revised to come from the knocked cell"},
 	{"gyges-advanced-presence", 89, 79, true, "a replace's displaced piece carried on while the referee asked whether the last move was revised, then the next player's move: recorded unasked (a revision asked about is now read back like a rest recorded)"},
 }
 
