@@ -652,21 +652,37 @@ func (x *explainer) changedTouched(e *evidence, from, to []byte) bool {
 	return true
 }
 
-// wentOn: a GYGES revision's piece, which the last move put down
-// elsewhere, landed after it left that cell (e: the evidence since the
-// last move was committed). Pieces of one height are one to the game: the
-// piece the hand went on with may be either the last move put down.
+// wentOn: a GYGES revision's pieces, which the last move put down
+// elsewhere, landed after they left those cells (e: the evidence since the
+// last move was committed): each cell the revision puts a piece on and the
+// last move did not was last filled after a cell the last move put a piece
+// on and the revision does not was emptied. Pieces of one height are one to
+// the game: which of those pieces the hand went on with is not asked.
 func (x *explainer) wentOn(e *evidence, last, revised string) bool {
 	if x.game != "gyges" {
 		return true
 	}
 	_, lastTo, lastExtra := x.gygesCells(last)
-	_, to, _ := x.gygesCells(revised)
-	if lastTo < 0 || to < 0 || to == lastTo || to == lastExtra {
-		return true
+	_, to, extra := x.gygesCells(revised)
+	for _, p := range [...]int{to, extra} {
+		if p < 0 || p == lastTo || p == lastExtra {
+			continue
+		}
+		t := e.lastFill(p)
+		if t < 0 {
+			continue
+		}
+		ok := false
+		for _, q := range [...]int{lastTo, lastExtra} {
+			if q >= 0 && q != to && q != extra && e.emptiedBefore(q, t) {
+				ok = true
+			}
+		}
+		if !ok {
+			return false
+		}
 	}
-	t := e.lastFill(to)
-	return t < 0 || e.emptiedBefore(lastTo, t) || lastExtra >= 0 && e.emptiedBefore(lastExtra, t)
+	return true
 }
 
 func allTouched(e *evidence, cells []int) bool {

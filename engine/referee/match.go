@@ -713,8 +713,11 @@ func (r *Referee) revisions(out []candidate) []candidate {
 		o := &r.ops[k]
 		// (in GYGES a replace's displaced piece may be the one the hand
 		// carried on: the mover read as landing where it only looked)
+		// (or the next move was a replace onto the piece the last moved:
+		// that piece, displaced, may be the one the hand carried on)
 		onward := r.ops[k+1].note.from == o.note.to ||
-			r.info.Game == "gyges" && o.note.extra >= 0 && r.ops[k+1].note.from == o.note.extra
+			r.info.Game == "gyges" && o.note.extra >= 0 && r.ops[k+1].note.from == o.note.extra ||
+			r.info.Game == "gyges" && r.ops[k+1].note.extra >= 0 && r.ops[k+1].note.to == o.note.to
 		if o.roll || o.chosen || o.note.to < 0 || !onward || o.note.from < 0 && !o.note.place {
 			break
 		}

@@ -693,6 +693,10 @@ type playMode struct {
 // for them — so those two verdicts are counted and reported, not failures.
 // "strict" (or "judge") fails on them too; "noise" plays the noise alone,
 // judged against the true moves only, as before the explainer.
+// softLog ($TABLA_NOISY_SOFTLOG=1) prints each soft verdict's move
+// recorded unasked (debugging; the soft mode only counts them).
+var softLog = os.Getenv("TABLA_NOISY_SOFTLOG") != ""
+
 var noisyGyges = flag.String("noisy.gyges", "", `GYGES: "strict" or "noise" (default: real hands, soft verdicts; also $TABLA_NOISY_GYGES)`)
 
 func (c noisyConfig) mode() playMode {
@@ -871,6 +875,9 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64, mode playMode) (res no
 				if st.Mode != "confirm" && tb.r.Game().Hash() == shadow.Hash() {
 					if mode.soft {
 						res.guessed++ // counted: the true move was recorded
+						if softLog {
+							fmt.Fprintf(os.Stderr, "guessed: %s seed %d ply %d: %s recorded unasked, but the explainer admits %v\n", nc, seed, ply, ops.text, readings)
+						}
 					} else {
 						fail(&res.guessed, ply, "%s recorded unasked, but the explainer admits %v", ops.text, readings)
 						return
@@ -1019,7 +1026,7 @@ var noisyHandRegressions = []struct {
 	{"gyges-advanced-identifying", 242, 57, true, "the same"},
 	{"gyges-advanced-presence", 135, 44, true, "the same, presence sensors"},
 	{"gyges-advanced-presence", 31, 47, false, "a replace whose displaced piece went to the mover's cell (a swap presence sensors cannot see) recorded unasked as a revision, though nothing having happened explains the board as well"},
-	{"gyges-advanced-presence", 149, 49, false, "the same"},
+	{"gyges-advanced-presence", 149, 49, true, "the same (its ask at ply 45 offers a revision whose displaced piece was put down before it left its cell: needless since the explainer checks that)"},
 	{"gyges-advanced-presence", 406, 22, false, "the same"},
 	{"gyges-advanced-identifying", 76, 38, true, "a replace whose displaced piece was set down first, read as the last move revised, then its mover counted on through rests read as moves of both players: the replace not offered (read back three deep from a plain counted move)"},
 	{"gyges-advanced-presence", 80, 33, true, "a replace's displaced piece set down first read as the last plain move revised, then the mover counted on: the replace not offered"},
