@@ -354,8 +354,7 @@ func (x *explainer) sequenceOK(e *evidence, boards [][]byte, named [][]int, text
 	for i := 1; i < len(boards); i++ {
 		end := barrier
 		// the cells in the order their pieces are picked up: a ply's
-		// origin, then its landing cell, then the rest; notBefore[c]: a
-		// fill of c must come after this (its piece was picked up then)
+		// origin, then its landing cell, then the rest
 		order = order[:0]
 		from, to, extra := -1, -1, -1
 		if x.game == "gyges" && i-1 < len(texts) {
@@ -371,7 +370,9 @@ func (x *explainer) sequenceOK(e *evidence, boards [][]byte, named [][]int, text
 				order = append(order, c)
 			}
 		}
-		notBefore := map[int]time.Duration{}
+		// a fill of to, and of extra, must come after this (its piece was
+		// picked up then)
+		toAfter, extraAfter := barrier, barrier
 		for _, c := range order {
 			if !x.sensor[c] {
 				continue
@@ -389,8 +390,11 @@ func (x *explainer) sequenceOK(e *evidence, boards [][]byte, named [][]int, text
 			for _, w := range want {
 				found := false
 				lo := barrier
-				if nb, ok := notBefore[c]; ok && w == 'F' {
-					lo = max(lo, nb)
+				if w == 'F' && c == to {
+					lo = max(lo, toAfter)
+				}
+				if w == 'F' && c == extra {
+					lo = max(lo, extraAfter)
 				}
 				for pos[c]+1 < len(r) {
 					pos[c]++
@@ -400,11 +404,11 @@ func (x *explainer) sequenceOK(e *evidence, boards [][]byte, named [][]int, text
 					if ok {
 						found = true
 						end = max(end, t.at)
-						if w == 'L' && c == from && to >= 0 {
-							notBefore[to] = t.at
+						if w == 'L' && c == from {
+							toAfter = t.at
 						}
-						if w == 'L' && c == to && extra >= 0 {
-							notBefore[extra] = t.at
+						if w == 'L' && c == to {
+							extraAfter = t.at
 						}
 						break
 					}
