@@ -967,7 +967,6 @@ func (r *Referee) revisionsThenAt(d int, out []candidate) []candidate {
 	now := slices.Clone(r.cur) // the board of the position as it stands
 	c, back := r.stepBack(d)
 	defer back.replay()
-	var nb [64]byte
 	for i := range c.moves {
 		nt := c.notes[i]
 		if c.moves[i] == first.move || nt.to < 0 || !slices.Contains(first.was, c.moves[i]) && (d > 1 || !slices.Contains(first.asked, c.moves[i])) {
@@ -983,26 +982,40 @@ func (r *Referee) revisionsThenAt(d int, out []candidate) []candidate {
 		out = r.thenNext(d, i, c.texts[i], "", nt, since, tsince, moved, [][]uint8{r.cur, after}, []note{nt}, now, out)
 		// a deeper revision it made undone: the other player's move it
 		// read as a rest was real, and the hand moved on from there
+		// (or with the chain's last move read as one it had revised)
 		if d == 1 && len(first.chain) > 0 && c.moves[i] == first.was[len(first.was)-1] {
-			boards := [][]uint8{r.cur, slices.Clone(after)}
-			notes := []note{nt}
-			var texts []string
-			last := nt
-			for _, y := range first.chain {
-				t := string(r.st.AppendMove(nb[:0], y))
-				last = r.parse(t, -1)
-				texts = append(texts, t)
-				notes = append(notes, last)
-				r.st.Play(y)
-				b := make([]uint8, r.ncell)
-				r.toBoard(r.st.Position(), b)
-				boards = append(boards, b)
-			}
-			out = r.thenNext(d, i, c.texts[i]+";"+strings.Join(texts, ";"), strings.Join(texts, ";")+";", last, since, tsince, moved, boards, notes, now, out)
-			for range first.chain {
-				r.st.Undo()
+			out = r.chainNext(d, i, c.texts[i], nt, after, first.chain, since, tsince, moved, now, out)
+			for _, y := range first.chainWas {
+				alt := append(slices.Clone(first.chain[:len(first.chain)-1]), y)
+				out = r.chainNext(d, i, c.texts[i], nt, after, alt, since, tsince, moved, now, out)
 			}
 		}
+		r.st.Undo()
+	}
+	return out
+}
+
+// chainNext plays chain on the engine (standing after revised move i, its
+// board after) and adds the readings of it followed by the next player's
+// move (thenNext).
+func (r *Referee) chainNext(d, i int, text string, nt note, after []uint8, chain []engine.Move, since, tsince, moved uint64, now []uint8, out []candidate) []candidate {
+	var nb [64]byte
+	boards := [][]uint8{r.cur, slices.Clone(after)}
+	notes := []note{nt}
+	var texts []string
+	last := nt
+	for _, y := range chain {
+		t := string(r.st.AppendMove(nb[:0], y))
+		last = r.parse(t, -1)
+		texts = append(texts, t)
+		notes = append(notes, last)
+		r.st.Play(y)
+		b := make([]uint8, r.ncell)
+		r.toBoard(r.st.Position(), b)
+		boards = append(boards, b)
+	}
+	out = r.thenNext(d, i, text+";"+strings.Join(texts, ";"), strings.Join(texts, ";")+";", last, since, tsince, moved, boards, notes, now, out)
+	for range chain {
 		r.st.Undo()
 	}
 	return out

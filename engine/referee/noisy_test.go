@@ -168,11 +168,15 @@ func TestNoisyGames(t *testing.T) {
 					fmt.Fprintf(os.Stderr, "noisy: %s: %d games, false %d, lost %d, not offered %d, unexplained %d, needless %d, guessed %d, stuck %d\n", nc, seed, res.false_, res.lost, res.notOffered, res.unexplained, res.needless, res.guessed, res.stuck)
 				}
 			}
+			line := fmt.Sprintf("%-32s games %5d moves %7d asked %5d revised %5d false %d lost %d not-offered %d | explainer: unique %d ambiguous %d unexplained %d needless %d guessed %d stuck %d",
+				nc, res.games, res.moves, res.asked, res.revised, res.false_, res.lost, res.notOffered,
+				res.unique, res.ambiguous, res.unexplained, res.needless, res.guessed, res.stuck)
+			if testing.Verbose() {
+				fmt.Fprintln(os.Stderr, "noisy: done:", line) // (a long run's figures, should it be stopped)
+			}
 			mu.Lock()
 			total.add(res)
-			lines = append(lines, fmt.Sprintf("%-32s games %5d moves %7d asked %5d revised %5d false %d lost %d not-offered %d | explainer: unique %d ambiguous %d unexplained %d needless %d guessed %d stuck %d",
-				nc, res.games, res.moves, res.asked, res.revised, res.false_, res.lost, res.notOffered,
-				res.unique, res.ambiguous, res.unexplained, res.needless, res.guessed, res.stuck))
+			lines = append(lines, line)
 			mu.Unlock()
 			show := 5
 			if n, err := strconv.Atoi(os.Getenv("TABLA_NOISY_SHOW")); err == nil && n > 0 {
@@ -1034,6 +1038,8 @@ var noisyHandRegressions = []struct {
 	{"gyges-advanced-presence", 207, 52, true, "the same"},
 	{"gyges-advanced-presence", 96, 59, true, "a counted rest recorded, then a bounce piece looked at (a replace there on presence sensors) and the hand back on the rest: recorded unasked, though the replace shows the same board (lookAlikes now asks)"},
 	{"gyges-advanced-identifying", 54, 27, true, "the same, identifying sensors, pieces of one height"},
+	{"gyges-presence", 2354, 60, true, "the next player's piece counted on from the last move's destination, read as that move's hand going on (revised) and then as a deeper revision of both moves: stuck out of sync when it landed (the chain's last move as first recorded is now offered back, op.chainWas)"},
+	{"gyges-presence", 1805, 66, true, "the same: the true move not offered"},
 	{"six-advanced-2p-presence", 4238, 44, false, "a hexagon rested, then put down on its cell as a neighbour is knocked off: read as the next player's move from the knocked cell, stuck out of sync when it was set back (a mover is now lifted before its destination is filled)"},
 	{"six-advanced-2p-presence", 5237, 51, false, "the same, read as the last move revised to come from the knocked cell"},
 	{"gyges-advanced-presence", 89, 79, true, "a replace's displaced piece carried on while the referee asked whether the last move was revised, then the next player's move: recorded unasked (a revision asked about is now read back like a rest recorded)"},

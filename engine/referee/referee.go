@@ -142,6 +142,10 @@ type op struct {
 	// recorded after the last of was, which it replaced too: the other
 	// player's move it read as a rest, which the hand may prove real
 	chain []engine.Move
+	// chainWas: the moves the chain's last move had revised in turn (its
+	// was: a rest the hand was read as going on from may have been the
+	// real move)
+	chainWas []engine.Move
 	// asked: its revisions the referee asked about (the board showed them
 	// settled, as a rest of the hand: revisionsThen reads them as was)
 	asked []engine.Move
@@ -1175,15 +1179,16 @@ func (r *Referee) take(c candidate, source string) {
 			if len(was) > maxWas {
 				was = was[len(was)-maxWas:]
 			}
-			var chain []engine.Move
+			var chain, chainWas []engine.Move
 			if c.depth > 1 && c.then == "" {
 				for _, o := range r.ops[len(r.ops)-c.depth+1:] {
 					chain = append(chain, o.move)
 				}
+				chainWas = slices.Clone(r.ops[len(r.ops)-1].was)
 			}
 			defer func(n int) {
 				if n < len(r.ops) {
-					r.ops[n].since, r.ops[n].was, r.ops[n].chain = since, was, chain
+					r.ops[n].since, r.ops[n].was, r.ops[n].chain, r.ops[n].chainWas = since, was, chain, chainWas
 				}
 			}(len(r.ops) - c.depth)
 		}
