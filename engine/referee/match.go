@@ -983,12 +983,14 @@ func (r *Referee) revisionsThenAt(d int, out []candidate) []candidate {
 		// a deeper revision it made undone: the other player's move it
 		// read as a rest was real, and the hand moved on from there
 		// (or with the chain's last move read as one it had revised)
-		if d == 1 && len(first.chain) > 0 && c.moves[i] == first.was[len(first.was)-1] {
+		if d == 1 && len(first.chain) > 0 && c.moves[i] == first.chainAfter {
 			out = r.chainNext(d, i, c.texts[i], nt, after, first.chain, since, tsince, moved, now, out)
 			for _, y := range first.chainWas {
 				alt := append(slices.Clone(first.chain[:len(first.chain)-1]), y)
 				out = r.chainNext(d, i, c.texts[i], nt, after, alt, since, tsince, moved, now, out)
 			}
+			// (or the chain's last move revised: its hand went on)
+			out = r.chainRevised(d, i, c.texts[i], nt, after, first.chain, since, tsince, now, out)
 		}
 		r.st.Undo()
 	}
@@ -1017,6 +1019,62 @@ func (r *Referee) chainNext(d, i int, text string, nt note, after []uint8, chain
 	out = r.thenNext(d, i, text+";"+strings.Join(texts, ";"), strings.Join(texts, ";")+";", last, since, tsince, moved, boards, notes, now, out)
 	for range chain {
 		r.st.Undo()
+	}
+	return out
+}
+
+// chainRevised adds, after revised move i (the engine standing after it,
+// its board after), the readings of the chain a deeper revision replaced
+// with the chain's last move revised: another move of the same piece from
+// the same position, its hand having gone on — a counted path recorded as
+// moves of both players, then read as the first mover's going on, that
+// ends where the last of them took the piece.
+func (r *Referee) chainRevised(d, i int, text string, nt note, after []uint8, chain []engine.Move, since, tsince uint64, now []uint8, out []candidate) []candidate {
+	var nb [64]byte
+	boards := [][]uint8{r.cur, slices.Clone(after)}
+	notes := []note{nt}
+	var texts []string
+	for _, y := range chain[:len(chain)-1] {
+		t := string(r.st.AppendMove(nb[:0], y))
+		texts = append(texts, t)
+		notes = append(notes, r.parse(t, -1))
+		r.st.Play(y)
+		b := make([]uint8, r.ncell)
+		r.toBoard(r.st.Position(), b)
+		boards = append(boards, b)
+	}
+	defer func() {
+		for range chain[:len(chain)-1] {
+			r.st.Undo()
+		}
+	}()
+	last := chain[len(chain)-1]
+	ln := r.parse(string(r.st.AppendMove(nb[:0], last)), -1)
+	base := boards[len(boards)-1]
+	r.buf2 = r.st.Moves(r.buf2[:0])
+	for _, m2 := range r.buf2 {
+		if m2 == last {
+			continue
+		}
+		t2 := r.st.AppendMove(nb[:0], m2)
+		n2 := r.parse(string(t2), -1)
+		if n2.from != ln.from || n2.from < 0 || n2.to < 0 || n2.place {
+			continue // the same piece, from the same cell
+		}
+		// where it went was touched since the chain began, and its piece
+		// was in the hand when it was put down
+		if r.hasSensor[n2.to] && r.touched[n2.to] <= since || n2.extra >= 0 && r.hasSensor[n2.extra] && r.touched[n2.extra] <= since || !r.ordered(n2, since) {
+			continue
+		}
+		r.nextBoard(base, m2, n2, r.board2)
+		keys, ok := r.shownSince(r.board2, now)
+		ok = ok && r.turnsOK(tsince, append(slices.Clip(boards), r.board2), append(slices.Clip(notes), n2))
+		if !ok || len(keys) == 0 {
+			continue
+		}
+		then := strings.Join(append(slices.Clone(texts), string(t2)), ";")
+		out = append(out, candidate{kind: candRevise, idx: i, text: text + ";" + then, then: then,
+			note: nt, evidence: len(keys), cells: keys, depth: d, ask: true})
 	}
 	return out
 }

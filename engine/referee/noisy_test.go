@@ -747,6 +747,10 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64, mode playMode) (res no
 		}
 		res.failures = append(res.failures, fmt.Sprintf("%s seed %d ply %d: %s\n  journal: %s\n  physical: %s",
 			nc, seed, ply, fmt.Sprintf(format, args...), tb.log(), strings.Join(tr, " ")))
+		if testing.Verbose() && *noisyGames > 0 {
+			// (a long run: say it now, not only when the configuration ends)
+			fmt.Fprintf(os.Stderr, "noisy: failed: %s seed %d ply %d: %s\n", nc, seed, ply, fmt.Sprintf(format, args...))
+		}
 	}
 	buf := make([]engine.Move, 0, 4096)
 	rolled := ""
@@ -1040,6 +1044,11 @@ var noisyHandRegressions = []struct {
 	{"gyges-advanced-identifying", 54, 27, true, "the same, identifying sensors, pieces of one height"},
 	{"gyges-presence", 2354, 60, true, "the next player's piece counted on from the last move's destination, read as that move's hand going on (revised) and then as a deeper revision of both moves: stuck out of sync when it landed (the chain's last move as first recorded is now offered back, op.chainWas)"},
 	{"gyges-presence", 1805, 66, true, "the same: the true move not offered"},
+	{"gyges-identifying", 6456, 56, true, "a counted path read as a deeper revision, then its chain read back with the other player's move revised: when the hand went on, that move as first recorded was not read back (the moves played back in a chain's place keep its moves as their was, with its evidence: the true move not offered)"},
+	{"gyges-identifying", 6114, 37, true, "the same"},
+	{"gyges-identifying", 6510, 36, true, "the same"},
+	{"gyges-identifying", 6068, 27, true, "a counted path read three deep as the first mover's going on, then back on the cell of the chain's last move and on: stuck out of sync (the chain's last move revised is now read: chainRevised)"},
+	{"gyges-identifying", 3053, 63, true, "a deeper revision revised again by the hand going on lost the chain it had replaced: the true move not offered (a revision of the last move keeps its chain, op.chainAfter)"},
 	{"six-advanced-2p-presence", 4238, 44, false, "a hexagon rested, then put down on its cell as a neighbour is knocked off: read as the next player's move from the knocked cell, stuck out of sync when it was set back (a mover is now lifted before its destination is filled)"},
 	{"six-advanced-2p-presence", 5237, 51, false, "the same, read as the last move revised to come from the knocked cell"},
 	{"gyges-advanced-presence", 89, 79, true, "a replace's displaced piece carried on while the referee asked whether the last move was revised, then the next player's move: recorded unasked (a revision asked about is now read back like a rest recorded)"},

@@ -146,6 +146,8 @@ type op struct {
 	// was: a rest the hand was read as going on from may have been the
 	// real move)
 	chainWas []engine.Move
+	// chainAfter: the move of was the chain followed
+	chainAfter engine.Move
 	// asked: its revisions the referee asked about (the board showed them
 	// settled, as a rest of the hand: revisionsThen reads them as was)
 	asked []engine.Move
@@ -1180,15 +1182,22 @@ func (r *Referee) take(c candidate, source string) {
 				was = was[len(was)-maxWas:]
 			}
 			var chain, chainWas []engine.Move
-			if c.depth > 1 && c.then == "" {
+			var chainAfter engine.Move
+			switch {
+			case c.depth > 1 && c.then == "":
 				for _, o := range r.ops[len(r.ops)-c.depth+1:] {
 					chain = append(chain, o.move)
 				}
 				chainWas = slices.Clone(r.ops[len(r.ops)-1].was)
+				chainAfter = first.move
+			case c.depth == 1 && c.then == "":
+				// the hand going on again: the chain stays what it was
+				chain, chainWas, chainAfter = first.chain, first.chainWas, first.chainAfter
 			}
 			defer func(n int) {
 				if n < len(r.ops) {
-					r.ops[n].since, r.ops[n].was, r.ops[n].chain, r.ops[n].chainWas = since, was, chain, chainWas
+					o := &r.ops[n]
+					o.since, o.was, o.chain, o.chainWas, o.chainAfter = since, was, chain, chainWas, chainAfter
 				}
 			}(len(r.ops) - c.depth)
 		}
@@ -1200,7 +1209,13 @@ func (r *Referee) take(c candidate, source string) {
 			r.apply(&r.cache, c.idx, r.now, source)
 			break
 		}
+		// the chain of moves a deeper revision replaced, to remember what
+		// the moves played back in its place were read as before
+		var oldChain, oldChainWas []engine.Move
+		var oldSince uint64
 		if c.depth > 0 {
+			f := &r.ops[len(r.ops)-c.depth]
+			oldChain, oldChainWas, oldSince = f.chain, f.chainWas, f.since
 			r.undo(c.depth)
 		}
 		first, _, _ := strings.Cut(c.text, ";")
@@ -1208,6 +1223,7 @@ func (r *Referee) take(c candidate, source string) {
 		if c.then != "" {
 			moves = append(moves, strings.Split(c.then, ";")...)
 		}
+		n0 := len(r.ops)
 		for _, mv := range moves {
 			pc := r.ensure()
 			for i, t := range pc.texts {
@@ -1217,8 +1233,38 @@ func (r *Referee) take(c candidate, source string) {
 				}
 			}
 		}
+		r.chainRead(n0, len(moves), oldChain, oldChainWas, oldSince)
 	}
 	r.autoPass()
+}
+
+// chainRead gives the moves a revision played back after its first (ops
+// n0+1 … n0+n-1), where they stand in place of the chain of moves a deeper
+// revision had replaced (chain, its last move's earlier readings
+// chainWas), that chain's moves as their was: a move the hand was seen
+// resting on, which revisionsThen reads back when the hand goes on — with
+// their evidence from where the chain's began (since).
+func (r *Referee) chainRead(n0, n int, chain, chainWas []engine.Move, since uint64) {
+	if len(r.ops) != n0+n {
+		return // (a move not found: nothing is read back)
+	}
+	for j := 1; j < n && j-1 < len(chain); j++ {
+		o := &r.ops[n0+j]
+		// from the same position: the moves before it are the chain's
+		if j >= 2 && r.ops[n0+j-1].move != chain[j-2] {
+			return
+		}
+		alts := []engine.Move{chain[j-1]}
+		if j == len(chain) {
+			alts = append(alts, chainWas...)
+		}
+		for _, m := range alts {
+			if m != o.move && !slices.Contains(o.was, m) && len(o.was) < maxWas {
+				o.was = append(o.was, m)
+				o.since = min(o.since, since)
+			}
+		}
+	}
 }
 
 // History returns the moves and rolls applied so far, for Resume.
