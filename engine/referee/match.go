@@ -708,20 +708,30 @@ func (r *Referee) revisions(out []candidate) []candidate {
 	if r.prevOK {
 		out = r.revisionsAt(1, out)
 	}
+	onto := false
 	for d := 2; d <= maxReviseDepth && d <= n; d++ {
 		k := n - d
 		o := &r.ops[k]
 		// (in GYGES a replace's displaced piece may be the one the hand
 		// carried on: the mover read as landing where it only looked)
-		// (or the next move was a replace onto the piece the last moved:
-		// that piece, displaced, may be the one the hand carried on)
 		onward := r.ops[k+1].note.from == o.note.to ||
-			r.info.Game == "gyges" && o.note.extra >= 0 && r.ops[k+1].note.from == o.note.extra ||
-			r.info.Game == "gyges" && r.ops[k+1].note.extra >= 0 && r.ops[k+1].note.to == o.note.to
+			r.info.Game == "gyges" && o.note.extra >= 0 && r.ops[k+1].note.from == o.note.extra
+		// (or the next move was a replace onto the piece the last moved:
+		// that piece, displaced, may be the one the hand carried on — or
+		// the next player's replace was real: only ever asked)
+		if !onward && r.info.Game == "gyges" && r.ops[k+1].note.extra >= 0 && r.ops[k+1].note.to == o.note.to {
+			onward, onto = true, true
+		}
 		if o.roll || o.chosen || o.note.to < 0 || !onward || o.note.from < 0 && !o.note.place {
 			break
 		}
+		n0 := len(out)
 		out = r.revisionsAt(d, out)
+		if onto {
+			for i := n0; i < len(out); i++ {
+				out[i].ask = true
+			}
+		}
 	}
 	return out
 }
