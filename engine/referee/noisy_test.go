@@ -49,7 +49,7 @@ func noisyGameCount() int {
 
 // TestNoisyGamesFull plays the harness at its full count (120 games a
 // configuration, 2,160 in all) when the tests run under the race detector,
-// as CI's `go test -race ./...` does: it runs this package's harness again
+// as CI's `go test -race -timeout 30m ./...` does: it runs this package's harness again
 // in a test binary built without it, five to ten times faster.
 func TestNoisyGamesFull(t *testing.T) {
 	if !raceEnabled {
