@@ -14,6 +14,7 @@ import (
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/webui/conntest"
 )
 
 // BenchmarkSlowClients: issue 25 item 3's budget on `tabla run`'s page
@@ -112,7 +113,7 @@ func slowClients(b *testing.B, hosts int) {
 	answer := get("127.0.0.100")
 	held := 0
 	for _, c := range conns {
-		if stillOpen(b, c) {
+		if conntest.StillOpen(b, c) {
 			held++
 		}
 	}

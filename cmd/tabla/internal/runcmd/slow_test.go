@@ -13,13 +13,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/webui"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/webui/conntest"
 )
 
 // nextEvent reads one server-sent event's data.
@@ -48,27 +48,6 @@ func fromAddr(ip string) *http.Client {
 	return &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
 }
 
-// stillOpen tells without waiting whether the server has not closed c
-// (nothing to read and no end of stream).
-func stillOpen(t testing.TB, c net.Conn) bool {
-	t.Helper()
-	rc, err := c.(*net.TCPConn).SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	open := false
-	err = rc.Read(func(fd uintptr) bool {
-		var b [1]byte
-		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
-		open = n < 0 && err == syscall.EAGAIN
-		return true
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return open
-}
-
 // TestSlowClients: a thousand connections to the daemon's page server,
 // from ten addresses (127.0.0.1-10), that send nothing, half a header, or
 // a body that never ends: a phone (127.0.0.100) is answered while they
@@ -94,7 +73,7 @@ func TestSlowClients(t *testing.T) {
 			}
 			held := 0
 			for _, c := range conns {
-				if stillOpen(t, c) {
+				if conntest.StillOpen(t, c) {
 					held++
 				}
 			}

@@ -9,9 +9,10 @@ import (
 	"net/http"
 	"os"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/webui/conntest"
 )
 
 // The listener serves at most MaxConns connections at once; a new one
@@ -127,27 +128,6 @@ func closedByServer(t *testing.T, c net.Conn) bool {
 	return !errors.Is(err, os.ErrDeadlineExceeded)
 }
 
-// stillOpen tells without waiting whether the server has not closed c
-// (nothing to read and no end of stream).
-func stillOpen(t *testing.T, c net.Conn) bool {
-	t.Helper()
-	rc, err := c.(*net.TCPConn).SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	open := false
-	err = rc.Read(func(fd uintptr) bool {
-		var b [1]byte
-		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
-		open = n < 0 && err == syscall.EAGAIN
-		return true
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return open
-}
-
 // getFrom makes a GET / from the loopback address from and returns the
 // body; the connection is kept alive.
 func getFrom(t *testing.T, from, addr string) (string, net.Conn) {
@@ -206,7 +186,7 @@ func TestLimitsEvictSlowForNew(t *testing.T) {
 			t.Fatalf("request %d: the oldest slow connection is still open", i)
 		}
 	}
-	if !stillOpen(t, busy) {
+	if !conntest.StillOpen(t, busy) {
 		t.Fatal("the connection being answered was closed")
 	}
 	close(hold)
@@ -248,7 +228,7 @@ func TestLimitsPerHost(t *testing.T) {
 	if got, _ := getFrom(t, "127.0.0.2", addr); got != "ok" {
 		t.Fatalf("another address: %q", got)
 	}
-	if !stillOpen(t, b) || !stillOpen(t, c) {
+	if !conntest.StillOpen(t, b) || !conntest.StillOpen(t, c) {
 		t.Fatal("a connection being answered was closed")
 	}
 }

@@ -1,0 +1,31 @@
+// Package conntest looks at a raw connection to the page server from a
+// test's side: whether the server still holds it open (the slow-client
+// tests of webui and runcmd).
+package conntest
+
+import (
+	"net"
+	"syscall"
+	"testing"
+)
+
+// StillOpen tells without waiting whether the server has not closed c
+// (nothing to read and no end of stream).
+func StillOpen(t testing.TB, c net.Conn) bool {
+	t.Helper()
+	rc, err := c.(*net.TCPConn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := false
+	err = rc.Read(func(fd uintptr) bool {
+		var b [1]byte
+		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		open = n < 0 && err == syscall.EAGAIN
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return open
+}
