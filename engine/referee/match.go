@@ -462,6 +462,11 @@ func (r *Referee) filledThenLifted(c int, since uint64) bool {
 // accepted (lookAlike): the hand may have gone on. Asked, beside the
 // position as it stands.
 func (r *Referee) lookAlikes(out []candidate) []candidate {
+	// (nothing touched since the last move was accepted — the round right
+	// after it was taken — shows none: lookAlike needs such a cell)
+	if !slices.ContainsFunc(r.touched, func(seq uint64) bool { return seq > r.lastAcc }) {
+		return out
+	}
 	first := &r.ops[len(r.ops)-1]
 	c, back := r.stepBack(1)
 	defer back.replay()
