@@ -438,6 +438,36 @@ func (r *Referee) liftedBeforeFirstFill(a, b int, since uint64) bool {
 	return false
 }
 
+// origin is the cell the piece a move puts down last came from: the mover's
+// (a plain move), the landing cell (a replace's displaced piece); -1 for a
+// placement.
+func origin(n note) int {
+	if n.extra >= 0 {
+		return n.to
+	}
+	return n.from
+}
+
+// liftedFilledLifted replays the trace since since: was a emptied, then p
+// filled, then p emptied again, in that order?
+func (r *Referee) liftedFilledLifted(a, p int, since uint64) bool {
+	step := 0
+	for _, t := range r.trace {
+		if t.seq <= since {
+			continue
+		}
+		switch {
+		case step == 0 && int(t.cell) == a && t.empty:
+			step = 1
+		case step == 1 && int(t.cell) == p && !t.empty:
+			step = 2
+		case step == 2 && int(t.cell) == p && t.empty:
+			return true
+		}
+	}
+	return false
+}
+
 // filledThenLifted replays the trace since since: was c filled, and then
 // emptied again?
 func (r *Referee) filledThenLifted(c int, since uint64) bool {
@@ -711,7 +741,7 @@ func (r *Referee) revisions(out []candidate) []candidate {
 		return out
 	}
 	if r.prevOK {
-		out = r.revisionsAt(1, out)
+		out = r.revisionsAt(1, false, out)
 	}
 	onto := false
 	for d := 2; d <= maxReviseDepth && d <= n; d++ {
@@ -731,18 +761,36 @@ func (r *Referee) revisions(out []candidate) []candidate {
 			break
 		}
 		n0 := len(out)
-		out = r.revisionsAt(d, out)
+		out = r.revisionsAt(d, false, out)
 		if onto {
 			for i := n0; i < len(out); i++ {
 				out[i].ask = true
 			}
 		}
 	}
+	// In advanced GYGES the last moves may have been one replace by another
+	// piece, whose displaced piece is the one the first of them moved: the
+	// hand set the displaced piece down first and counted it on (rests
+	// recorded as moves of both players), then moved the mover; or a swap
+	// presence sensors cannot see, the mover counted on through rests read
+	// as the displaced piece's moves. Only ever asked.
+	if r.info.Game == "gyges" && r.info.Variant == "advanced" && r.prevOK {
+		for d := 2; d <= maxReviseDepth && d <= n; d++ {
+			if o := &r.ops[n-d]; o.roll || o.chosen {
+				break
+			}
+			out = r.revisionsAt(d, true, out)
+		}
+	}
 	return out
 }
 
-// revisionsAt adds the revisions that replace the last d moves.
-func (r *Referee) revisionsAt(d int, out []candidate) []candidate {
+// revisionsAt adds the revisions that replace the last d moves: at depth
+// 1 any other move from the position before the last; deeper, the same
+// piece moved on — or, with other, a replace by another piece landing where
+// the first replaced move's piece came from (that piece was the displaced
+// one), ordered by the touches since that move began (only asked).
+func (r *Referee) revisionsAt(d int, other bool, out []candidate) []candidate {
 	n := len(r.ops)
 	first, last := &r.ops[n-d], &r.ops[n-1]
 	// the board of the position as it stands (revisionsAt's scratch: it
@@ -766,7 +814,12 @@ func (r *Referee) revisionsAt(d int, out []candidate) []candidate {
 			continue
 		}
 		nt := c.notes[i]
-		if d > 1 && (nt.from != first.note.from || nt.place != first.note.place) {
+		switch {
+		case other:
+			if nt.from == first.note.from || nt.from < 0 || nt.place || nt.extra < 0 || nt.to != first.note.from || !r.ordered(nt, first.since) {
+				continue
+			}
+		case d > 1 && (nt.from != first.note.from || nt.place != first.note.place):
 			continue // a deep revision moves the same piece on
 		}
 		diff := r.diff(c, i)
@@ -861,11 +914,11 @@ func (r *Referee) revisionsAt(d int, out []candidate) []candidate {
 			// A revision the sensors cannot tell from the position before
 			// the revised move (a swap on presence sensors) may as well
 			// be that move taken back: asked.
-			ask := !same || r.fitsBoard(r.cur)
+			ask := !same || r.fitsBoard(r.cur) || other
 			out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i], note: nt, evidence: len(keys), cells: slices.Clone(keys), ask: ask, depth: d, displacedFirst: displacedFirst})
 		}
 	}
-	if r.info.Game == "gyges" {
+	if r.info.Game == "gyges" && !other {
 		out = r.composites(d, c, now, m, out)
 	}
 	return out
@@ -961,11 +1014,15 @@ func (r *Referee) revisionsThenAt(d int, out []candidate) []candidate {
 	first := &r.ops[n-d]
 	// (at depth 1, a revision the referee asked about is one the board
 	// showed settled, as good as a rest recorded)
-	if first.note.from < 0 && !first.note.place || len(first.was) == 0 && (d > 1 || len(first.asked) == 0) {
+	if first.note.from < 0 && !first.note.place || len(first.was) == 0 && (d > 1 || len(first.asked) == 0 && first.note.extra < 0) {
 		return out
 	}
 	since := first.since
-	moved := r.lastAcc // the next player's piece was lifted after this
+	// the next player's piece was lifted after this: after the last move
+	// was first recorded (the hand's reading may have been revised since
+	// by the next player's hand: a rest of its piece read as the last
+	// mover's replace, whose displaced piece was set down first)
+	moved := first.first
 	if d >= 2 {
 		moved = r.ops[n-d+1].since
 	}
@@ -984,8 +1041,15 @@ func (r *Referee) revisionsThenAt(d int, out []candidate) []candidate {
 	defer back.replay()
 	for i := range c.moves {
 		nt := c.notes[i]
-		if c.moves[i] == first.move || nt.to < 0 || !slices.Contains(first.was, c.moves[i]) && (d > 1 || !slices.Contains(first.asked, c.moves[i])) {
-			continue // only a move the hand was seen resting on
+		if c.moves[i] == first.move || nt.to < 0 {
+			continue
+		}
+		// only a move the hand was seen resting on — or one whose displaced
+		// piece went on, followed by the next player's move of a piece it
+		// put down
+		seen := slices.Contains(first.was, c.moves[i]) || d == 1 && slices.Contains(first.asked, c.moves[i])
+		if !seen && !r.displacedOn(d, first, nt) {
+			continue
 		}
 		// its destination (and a replace's displaced piece's cell) were
 		// touched since the last move began
@@ -994,7 +1058,19 @@ func (r *Referee) revisionsThenAt(d int, out []candidate) []candidate {
 		}
 		r.st.Play(c.moves[i])
 		after := r.afterDiff(r.diff(c, i))
+		n0 := len(out)
 		out = r.thenNext(d, i, c.texts[i], "", nt, since, tsince, moved, [][]uint8{r.cur, after}, []note{nt}, now, out)
+		if !seen {
+			// (the next player's move of a piece the revision put down: its
+			// mover moved on, or either piece displaced)
+			keep := out[:n0]
+			for _, x := range out[n0:] {
+				if n2 := r.parse(x.then, -1); n2.from == nt.to || n2.extra >= 0 && (n2.to == nt.to || n2.to == nt.extra) {
+					keep = append(keep, x)
+				}
+			}
+			out = keep
+		}
 		// a deeper revision it made undone: the other player's move it
 		// read as a rest was real, and the hand moved on from there
 		// (or with the chain's last move read as one it had revised)
@@ -1010,6 +1086,26 @@ func (r *Referee) revisionsThenAt(d int, out []candidate) []candidate {
 		r.st.Undo()
 	}
 	return out
+}
+
+// displacedOn reports whether nt, a revision of the last move (first, at
+// depth 1), is that replace with its displaced piece gone on since the move
+// was accepted: lifted from where it was recorded, and put down on nt's
+// cell after. (The hand that set it down went on after the move was
+// recorded; the next player's move followed.)
+func (r *Referee) displacedOn(d int, first *op, nt note) bool {
+	x := first.note.extra
+	if d != 1 || x < 0 || nt.extra < 0 || nt.extra == x || nt.from != first.note.from || nt.to != first.note.to || !r.hasSensor[x] || !r.hasSensor[nt.extra] {
+		return false
+	}
+	lifted := false
+	for _, t := range r.trace {
+		if t.seq > r.lastAcc && int(t.cell) == x && t.empty {
+			lifted = true
+			break
+		}
+	}
+	return lifted && r.liftedBeforeFill(x, nt.extra, r.lastAcc)
 }
 
 // chainNext plays chain on the engine (standing after revised move i, its
@@ -1218,6 +1314,13 @@ func (r *Referee) composites(d int, c *posCache, now []uint8, m []int, out []can
 		if !r.hasSensor[p] || r.touched[p] <= first.since || !r.filledThenLifted(p, first.since) {
 			continue
 		}
+		// and the piece put there was in the hand then: its cell (a
+		// replace's landing cell, for the displaced piece) was emptied
+		// before p was filled and lifted again (a piece put on p before
+		// the mover left is another: a replace's displaced piece)
+		if o := origin(nt); o >= 0 && r.hasSensor[o] && !r.liftedFilledLifted(o, p, first.since) {
+			continue
+		}
 		// a replace's landing cell was touched too (its piece left)
 		if nt.extra >= 0 && r.hasSensor[nt.to] && r.touched[nt.to] <= first.since {
 			continue
@@ -1262,9 +1365,12 @@ func (r *Referee) composites(d int, c *posCache, now []uint8, m []int, out []can
 			}
 			if ok && (displaced || r.emptiedBefore(p, n2.to, first.since)) {
 				// a piece displaced by the next player is only proposed:
-				// its hand may be a replace of its own under way
+				// its hand may be a replace of its own under way; and so is
+				// a deeper one, which drops a move of the next player's
+				// recorded since, its touches read as rests: the hand that
+				// made it may be going on
 				out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i] + ";" + string(text), then: string(text),
-					note: nt, evidence: len(keys), cells: keys, depth: d, ask: displaced && !onward})
+					note: nt, evidence: len(keys), cells: keys, depth: d, ask: displaced && !onward || d > 1})
 			}
 		}
 		r.st.Undo()

@@ -151,6 +151,10 @@ type op struct {
 	// asked: its revisions the referee asked about (the board showed them
 	// settled, as a rest of the hand: revisionsThen reads them as was)
 	asked []engine.Move
+	// first: the event sequence number when its first reading was recorded
+	// (kept when it is revised: the next player may have begun to move
+	// before the hand's last reading was taken)
+	first uint64
 }
 
 // maxWas bounds an op's list of the moves it revised.
@@ -950,7 +954,7 @@ func (r *Referee) apply(c *posCache, i int, at time.Duration, source string) {
 	r.prevOK = true
 	r.cache.ready = false
 	r.st.Play(r.prev.moves[i])
-	r.ops = append(r.ops, op{move: r.prev.moves[i], text: r.prev.texts[i], seat: seat, diff: d, seq: r.seq, since: r.lastAcc, at: at, note: r.prev.notes[i]})
+	r.ops = append(r.ops, op{move: r.prev.moves[i], text: r.prev.texts[i], seat: seat, diff: d, seq: r.seq, first: r.seq, since: r.lastAcc, at: at, note: r.prev.notes[i]})
 	applyDiff(r.cur, d, false)
 	r.offb = r.toBoard(r.st.Position(), r.scratch) // paint and off-board count
 	copy(r.cur, r.scratch)
@@ -1176,7 +1180,7 @@ func (r *Referee) take(c candidate, source string) {
 		// the revised move's evidence began where the replaced one's did
 		if c.depth > 0 {
 			first := &r.ops[len(r.ops)-c.depth]
-			since := first.since
+			since, seq1 := first.since, first.first
 			was := append(slices.Clone(first.was), first.move)
 			if len(was) > maxWas {
 				was = was[len(was)-maxWas:]
@@ -1198,6 +1202,7 @@ func (r *Referee) take(c candidate, source string) {
 				if n < len(r.ops) {
 					o := &r.ops[n]
 					o.since, o.was, o.chain, o.chainWas, o.chainAfter = since, was, chain, chainWas, chainAfter
+					o.first = seq1
 				}
 			}(len(r.ops) - c.depth)
 		}
@@ -1224,6 +1229,10 @@ func (r *Referee) take(c candidate, source string) {
 			moves = append(moves, strings.Split(c.then, ";")...)
 		}
 		n0 := len(r.ops)
+		since0 := r.lastAcc // where the evidence of the moves played begins
+		if c.depth > 0 {
+			since0 = oldSince
+		}
 		for _, mv := range moves {
 			pc := r.ensure()
 			for i, t := range pc.texts {
@@ -1233,9 +1242,31 @@ func (r *Referee) take(c candidate, source string) {
 				}
 			}
 		}
+		r.thenSince(n0, since0)
 		r.chainRead(n0, len(moves), oldChain, oldChainWas, oldSince)
 	}
 	r.autoPass()
+}
+
+// thenSince gives the moves a revision played back after its first (ops
+// n0+1 …) their evidence from where their pieces were first lifted since
+// since (the replaced moves' evidence began): the next player's hand may
+// have begun before the reading it followed was taken (a displaced piece
+// set down first, read as the last mover's going on).
+func (r *Referee) thenSince(n0 int, since uint64) {
+	for j := n0 + 1; j < len(r.ops); j++ {
+		o := &r.ops[j]
+		lift := o.since
+		for _, t := range r.trace {
+			if t.seq > since && t.seq < lift && t.empty && (int(t.cell) == o.note.from || o.note.extra >= 0 && int(t.cell) == o.note.to) {
+				lift = t.seq
+				break
+			}
+		}
+		if lift > since && lift < o.since {
+			o.since = lift - 1
+		}
+	}
 }
 
 // chainRead gives the moves a revision played back after its first (ops
