@@ -468,6 +468,25 @@ func (r *Referee) liftedFilledLifted(a, p int, since uint64) bool {
 	return false
 }
 
+// landedBeforeLift replays the trace since since: was to last filled (a
+// replace's mover landing) before p was last emptied (the next player
+// taking its displaced piece on)?
+func (r *Referee) landedBeforeLift(to, p int, since uint64) bool {
+	var landed, lifted uint64
+	for _, t := range r.trace {
+		if t.seq <= since {
+			continue
+		}
+		switch {
+		case int(t.cell) == to && !t.empty:
+			landed = t.seq
+		case int(t.cell) == p && t.empty:
+			lifted = t.seq
+		}
+	}
+	return landed > 0 && landed < lifted
+}
+
 // filledThenLifted replays the trace since since: was c filled, and then
 // emptied again?
 func (r *Referee) filledThenLifted(c int, since uint64) bool {
@@ -927,7 +946,9 @@ func (r *Referee) revisionsAt(d int, other bool, out []candidate) []candidate {
 // movesThen adds, in GYGES, the readings of a move whose piece was put
 // down on a cell it rested on and then moved on from there by the next
 // player (pieces have no owner): a hand counting a path on, whose rest was
-// not recorded as a move, looks exactly like that.
+// not recorded as a move, looks exactly like that. (In advanced GYGES the
+// piece may be a replace's displaced one, its mover landed: the hand
+// counting the displaced piece on.)
 func (r *Referee) movesThen(m []int, out []candidate) []candidate {
 	c := r.ensure()
 	if r.board2 == nil {
@@ -936,9 +957,20 @@ func (r *Referee) movesThen(m []int, out []candidate) []candidate {
 	var nb [64]byte
 	for i := range c.moves {
 		nt := c.notes[i]
-		if nt.from < 0 || nt.to < 0 || nt.extra >= 0 || nt.place || !r.hasSensor[nt.to] || !r.hasSensor[nt.from] ||
-			r.sensed[nt.from] != empty || r.sensed[nt.to] != empty || r.touched[nt.to] <= r.lastAcc ||
-			!r.liftedBeforeFirstFill(nt.from, nt.to, r.lastAcc) {
+		if nt.from < 0 || nt.to < 0 || nt.place || !r.hasSensor[nt.to] || !r.hasSensor[nt.from] || r.sensed[nt.from] != empty {
+			continue
+		}
+		// p: where it put the piece the next player took on — its
+		// destination, or (advanced) a replace's displaced piece's cell,
+		// its mover landed — put down there and lifted again
+		p := nt.to
+		if nt.extra >= 0 {
+			p = nt.extra
+			if !r.hasSensor[p] || r.sensed[nt.to] == empty || !r.ordered(nt, r.lastAcc) || !r.landedBeforeLift(nt.to, p, r.lastAcc) {
+				continue
+			}
+		}
+		if r.sensed[p] != empty || r.touched[p] <= r.lastAcc || !r.liftedBeforeFirstFill(origin(nt), p, r.lastAcc) {
 			continue // its piece lifted, put on a cell and lifted again
 		}
 		r.st.Play(c.moves[i])
@@ -947,22 +979,22 @@ func (r *Referee) movesThen(m []int, out []candidate) []candidate {
 		for _, m2 := range r.buf2 {
 			text := r.st.AppendMove(nb[:0], m2)
 			n2 := r.parse(string(text), -1)
-			if n2.from != nt.to || n2.to < 0 || n2.to == nt.to || n2.to == nt.from {
+			if n2.from != p || n2.to < 0 || n2.to == p || n2.to == nt.from || n2.to == nt.to {
 				continue
 			}
 			r.nextBoard(base, m2, n2, r.board2)
 			keys, ok := r.shownSince(r.board2, r.cur)
 			for _, x := range [...]int{n2.to, n2.extra} {
-				if ok && x >= 0 && x != nt.to && r.hasSensor[x] && !r.touchedAfterFill(x, nt.to, r.lastAcc, false) {
+				if ok && x >= 0 && x != p && r.hasSensor[x] && !r.touchedAfterFill(x, p, r.lastAcc, false) {
 					ok = false
 				}
 			}
 			// a replace's landing piece was lifted after the piece came
-			if ok && n2.extra >= 0 && r.hasSensor[n2.to] && !r.touchedAfterFill(n2.to, nt.to, r.lastAcc, true) {
+			if ok && n2.extra >= 0 && r.hasSensor[n2.to] && !r.touchedAfterFill(n2.to, p, r.lastAcc, true) {
 				ok = false
 			}
 			ok = ok && r.turnsOK(r.lastAcc, [][]uint8{r.cur, r.afterDiff(r.diff(c, i)), r.board2}, []note{nt, n2})
-			if ok && len(keys) > 0 && r.emptiedBefore(nt.to, n2.to, r.lastAcc) {
+			if ok && len(keys) > 0 && r.emptiedBefore(p, n2.to, r.lastAcc) {
 				out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i] + ";" + string(text), then: string(text),
 					note: nt, evidence: len(keys), cells: keys})
 			}
