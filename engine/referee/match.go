@@ -795,10 +795,15 @@ func (r *Referee) revisions(out []candidate) []candidate {
 	// as the displaced piece's moves. Only ever asked.
 	if r.info.Game == "gyges" && r.info.Variant == "advanced" && r.prevOK {
 		for d := 2; d <= maxReviseDepth && d <= n; d++ {
-			if o := &r.ops[n-d]; o.roll || o.chosen {
+			o := &r.ops[n-d]
+			if o.roll || o.chosen {
 				break
 			}
-			out = r.revisionsAt(d, true, out)
+			// (the mover landed where that piece came from: the board
+			// shows a piece there)
+			if f := o.note.from; f >= 0 && (!r.hasSensor[f] || r.sensed[f] != empty) {
+				out = r.revisionsAt(d, true, out)
+			}
 		}
 	}
 	return out
@@ -966,12 +971,15 @@ func (r *Referee) movesThen(m []int, out []candidate) []candidate {
 		p := nt.to
 		if nt.extra >= 0 {
 			p = nt.extra
-			if !r.hasSensor[p] || r.sensed[nt.to] == empty || !r.ordered(nt, r.lastAcc) || !r.landedBeforeLift(nt.to, p, r.lastAcc) {
+			if !r.hasSensor[p] || r.sensed[nt.to] == empty {
 				continue
 			}
 		}
 		if r.sensed[p] != empty || r.touched[p] <= r.lastAcc || !r.liftedBeforeFirstFill(origin(nt), p, r.lastAcc) {
 			continue // its piece lifted, put on a cell and lifted again
+		}
+		if nt.extra >= 0 && (!r.ordered(nt, r.lastAcc) || !r.landedBeforeLift(nt.to, p, r.lastAcc)) {
+			continue
 		}
 		r.st.Play(c.moves[i])
 		base := r.boardAfter(c, i)
