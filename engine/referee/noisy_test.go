@@ -1070,7 +1070,7 @@ var noisyHandRegressions = []struct {
 	{"gyges-advanced-identifying", 8303, 62, true, "the same"},
 	{"gyges-advanced-identifying", 8014, 30, true, "a swap replace read as moves of the displaced piece: the true move not offered (the same)"},
 	{"gyges-advanced-identifying", 8021, 69, true, "a replace whose displaced piece went first and on: the true move not offered (the same)"},
-	{"gyges-advanced-identifying", 1565, 43, true, "a rest of the next player's hand read as a deeper revision of the last two moves: stuck out of sync"},
+	{"gyges-advanced-identifying", 1565, 43, true, "a rest of the next player's hand read as a deeper revision of the last two moves, its piece lifted before: stuck out of sync (the next player's move is now read from the last move's first reading on: op.first)"},
 	{"gyges-advanced-identifying", 9951, 58, true, "the next player's displaced piece set down first, read as the last move's displaced piece going on and then as the next player's plain move: its replace not read, as its cells were touched before that move was recorded — stuck (a move played back after a revision has its evidence from where its pieces were first lifted: thenSince)"},
 	{"gyges-identifying", 7264, 36, true, "a counted path read as the next player's move after an earlier rest of the last move, two deep, taken unasked: the true move then not offered (a composite two deep drops a move recorded since: now only asked)"},
 	{"gyges-advanced-presence", 89, 79, true, "a replace's displaced piece carried on while the referee asked whether the last move was revised, then the next player's move: recorded unasked (a revision asked about is now read back like a rest recorded)"},
