@@ -313,7 +313,8 @@ func (h *Hub) followOnce() error {
 	if info.NumPending == 0 {
 		h.setLoaded()
 	}
-	var last stallGuard
+	// the consumer starts after what the hub has: nothing new is no stall
+	last := stallGuard{seq: max(cfg.OptStartSeq, 1) - 1}
 	cc, err := cons.Consume(func(m jetstream.Msg) {
 		h.onRecord(m)
 		if md, err := m.Metadata(); err == nil {
@@ -812,47 +813,77 @@ var consumeOpts = []jetstream.PullConsumeOpt{jetstream.PullExpiry(6 * time.Secon
 
 // stallGuard notices a consumer that stopped delivering while its stream
 // has more (its server died and it was not recreated): the caller starts
-// a new one.
+// a new one. Its zero value watches a consumer from the stream's start.
 type stallGuard struct {
+	now func() time.Time // the clock (nil: time.Now)
+
 	mu  sync.Mutex
-	seq uint64
-	at  time.Time
+	seq uint64    // the last stream sequence delivered
+	at  time.Time // when
+}
+
+func (g *stallGuard) clock() time.Time {
+	if g.now != nil {
+		return g.now()
+	}
+	return time.Now()
 }
 
 func (g *stallGuard) delivered(seq uint64) {
+	now := g.clock()
 	g.mu.Lock()
-	g.seq, g.at = seq, time.Now()
+	g.seq, g.at = seq, now
 	g.mu.Unlock()
 }
 
 // watch returns when ctx ends (nil), the consume context closes, or the
-// stream's last sequence (as last reports it) has stayed ahead of what was
-// delivered for stallAfter.
+// consumer has delivered nothing for stallAfter while the stream's last
+// sequence (as last reports it) was ahead of what it delivered, probed
+// every stallAfter/2.
 func (g *stallGuard) watch(ctx context.Context, cc jetstream.ConsumeContext, last func(context.Context) (uint64, error)) error {
 	tick := time.NewTicker(stallAfter / 2)
 	defer tick.Stop()
-	var behind time.Time
+	return g.watchTicks(ctx, cc.Closed(), tick.C, last)
+}
+
+// watchTicks is watch, probing at each tick. A probe that fails (no
+// answer within stallAfter: a cluster electing a leader, a starved
+// server) changes nothing: only an answer that the consumer has all the
+// stream has clears a stall, and a delivery starts its time again.
+func (g *stallGuard) watchTicks(ctx context.Context, closed <-chan struct{}, tick <-chan time.Time, last func(context.Context) (uint64, error)) error {
+	var behind time.Time // since when the stream was seen ahead (zero: it was not)
+	var stream uint64    // its last sequence, as last answered
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-cc.Closed():
+		case <-closed:
 			return errors.New("the consumer stopped")
-		case <-tick.C:
+		case <-tick:
 		}
 		lctx, cancel := context.WithTimeout(ctx, stallAfter)
 		seq, err := last(lctx)
 		cancel()
+		now := g.clock()
 		g.mu.Lock()
-		ahead := err == nil && seq > g.seq
+		delivered, at := g.seq, g.at
 		g.mu.Unlock()
+		if err == nil {
+			stream = seq
+		}
 		switch {
-		case !ahead:
+		case err != nil:
+		case seq <= delivered:
 			behind = time.Time{}
 		case behind.IsZero():
-			behind = time.Now()
-		case time.Since(behind) >= stallAfter:
-			return fmt.Errorf("the consumer stalled at sequence %d, the stream has %d", g.seq, seq)
+			behind = now
+		}
+		since := behind
+		if at.After(since) {
+			since = at
+		}
+		if !behind.IsZero() && now.Sub(since) >= stallAfter {
+			return fmt.Errorf("the consumer stalled at sequence %d, the stream has %d", delivered, stream)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -75,15 +76,23 @@ func deref(s *string) string {
 	return *s
 }
 
-// hubMoves waits until the hub's copy of a game has the moves of the
-// table's journal, and returns them.
+// hubMoves waits, woken by the hub's reports of changes, until the hub's
+// copy of a game has the moves of the table's journal, and returns them.
+// It fails when the copy has taken no event for stuckAfter: a starved
+// machine or a cluster that lost a node delays the hub, a hub that stopped
+// following never catches up.
 func hubMoves(t testing.TB, th *testHub, table string, v *vtable) []string {
 	t.Helper()
 	want := journalMoves(t, v.sess.JournalPath())
 	gid := GameID(v.sess.JournalPath())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	changes := th.hub.subscribe(ctx, "", false)
+	still := time.NewTimer(stuckAfter)
+	defer still.Stop()
 	var got []string
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
+	events := -1
+	for {
 		if g := th.hub.Game(table, gid); g != nil {
 			if g.Err != nil {
 				t.Fatalf("the hub's copy of %s/%s: %v", table, gid, g.Err)
@@ -92,11 +101,21 @@ func hubMoves(t testing.TB, th *testHub, table string, v *vtable) []string {
 			if slices.Equal(got, want) {
 				return got
 			}
+			if g.Events != events {
+				events = g.Events
+				still.Reset(stuckAfter)
+			}
 		}
-		time.Sleep(10 * time.Millisecond)
+		select {
+		case <-changes:
+		case <-still.C:
+			// a game not its table's current one is not reported: look once more
+			if g := th.hub.Game(table, gid); g != nil && g.Events != events {
+				continue
+			}
+			t.Fatalf("the hub's copy of %s/%s: moves %v, the journal's %v (no new event within %v)", table, gid, got, want, stuckAfter)
+		}
 	}
-	t.Fatalf("the hub's copy of %s/%s: moves %v, the journal's %v", table, gid, got, want)
-	return nil
 }
 
 func TestPublishAndLibrary(t *testing.T) {
