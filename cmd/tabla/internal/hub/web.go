@@ -25,20 +25,27 @@ import (
 // come, the browser's own moves and rolls added), which the hosting table
 // follows for those seats exactly as it follows another table's.
 //
-// No lock is held across a publish: each event expects the previous one
-// as the last of its record (a second writer of the same event fails).
+// The hub writes a record from two sides, its copying of the host's steps
+// (sync, a forced pass included) and the browser's own moves (WebMove):
+// they take turns (write), each deciding its event from the record as
+// the hub holds it once the turn is its own. Each event also expects the
+// previous one as the last of its record, so a writer elsewhere (another
+// hub process) cannot interleave: its conflict is waited out and the
+// event decided again.
 type webPlayers struct {
 	h       *Hub
-	pmu     sync.Mutex     // guards players
-	players map[string]Ref // web record id → the host's game and seat
+	pmu     sync.Mutex             // guards players and writing
+	players map[string]Ref         // web record id → the host's game and seat
+	writing map[string]*sync.Mutex // web record id → held by its writer
 
 	qmu   sync.Mutex
 	dirty map[string]bool
+	fails map[string]int // web record id → syncs failed in a row
 	wake  chan struct{}
 }
 
 func newWebPlayers(h *Hub) *webPlayers {
-	w := &webPlayers{h: h, players: map[string]Ref{}, dirty: map[string]bool{}, wake: make(chan struct{}, 1)}
+	w := &webPlayers{h: h, players: map[string]Ref{}, writing: map[string]*sync.Mutex{}, dirty: map[string]bool{}, fails: map[string]int{}, wake: make(chan struct{}, 1)}
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
@@ -132,18 +139,20 @@ func (w *webPlayers) sync(id string) {
 	}
 	h := w.h
 	for range 64 {
-		h.mu.Lock()
-		host := h.games[ref.Table+"/"+ref.Game]
-		own := h.games[WebTable+"/"+id]
-		var line json.RawMessage
-		var header json.RawMessage
-		switch {
-		case host == nil || !h.loaded:
-			h.mu.Unlock()
-			return
-		case own == nil:
-			header = host.HeaderRaw
-		default:
+		wrote, err := w.write(id, &ref, func() (int, json.RawMessage, json.RawMessage, error) {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			host := h.games[ref.Table+"/"+ref.Game]
+			own := h.games[WebTable+"/"+id]
+			switch {
+			case host == nil || !h.loaded:
+				return 0, nil, nil, nil
+			case own == nil:
+				return 0, host.HeaderRaw, nil, nil
+			case own.Err != nil:
+				return 0, nil, nil, nil // broken: nothing more applies (WebMove says so)
+			}
+			n := own.N + 1
 			p := 0
 			for p < len(own.Steps) && p < len(host.Steps) && own.Steps[p] == host.Steps[p] {
 				p++
@@ -158,31 +167,95 @@ func (w *webPlayers) sync(id string) {
 						plies++
 					}
 				}
-				line = fmt.Appendf(nil, `{"takeback":%d,"ops":%d,"t":%q}`, plies, ops, time.Now().UTC().Format(time.RFC3339Nano))
+				return n, nil, fmt.Appendf(nil, `{"takeback":%d,"ops":%d,"t":%q}`, plies, ops, time.Now().UTC().Format(time.RFC3339Nano)), nil
 			case p == len(own.Steps) && p < len(host.Steps) && host.Steps[p].Seat != ref.Seat:
-				line = host.Lines[p]
+				return n, nil, host.Lines[p], nil
 			case p == len(own.Steps) && forcedPass(own.State, ref.Seat):
 				// as a referee does: a pass nobody can show on a board is played at once
-				line = fmt.Appendf(nil, `{"move":"pass","by":%q,"t":%q,"source":"engine"}`, ref.Seat, time.Now().UTC().Format(time.RFC3339Nano))
+				return n, nil, fmt.Appendf(nil, `{"move":"pass","by":%q,"t":%q,"source":"engine"}`, ref.Seat, time.Now().UTC().Format(time.RFC3339Nano)), nil
 			}
-		}
-		n := 0
-		if own != nil {
-			n = own.N + 1
-		}
-		h.mu.Unlock()
-		if header == nil && line == nil {
+			return 0, nil, nil, nil
+		})
+		if err != nil {
+			// a starved or unreachable server: nothing else may come to
+			// wake this record (the host waits for the browser's seat), so
+			// it is tried again
+			w.qmu.Lock()
+			w.fails[id]++
+			wait := min(time.Second<<min(w.fails[id]-1, 5), 30*time.Second)
+			w.qmu.Unlock()
+			h.log.Warn("hub: browser player: trying again", "seat", ref.String(), "in", wait, "err", err)
+			time.AfterFunc(wait, func() { w.later(id) })
 			return
 		}
-		if err := w.publish(id, n, header, line, &ref); err != nil {
-			h.log.Warn("hub: browser player", "seat", ref.String(), "err", err)
-			return
-		}
-		if err := w.waitFor(id, n); err != nil {
-			h.log.Warn("hub: browser player", "seat", ref.String(), "err", err)
+		w.qmu.Lock()
+		delete(w.fails, id)
+		w.qmu.Unlock()
+		if !wrote {
 			return
 		}
 	}
+}
+
+// conflictTries bounds how often a browser player's event is decided
+// again after a writer elsewhere got in first.
+const conflictTries = 3
+
+// write adds one event to a browser player's record and waits until the
+// hub has applied it. next decides the event from the record as the hub
+// holds it: its number n and the header (n 0) or line; neither is nothing
+// to write (wrote false), an error is returned as it is. The hub's writers
+// of one record take turns; when the stream's record has moved on (a
+// writer elsewhere, or the hub's copy behind), write waits until the hub
+// has applied the record's last event and asks next again, up to
+// conflictTries times.
+func (w *webPlayers) write(id string, ref *Ref, next func() (n int, header, line json.RawMessage, err error)) (wrote bool, err error) {
+	w.pmu.Lock()
+	mu := w.writing[id]
+	if mu == nil {
+		mu = new(sync.Mutex)
+		w.writing[id] = mu
+	}
+	w.pmu.Unlock()
+	mu.Lock()
+	defer mu.Unlock()
+	for try := 1; ; try++ {
+		n, header, line, err := next()
+		if err != nil || header == nil && line == nil {
+			return false, err
+		}
+		err = w.publish(id, n, header, line, ref)
+		if err == nil {
+			return true, w.waitFor(id, n)
+		}
+		if !conflict(err) || try == conflictTries {
+			return false, err
+		}
+		w.h.log.Info("hub: browser player: the record moved on, deciding again", "record", id, "event", n, "try", try, "err", err)
+		if err := w.caughtUp(id); err != nil {
+			return false, err
+		}
+	}
+}
+
+// conflict reports whether a publish failed because the record's last
+// event was not the one expected.
+func conflict(err error) bool {
+	var api *jetstream.APIError
+	return errors.Is(err, ErrOrder) || errors.As(err, &api) &&
+		(api.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence || api.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
+}
+
+// caughtUp waits until the hub has applied the last event the stream has
+// of a browser player's record.
+func (w *webPlayers) caughtUp(id string) error {
+	ctx, cancel := context.WithTimeout(w.h.ctx, 5*time.Second)
+	defer cancel()
+	last, _, err := lastEvent(ctx, w.h.js, RecSubject(WebTable, id))
+	if err != nil || last < 0 {
+		return err
+	}
+	return w.waitFor(id, last)
 }
 
 // waitFor waits, woken by the hub's own reports of changes, until the
@@ -228,6 +301,11 @@ func (w *webPlayers) publish(id string, n int, header, line json.RawMessage, ref
 	if last != n-1 {
 		return fmt.Errorf("%w: the record has event %d, not %d", ErrOrder, last, n-1)
 	}
+	if webPublishing != nil {
+		if err := webPublishing(id, n, line); err != nil {
+			return err
+		}
+	}
 	ev := Event{N: n, Line: line}
 	if n == 0 {
 		r := *ref
@@ -241,6 +319,11 @@ func (w *webPlayers) publish(id string, n int, header, line json.RawMessage, ref
 		jetstream.WithExpectLastSequencePerSubject(seq))
 	return err
 }
+
+// webPublishing, when set (tests set it before the hub starts), is called
+// as event n of a browser player's record is about to be published, the
+// record's last event read; an error fails the publish.
+var webPublishing func(id string, n int, line json.RawMessage) error
 
 // Errors of browser play.
 var (
@@ -387,7 +470,8 @@ func forcedPass(st engine.State, seat string) bool {
 
 // Turn is what a browser's seat may do now: GET /api/tables/T/legal.
 type Turn struct {
-	// Awaiting is "roll" or "move" when it is the seat's turn, "" when not.
+	// Awaiting is "roll" or "move" when it is the seat's turn, "" when not
+	// (nor when its only move is a pass: the hub plays that at once).
 	Awaiting string   `json:"awaiting"`
 	Moves    []string `json:"moves"` // the legal moves (canonical notation, sorted)
 	// Plies and Moves are the position they are for: the seat's record
@@ -409,8 +493,8 @@ func (h *Hub) Legal(table, seat string) (Turn, error) {
 	if ms := own.Moves(); len(ms) > 0 {
 		out.Last = ms[len(ms)-1]
 	}
-	if st.Awaiting() == engine.AwaitNone || st.Info().Seats[st.ToMove()] != seat {
-		return out, nil
+	if st.Awaiting() == engine.AwaitNone || st.Info().Seats[st.ToMove()] != seat || forcedPass(st, seat) {
+		return out, nil // a forced pass is the hub's to play (sync), as a referee plays it
 	}
 	out.Awaiting = st.Awaiting().String()
 	for _, m := range st.Moves(nil) {
@@ -421,54 +505,51 @@ func (h *Hub) Legal(table, seat string) (Turn, error) {
 }
 
 // WebMove makes a browser's move (move: canonical notation) or, when move
-// is "", its roll (tabla's die).
+// is "", its roll (tabla's die). The move is checked against the seat's
+// record once it is the browser's turn to write it (webPlayers.write), and
+// again if the record moved on meanwhile.
 func (h *Hub) WebMove(table, seat, move string) error {
-	id, own, err := h.webOf(table, seat)
+	id, _, err := h.webOf(table, seat)
 	if err != nil {
 		return err
 	}
-	h.mu.Lock()
-	if own.Err != nil {
-		h.mu.Unlock()
-		return refuse("This game cannot go on from the browser: the hub's copy of it is damaged. Ask the club's organiser to look at the hub's log.",
-			fmt.Errorf("hub: the browser's record of %s is broken, no move can apply: %w", seat, own.Err))
-	}
-	st := own.State
-	info := st.Info()
-	n := own.N + 1
-	t := time.Now().UTC().Format(time.RFC3339Nano)
-	var line []byte
-	switch {
-	case st.Awaiting() == engine.AwaitNone:
-		err = refuse("The game is over.", errors.New("hub: the game is over"))
-	case info.Seats[st.ToMove()] != seat:
-		who := info.Seats[st.ToMove()]
-		err = refuse("It is "+who+"'s turn, not yours.", fmt.Errorf("%w (%s's)", ErrNotTurn, who))
-	case move == "" && st.Awaiting() == engine.AwaitRoll:
-		f, _ := rand.Int(rand.Reader, big.NewInt(int64(len(info.Die.Faces))))
-		face := info.Die.Faces[f.Int64()]
-		if !info.Die.Numeric {
-			face = strconv.Quote(face)
+	_, err = h.web.write(id, nil, func() (int, json.RawMessage, json.RawMessage, error) {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		own := h.games[WebTable+"/"+id]
+		if own == nil { // forgotten meanwhile: a finished game
+			return 0, nil, nil, refuse("The game is over.", errors.New("hub: the game is over"))
 		}
-		line = fmt.Appendf(nil, `{"roll":%s,"by":%q,"t":%q,"source":"engine"}`, face, seat, t)
-	case move == "":
-		err = refuse("Make a move: there is no roll now.", fmt.Errorf("hub: %s must move, not roll", seat))
-	case st.Awaiting() == engine.AwaitRoll:
-		err = refuse("Roll first.", fmt.Errorf("hub: %s must roll first", seat))
-	default:
-		m, perr := st.ParseMove(move)
-		if perr != nil {
-			err = refuse("That move cannot be played here.", perr)
-			break
+		if own.Err != nil {
+			return 0, nil, nil, refuse("This game cannot go on from the browser: the hub's copy of it is damaged. Ask the club's organiser to look at the hub's log.",
+				fmt.Errorf("hub: the browser's record of %s is broken, no move can apply: %w", seat, own.Err))
 		}
-		line = fmt.Appendf(nil, `{"move":%q,"by":%q,"t":%q,"source":"cli"}`, engine.MoveString(st, m), seat, t)
-	}
-	h.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	if err := h.web.publish(id, n, nil, line, nil); err != nil {
-		return err
-	}
-	return h.web.waitFor(id, n) // only a step the hub applied is made
+		st := own.State
+		info := st.Info()
+		t := time.Now().UTC().Format(time.RFC3339Nano)
+		switch {
+		case st.Awaiting() == engine.AwaitNone:
+			return 0, nil, nil, refuse("The game is over.", errors.New("hub: the game is over"))
+		case info.Seats[st.ToMove()] != seat:
+			who := info.Seats[st.ToMove()]
+			return 0, nil, nil, refuse("It is "+who+"'s turn, not yours.", fmt.Errorf("%w (%s's)", ErrNotTurn, who))
+		case move == "" && st.Awaiting() == engine.AwaitRoll:
+			f, _ := rand.Int(rand.Reader, big.NewInt(int64(len(info.Die.Faces))))
+			face := info.Die.Faces[f.Int64()]
+			if !info.Die.Numeric {
+				face = strconv.Quote(face)
+			}
+			return own.N + 1, nil, fmt.Appendf(nil, `{"roll":%s,"by":%q,"t":%q,"source":"engine"}`, face, seat, t), nil
+		case move == "":
+			return 0, nil, nil, refuse("Make a move: there is no roll now.", fmt.Errorf("hub: %s must move, not roll", seat))
+		case st.Awaiting() == engine.AwaitRoll:
+			return 0, nil, nil, refuse("Roll first.", fmt.Errorf("hub: %s must roll first", seat))
+		}
+		m, err := st.ParseMove(move)
+		if err != nil {
+			return 0, nil, nil, refuse("That move cannot be played here.", err)
+		}
+		return own.N + 1, nil, fmt.Appendf(nil, `{"move":%q,"by":%q,"t":%q,"source":"cli"}`, engine.MoveString(st, m), seat, t), nil
+	})
+	return err // only a step the hub applied is made (write waits for it)
 }

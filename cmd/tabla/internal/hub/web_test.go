@@ -2,13 +2,20 @@ package hub
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/tabla-board/tabla/engine/record"
 )
@@ -54,7 +61,7 @@ func TestBrowserPlay(t *testing.T) {
 	host := openVTable(t, th.tableURL("h"), "h", t.TempDir(), record.Header{Game: "ray"}, "", 41)
 	host.paired = true
 	base := "http://" + th.httpAddr + "/api/tables/h"
-	waitFor(t, "the table's game on the hub", 10*time.Second, func() bool {
+	waitFor(t, "the table's game on the hub", 60*time.Second, func() bool {
 		var v TableView
 		return getJSON(t, base, &v) == 200 && v.Game != nil
 	})
@@ -84,19 +91,22 @@ func TestBrowserPlay(t *testing.T) {
 	if code, msg := post(t, base+"/play", "secret", map[string]string{"seat": "blue"}); code != 200 {
 		t.Fatalf("play blue: %d %s", code, msg)
 	}
-	waitFor(t, "the table to see the browser's seat", 10*time.Second, func() bool { return !host.mine("blue") })
-	deadline := time.Now().Add(30 * time.Second)
+	waitFor(t, "the table to see the browser's seat", 60*time.Second, func() bool { return !host.mine("blue") })
+	// the game goes on while the board or the browser makes a step; a
+	// starved machine slows it, a stuck one stops it
+	progress := time.Now()
 	for host.sess.State().Status == "playing" {
-		if time.Now().After(deadline) {
+		if time.Since(progress) > stuckAfter {
 			st := host.sess.State()
 			t.Logf("host: to_move %v awaiting %s mode %s in_sync %v hint %q; %s", deref(st.ToMove), st.Awaiting, st.Mode, st.InSync, st.Hint, host.rem.debug())
 			if g := th.hub.Game(WebTable, webID("h", GameID(host.sess.JournalPath()), "blue")); g != nil {
 				t.Logf("browser's record: %d events, err %v, steps %v", g.Events, g.Err, g.Steps)
 			}
 			t.Logf("host's steps: %v", journalSteps(t, host.sess.JournalPath()))
-			t.Fatalf("the game did not end: %+v", st.Moves)
+			t.Fatalf("the game stopped for %v: %+v", stuckAfter, st.Moves)
 		}
 		if host.step() {
+			progress = time.Now()
 			continue
 		}
 		var turn Turn
@@ -109,13 +119,17 @@ func TestBrowserPlay(t *testing.T) {
 		if turn.Awaiting == "move" {
 			move = turn.Moves[0]
 		}
+		if slices.Equal(turn.Moves, []string{"pass"}) {
+			t.Fatal("the browser was offered a forced pass: the hub plays that itself (two writers of one event)")
+		}
 		if code, msg := post(t, base+"/move", "secret", map[string]string{"seat": "blue", "move": move}); code != 200 {
 			t.Fatalf("move %q: %d %s", move, code, msg)
 		}
+		progress = time.Now()
 	}
 	hs := journalSteps(t, host.sess.JournalPath())
 	id := webID("h", GameID(host.sess.JournalPath()), "blue")
-	waitFor(t, "the browser's record to end with the game", 10*time.Second, func() bool {
+	waitFor(t, "the browser's record to end with the game", 60*time.Second, func() bool {
 		g := th.hub.Game(WebTable, id)
 		return g != nil && slices.Equal(g.Steps, hs)
 	})
@@ -130,4 +144,149 @@ func TestBrowserPlay(t *testing.T) {
 		t.Fatal("the browser's seat never rolled")
 	}
 	t.Logf("ray with a browser playing blue: %d steps, %d rolls of blue", len(hs), rolls)
+}
+
+// TestWebMoveRecordMovedOn: a browser's roll whose event a writer
+// elsewhere (another hub process, or the hub's own copying of the host's
+// steps) got into the record first is decided again on the record as it
+// then stands, not answered with the stream's conflict: the person sees a
+// plain answer, the record holds the one roll, and the seat plays on.
+func TestWebMoveRecordMovedOn(t *testing.T) {
+	hook := hookWebPublishing(t)
+	th := startHub(t)
+	host := openVTable(t, th.tableURL("h"), "h", t.TempDir(), record.Header{Game: "ray"}, "", 71)
+	host.paired = true
+	base := "http://" + th.httpAddr + "/api/tables/h"
+	waitFor(t, "the table's game on the hub", 10*time.Second, func() bool {
+		var v TableView
+		return getJSON(t, base, &v) == 200 && v.Game != nil
+	})
+	if code, msg := post(t, base+"/play", "secret", map[string]string{"seat": "blue"}); code != 200 {
+		t.Fatalf("play blue: %d %s", code, msg)
+	}
+	id := webID("h", GameID(host.sess.JournalPath()), "blue")
+	var turn Turn
+	deadline := time.Now().Add(60 * time.Second)
+	for getJSON(t, base+"/legal?seat=blue", &turn); turn.Awaiting != "roll"; getJSON(t, base+"/legal?seat=blue", &turn) {
+		if time.Now().After(deadline) {
+			t.Fatal("the browser's seat never had its roll")
+		}
+		if !host.step() {
+			time.Sleep(5 * time.Millisecond) // the board waits for the hub
+		}
+	}
+	// the writer elsewhere rolls for blue just before the browser's roll
+	// is published
+	var foreign atomic.Int64
+	foreign.Store(-1)
+	f := func(rid string, n int, _ json.RawMessage) error {
+		if rid != id || !foreign.CompareAndSwap(-1, int64(n)) {
+			return nil
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		subj := RecSubject(WebTable, id)
+		last, seq, err := lastEvent(ctx, th.hub.js, subj)
+		if err != nil || last != n-1 {
+			t.Errorf("the record's last event: %d, %v; want %d", last, err, n-1)
+			return nil
+		}
+		msg := nats.NewMsg(subj)
+		msg.Data, _ = json.Marshal(Event{N: n, Line: json.RawMessage(`{"roll":"N","by":"blue","source":"engine"}`)})
+		msg.Header.Set(hdrN, strconv.Itoa(n))
+		if _, err := th.hub.js.PublishMsg(ctx, msg, jetstream.WithExpectLastSequencePerSubject(seq)); err != nil {
+			t.Errorf("the other writer's roll: %v", err)
+		}
+		return nil
+	}
+	hook.Store(&f)
+	code, body := post(t, base+"/move", "secret", map[string]string{"seat": "blue", "move": ""})
+	hook.Store(nil)
+	var r Refused
+	json.Unmarshal(body, &r)
+	n := int(foreign.Load())
+	if n < 0 {
+		t.Fatalf("the other writer never wrote (%d %s)", code, body)
+	}
+	if strings.Contains(r.Error, "wrong last sequence") || strings.HasPrefix(r.Message, "The hub could not do that") || code != http.StatusConflict || !strings.HasPrefix(r.Message, "Make a move") {
+		t.Fatalf("the browser's roll after another's: %d %s, want 409 saying to make a move (the seat has rolled)", code, body)
+	}
+	g := th.hub.Game(WebTable, id)
+	if g == nil || g.Events != n || !g.Steps[len(g.Steps)-1].Roll || g.Steps[len(g.Steps)-1].Seat != "blue" {
+		t.Fatalf("the browser's record: %+v, want event %d blue's roll, the last", g, n)
+	}
+	// the seat plays on
+	waitFor(t, "the browser's move (or the hub's pass for it)", 10*time.Second, func() bool {
+		getJSON(t, base+"/legal?seat=blue", &turn)
+		g := th.hub.Game(WebTable, id)
+		return turn.Awaiting == "move" || g != nil && g.Events > n
+	})
+	if turn.Awaiting == "move" {
+		if code, body := post(t, base+"/move", "secret", map[string]string{"seat": "blue", "move": turn.Moves[0]}); code != 200 {
+			t.Fatalf("move %s after the other writer's roll: %d %s", turn.Moves[0], code, body)
+		}
+	}
+	t.Logf("%d %s", code, strings.TrimSpace(string(body)))
+}
+
+// hookWebPublishing sets webPublishing, before the hub starts, to call the
+// function the returned pointer holds (none: nothing).
+func hookWebPublishing(t *testing.T) *atomic.Pointer[func(id string, n int, line json.RawMessage) error] {
+	var hook atomic.Pointer[func(id string, n int, line json.RawMessage) error]
+	webPublishing = func(id string, n int, line json.RawMessage) error {
+		if f := hook.Load(); f != nil {
+			return (*f)(id, n, line)
+		}
+		return nil
+	}
+	t.Cleanup(func() { webPublishing = nil }) // after the hub stops (registered first, run last)
+	return &hook
+}
+
+// TestBrowserSeatAfterAFailedCopy: the hub's copy of the host's step into
+// a browser's record fails once (a starved server: the publish timed out)
+// just before the browser's turn. Nothing else happens then (the board
+// waits for the browser's seat, the seat's record for the board's step),
+// so the hub tries the copy again by itself: the browser's seat gets its
+// turn. Before, the game stood still for good (TestBrowserPlay at load 21).
+func TestBrowserSeatAfterAFailedCopy(t *testing.T) {
+	hook := hookWebPublishing(t)
+	th := startHub(t)
+	host := openVTable(t, th.tableURL("h"), "h", t.TempDir(), record.Header{Game: "ray"}, "", 81)
+	host.paired = true
+	base := "http://" + th.httpAddr + "/api/tables/h"
+	waitFor(t, "the table's game on the hub", 60*time.Second, func() bool {
+		var v TableView
+		return getJSON(t, base, &v) == 200 && v.Game != nil
+	})
+	var failed atomic.Bool
+	f := func(_ string, n int, line json.RawMessage) error {
+		// yellow's move, after which blue is to roll
+		if strings.Contains(string(line), `"by":"yellow"`) && strings.Contains(string(line), `"move"`) && failed.CompareAndSwap(false, true) {
+			return fmt.Errorf("hub: publishing event %d: %w", n, context.DeadlineExceeded)
+		}
+		return nil
+	}
+	hook.Store(&f)
+	if code, msg := post(t, base+"/play", "secret", map[string]string{"seat": "blue"}); code != 200 {
+		t.Fatalf("play blue: %d %s", code, msg)
+	}
+	var turn Turn
+	progress := time.Now()
+	for getJSON(t, base+"/legal?seat=blue", &turn); turn.Awaiting == ""; getJSON(t, base+"/legal?seat=blue", &turn) {
+		if time.Since(progress) > stuckAfter {
+			t.Fatalf("the browser's seat never had its turn (the copy failed: %v)", failed.Load())
+		}
+		if host.step() {
+			progress = time.Now()
+			continue
+		}
+		time.Sleep(5 * time.Millisecond) // the board waits for the hub
+	}
+	if !failed.Load() {
+		t.Fatal("no copy of yellow's move failed")
+	}
+	if turn.Awaiting != "roll" {
+		t.Fatalf("blue's turn: %+v, want its roll", turn)
+	}
 }
