@@ -34,9 +34,9 @@ import (
 // event decided again.
 type webPlayers struct {
 	h       *Hub
-	pmu     sync.Mutex             // guards players and writing
-	players map[string]Ref         // web record id → the host's game and seat
-	writing map[string]*sync.Mutex // web record id → held by its writer
+	pmu     sync.Mutex       // guards players and writing
+	players map[string]Ref   // web record id → the host's game and seat
+	writing map[string]*turn // web record id → its writers' turn (while any waits)
 
 	qmu   sync.Mutex
 	dirty map[string]bool
@@ -45,7 +45,7 @@ type webPlayers struct {
 }
 
 func newWebPlayers(h *Hub) *webPlayers {
-	w := &webPlayers{h: h, players: map[string]Ref{}, writing: map[string]*sync.Mutex{}, dirty: map[string]bool{}, fails: map[string]int{}, wake: make(chan struct{}, 1)}
+	w := &webPlayers{h: h, players: map[string]Ref{}, writing: map[string]*turn{}, dirty: map[string]bool{}, fails: map[string]int{}, wake: make(chan struct{}, 1)}
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
@@ -197,6 +197,13 @@ func (w *webPlayers) sync(id string) {
 	}
 }
 
+// turn is the writers' turn at one browser player's record: held by the
+// one writing, counted by those holding or waiting for it.
+type turn struct {
+	mu      sync.Mutex
+	waiting int // guarded by webPlayers.pmu
+}
+
 // conflictTries bounds how often a browser player's event is decided
 // again after a writer elsewhere got in first.
 const conflictTries = 3
@@ -211,14 +218,22 @@ const conflictTries = 3
 // conflictTries times.
 func (w *webPlayers) write(id string, ref *Ref, next func() (n int, header, line json.RawMessage, err error)) (wrote bool, err error) {
 	w.pmu.Lock()
-	mu := w.writing[id]
-	if mu == nil {
-		mu = new(sync.Mutex)
-		w.writing[id] = mu
+	t := w.writing[id]
+	if t == nil {
+		t = new(turn)
+		w.writing[id] = t
 	}
+	t.waiting++
 	w.pmu.Unlock()
-	mu.Lock()
-	defer mu.Unlock()
+	t.mu.Lock()
+	defer func() {
+		t.mu.Unlock()
+		w.pmu.Lock()
+		if t.waiting--; t.waiting == 0 {
+			delete(w.writing, id) // (the map holds only records being written)
+		}
+		w.pmu.Unlock()
+	}()
 	for try := 1; ; try++ {
 		n, header, line, err := next()
 		if err != nil || header == nil && line == nil {

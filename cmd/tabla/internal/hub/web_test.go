@@ -227,6 +227,13 @@ func TestWebMoveRecordMovedOn(t *testing.T) {
 		}
 	}
 	t.Logf("%d %s", code, strings.TrimSpace(string(body)))
+	// the writers' turns are held only while a record is written: the map
+	// does not grow with the records the hub ever wrote
+	waitFor(t, "the writers' turns let go", 10*time.Second, func() bool {
+		th.hub.web.pmu.Lock()
+		defer th.hub.web.pmu.Unlock()
+		return len(th.hub.web.writing) == 0
+	})
 }
 
 // hookWebPublishing sets webPublishing, before the hub starts, to call the
