@@ -13,8 +13,6 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/tabla-board/tabla/engine/record"
 )
 
 // TestRemoteFollowsOnlyTheGameNow: when the table's game changes, the
@@ -64,13 +62,7 @@ func keys[V any](m map[string]V) []string {
 // error, not a 200.
 func TestWebMoveNotApplied(t *testing.T) {
 	th := startHub(t)
-	host := openVTable(t, th.tableURL("h"), "h", t.TempDir(), record.Header{Game: "ray"}, "", 61)
-	host.paired = true
-	base := "http://" + th.httpAddr + "/api/tables/h"
-	waitFor(t, "the table's game on the hub", 10*time.Second, func() bool {
-		var v TableView
-		return getJSON(t, base, &v) == 200 && v.Game != nil
-	})
+	host, base := rayOnHub(t, th, 61)
 	if code, msg := post(t, base+"/play", "secret", map[string]string{"seat": "blue"}); code != 200 {
 		t.Fatalf("play blue: %d %s", code, msg)
 	}

@@ -58,13 +58,7 @@ func getJSON(t testing.TB, url string, v any) int {
 // the browser seat's record and the hub's copy agree to the game's end.
 func TestBrowserPlay(t *testing.T) {
 	th := startHub(t)
-	host := openVTable(t, th.tableURL("h"), "h", t.TempDir(), record.Header{Game: "ray"}, "", 41)
-	host.paired = true
-	base := "http://" + th.httpAddr + "/api/tables/h"
-	waitFor(t, "the table's game on the hub", 60*time.Second, func() bool {
-		var v TableView
-		return getJSON(t, base, &v) == 200 && v.Game != nil
-	})
+	host, base := rayOnHub(t, th, 41)
 	if code, _ := post(t, base+"/play", "", map[string]string{"seat": "blue"}); code != http.StatusUnauthorized {
 		t.Fatalf("play without the token: %d, want 401", code)
 	}
@@ -154,13 +148,7 @@ func TestBrowserPlay(t *testing.T) {
 func TestWebMoveRecordMovedOn(t *testing.T) {
 	hook := hookWebPublishing(t)
 	th := startHub(t)
-	host := openVTable(t, th.tableURL("h"), "h", t.TempDir(), record.Header{Game: "ray"}, "", 71)
-	host.paired = true
-	base := "http://" + th.httpAddr + "/api/tables/h"
-	waitFor(t, "the table's game on the hub", 10*time.Second, func() bool {
-		var v TableView
-		return getJSON(t, base, &v) == 200 && v.Game != nil
-	})
+	host, base := rayOnHub(t, th, 71)
 	if code, msg := post(t, base+"/play", "secret", map[string]string{"seat": "blue"}); code != 200 {
 		t.Fatalf("play blue: %d %s", code, msg)
 	}
@@ -236,6 +224,21 @@ func TestWebMoveRecordMovedOn(t *testing.T) {
 	})
 }
 
+// rayOnHub opens a RAY table "h" (its dice seeded with seed), paired with
+// the hub, and waits until the hub has its game: the table and its API's
+// address.
+func rayOnHub(t *testing.T, th *testHub, seed uint64) (*vtable, string) {
+	t.Helper()
+	host := openVTable(t, th.tableURL("h"), "h", t.TempDir(), record.Header{Game: "ray"}, "", seed)
+	host.paired = true
+	base := "http://" + th.httpAddr + "/api/tables/h"
+	waitFor(t, "the table's game on the hub", 60*time.Second, func() bool {
+		var v TableView
+		return getJSON(t, base, &v) == 200 && v.Game != nil
+	})
+	return host, base
+}
+
 // hookWebPublishing sets webPublishing, before the hub starts, to call the
 // function the returned pointer holds (none: nothing).
 func hookWebPublishing(t *testing.T) *atomic.Pointer[func(id string, n int, line json.RawMessage) error] {
@@ -259,13 +262,7 @@ func hookWebPublishing(t *testing.T) *atomic.Pointer[func(id string, n int, line
 func TestBrowserSeatAfterAFailedCopy(t *testing.T) {
 	hook := hookWebPublishing(t)
 	th := startHub(t)
-	host := openVTable(t, th.tableURL("h"), "h", t.TempDir(), record.Header{Game: "ray"}, "", 81)
-	host.paired = true
-	base := "http://" + th.httpAddr + "/api/tables/h"
-	waitFor(t, "the table's game on the hub", 60*time.Second, func() bool {
-		var v TableView
-		return getJSON(t, base, &v) == 200 && v.Game != nil
-	})
+	host, base := rayOnHub(t, th, 81)
 	var failed atomic.Bool
 	f := func(_ string, n int, line json.RawMessage) error {
 		// yellow's move, after which blue is to roll
