@@ -76,7 +76,7 @@ func TestWebMoveNotApplied(t *testing.T) {
 			t.Fatal("the browser's seat never had its turn")
 		}
 		if !host.step() {
-			time.Sleep(5 * time.Millisecond) // the board waits for the hub
+			th.awaitChange() // the board waits for the hub
 		}
 	}
 	// the record goes wrong (an event no game can apply, as a writer

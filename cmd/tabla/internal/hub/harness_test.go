@@ -44,6 +44,24 @@ type testHub struct {
 	addr     string // NATS host:port, kept across restarts
 	httpAddr string // the pages' host:port, kept across restarts
 	eval     time.Duration
+
+	changes   <-chan struct{} // awaitChange's subscription
+	changesOf *Hub            // (the hub it was made on: a restart makes a new one)
+}
+
+// awaitChange waits until the hub reports a change (a game's copy moved
+// on), or briefly when none comes: what a test waits for may reach a table
+// over its own link just after the hub's report.
+func (th *testHub) awaitChange() {
+	if th.changesOf != th.hub {
+		th.changes, th.changesOf = th.hub.subscribe(th.t.Context(), "", false), th.hub
+	}
+	t := time.NewTimer(50 * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-th.changes:
+	case <-t.C:
+	}
 }
 
 func startHub(t testing.TB) *testHub {

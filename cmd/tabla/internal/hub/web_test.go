@@ -106,7 +106,7 @@ func TestBrowserPlay(t *testing.T) {
 		var turn Turn
 		getJSON(t, base+"/legal?seat=blue", &turn)
 		if turn.Awaiting == "" || turn.Awaiting == "move" && len(turn.Moves) == 0 {
-			time.Sleep(5 * time.Millisecond) // not the browser's turn (yet)
+			th.awaitChange() // not the browser's turn (yet)
 			continue
 		}
 		move := ""
@@ -160,7 +160,7 @@ func TestWebMoveRecordMovedOn(t *testing.T) {
 			t.Fatal("the browser's seat never had its roll")
 		}
 		if !host.step() {
-			time.Sleep(5 * time.Millisecond) // the board waits for the hub
+			th.awaitChange() // the board waits for the hub
 		}
 	}
 	// the writer elsewhere rolls for blue just before the browser's roll
@@ -285,7 +285,7 @@ func TestBrowserSeatAfterAFailedCopy(t *testing.T) {
 			progress = time.Now()
 			continue
 		}
-		time.Sleep(5 * time.Millisecond) // the board waits for the hub
+		th.awaitChange() // the board waits for the hub
 	}
 	if !failed.Load() {
 		t.Fatal("no copy of yellow's move failed")
