@@ -491,14 +491,25 @@ func (h *history) add(st engine.State, move string) {
 // w the window since it was committed, prev the window since the position
 // before its last move (nil when a roll came between, or no move was made).
 func (x *explainer) explain(cur engine.State, h *history, w, prev *window, now time.Duration) []string {
+	out, _ := x.explainOutcomes(cur, h, w, prev, now)
+	return out
+}
+
+// explainOutcomes is explain with, for each reading, the hash of the
+// position it ends in: readings that end in the same position (the same
+// pieces on the same cells, the same player to move) differ only in how
+// the record names the plies, and are one reading to the game.
+func (x *explainer) explainOutcomes(cur engine.State, h *history, w, prev *window, now time.Duration) ([]string, []uint64) {
 	e := debounceWindow(w, len(x.b.Cells), x.settle, now)
 	base, ok := x.board(cur.Position())
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	var out []string
+	var hashes []uint64
 	if x.shows(e, base) {
 		out = append(out, "none")
+		hashes = append(hashes, cur.Hash())
 	}
 	buf := make([]engine.Move, 0, 4096)
 	var nb [64]byte
@@ -522,6 +533,7 @@ func (x *explainer) explain(cur engine.State, h *history, w, prev *window, now t
 			}
 			if x.admits(e, base, after, named) && x.sequenceOK(e, [][]byte{base, after}, [][]int{named}, text) && x.displacedAfter(e, tb, named) && x.moverAfter(e, named) {
 				out = append(out, text)
+				hashes = append(hashes, c.Hash())
 			}
 			// the next player's move after it
 			if c.Awaiting() != engine.AwaitMove || !x.changedTouched(e, base, after) {
@@ -540,10 +552,12 @@ func (x *explainer) explain(cur engine.State, h *history, w, prev *window, now t
 				t2 := string(tb2)
 				c.Play(m2)
 				after2, ok := x.board(c.Position())
+				h2 := c.Hash()
 				c.Undo()
 				if ok && x.admits(e, base, after2, append(slices.Clone(named), n2...)) &&
 					x.sequenceOK(e, [][]byte{base, after, after2}, [][]int{named, n2}, text, string(tb2)) {
 					out = append(out, text+";"+t2)
+					hashes = append(hashes, h2)
 				}
 			}
 		}
@@ -581,6 +595,7 @@ func (x *explainer) explain(cur engine.State, h *history, w, prev *window, now t
 				if x.admits(pe, pboard, after, named) && x.sequenceOK(pe, [][]byte{pboard, after}, [][]int{named}, text) && x.changedTouched(e, base, after) &&
 					x.displacedAfter(pe, []byte(text), named) && x.moverAfter(pe, named) && x.wentOn(e, h.moves[n-1], text) {
 					out = append(out, "revise:"+text)
+					hashes = append(hashes, c.Hash())
 				}
 				// the revised move, and the next player's move of that piece
 				// on from where it was put (pieces without an owner: GYGES)
@@ -606,10 +621,12 @@ func (x *explainer) explain(cur engine.State, h *history, w, prev *window, now t
 					t2 := string(tb2)
 					c.Play(m2)
 					after2, ok := x.board(c.Position())
+					h2 := c.Hash()
 					c.Undo()
 					if ok && x.admits(pe, pboard, after2, append(slices.Clone(named), n2...)) &&
 						x.sequenceOK(pe, [][]byte{pboard, after, after2}, [][]int{named, n2}, text, string(tb2)) && x.changedTouched(e, base, after2) {
 						out = append(out, "revise:"+text+";"+t2)
+						hashes = append(hashes, h2)
 					}
 				}
 			}
@@ -621,6 +638,7 @@ func (x *explainer) explain(cur engine.State, h *history, w, prev *window, now t
 		back, ok := x.board(h.before[len(h.before)-k].Position())
 		if ok && !slices.Equal(back, base) && x.admitsBoard(e, base, back) {
 			out = append(out, fmt.Sprintf("takeback:%d", k))
+			hashes = append(hashes, h.before[len(h.before)-k].Hash())
 		}
 	}
 	// a new game: the board shows the start position, and no move explains
@@ -630,10 +648,40 @@ func (x *explainer) explain(cur engine.State, h *history, w, prev *window, now t
 		if st, err := engine.New(x.game, x.cfg); err == nil {
 			if start, ok := x.board(st.Position()); ok && !slices.Equal(start, base) && x.admitsBoard(e, base, start) {
 				out = append(out, "new")
+				hashes = append(hashes, st.Hash())
 			}
 		}
 	}
-	return out
+	return out, hashes
+}
+
+// oneToTheGame reports whether readings are one reading to the game: a
+// plain move of the player to move among them, and every other a revision
+// of the last moves that ends in the same position (hashes: where each
+// ends) — they differ only in how the record names the plies, and the
+// referee records the plain move unasked (README, sensor notes).
+func oneToTheGame(readings []string, hashes []uint64) bool {
+	plain := -1
+	for i, r := range readings {
+		switch {
+		case !strings.HasPrefix(r, "revise:") && !strings.Contains(r, ";") && r != "none" && r != "new" && !strings.HasPrefix(r, "takeback:"):
+			if plain >= 0 {
+				return false
+			}
+			plain = i
+		case !strings.HasPrefix(r, "revise:"):
+			return false
+		}
+	}
+	if plain < 0 {
+		return false
+	}
+	for _, h := range hashes {
+		if h != hashes[plain] {
+			return false
+		}
+	}
+	return true
 }
 
 // admitsBoard: the board shows to, and every cell that differs from from

@@ -911,6 +911,12 @@ func (r *Referee) revisionsAt(d int, other bool, out []candidate) []candidate {
 					r.info.Game == "gyges" && nt.extra >= 0 && nt.extra != lastTo && r.hasSensor[nt.extra] && r.emptiedBefore(lastTo, nt.extra, r.lastAcc)
 			}
 		}
+		// A replace's mover landed while its landing piece was off the
+		// board, and its displaced piece after that (ordered); at depth 1
+		// the hand went on after the last move was recorded (wentOn).
+		if ok && r.info.Game == "gyges" && (!r.ordered(nt, first.since) || d == 1 && !r.wentOn(last.note, nt)) {
+			ok = false
+		}
 		if ok && len(keys) > 0 {
 			// The same piece going on (a counted path, a placement put
 			// elsewhere) is followed; a revision that moves another piece
@@ -1461,6 +1467,13 @@ func (r *Referee) recognise() {
 			}
 			r.ask(others)
 			return
+		}
+		// Several readings that end in one position, the plain move among
+		// them: one reading to the game (oneOutcome).
+		if len(others) > 1 && r.info.Game == "gyges" {
+			if k, ok := r.oneOutcome(others); ok {
+				others = others[k : k+1]
+			}
 		}
 		// Several readings, or a takeback: never guess. A physical takeback
 		// looks exactly like a move under way that has lifted the pieces

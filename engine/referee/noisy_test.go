@@ -859,7 +859,7 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64, mode playMode) (res no
 		n.carry(ops, path, slow)
 		n.advance(n.settle + n.ms(10, 400))
 		if x != nil && ops.text != "pass" {
-			readings := x.explain(committed, &h, n.win, prevWin, n.now)
+			readings, ends := x.explainOutcomes(committed, &h, n.win, prevWin, n.now)
 			if n.debug {
 				fmt.Println("explainer:", readings)
 			}
@@ -869,7 +869,7 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64, mode playMode) (res no
 			case !truth:
 				fail(&res.unexplained, ply, "the explainer does not admit the true move %s: readings %v", ops.text, readings)
 				return
-			case len(readings) == 1:
+			case len(readings) == 1 || oneToTheGame(readings, ends):
 				res.unique++
 				if st.Mode == "confirm" {
 					if mode.soft {
@@ -1026,7 +1026,7 @@ var noisyHandRegressions = []struct {
 	{"gyges-presence", 653, 44, false, "the same"},
 	{"gyges-presence", 723, 34, false, "the same"},
 	{"gyges-presence", 798, 57, false, "the same"},
-	{"gyges-identifying", 227, 55, false, "the same, identifying sensors"},
+	{"gyges-identifying", 227, 55, true, "the same, identifying sensors (soft since issue 35: the referee asks between a deeper revision and a revision with the next player's move, which end in one position — the explainer counts them one reading with the plain move it sees, a needless ask)"},
 	{"gyges-identifying", 245, 30, false, "the same"},
 	{"gyges-identifying", 506, 26, false, "the same"},
 	{"gyges-identifying", 757, 20, false, "the same"},

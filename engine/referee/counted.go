@@ -1,0 +1,126 @@
+package referee
+
+import (
+	"slices"
+	"strings"
+)
+
+// wentOn reports whether revision nt of the last move (last) is the hand
+// going on after that move was recorded: a cell nt puts a piece on and last
+// did not was filled after a cell last put a piece on and nt does not was
+// emptied, both since the move was accepted. (One such cell is enough: the
+// mover of a replace may have landed before its displaced piece, carried
+// on, left where it was recorded.) Pieces of one height are one to the
+// game: which of them went on is not asked.
+func (r *Referee) wentOn(last, nt note) bool {
+	landing := func(n note, c int) bool { return c >= 0 && (c == n.to || c == n.extra) }
+	var qs [2]int
+	k := 0
+	for _, q := range [...]int{last.to, last.extra} {
+		if q >= 0 && r.hasSensor[q] && !landing(nt, q) {
+			qs[k], k = q, k+1
+		}
+	}
+	if k == 0 {
+		return true
+	}
+	asked := false
+	for _, p := range [...]int{nt.to, nt.extra} {
+		if p < 0 || !r.hasSensor[p] || landing(last, p) {
+			continue
+		}
+		asked = true
+		emptied := false
+		for _, t := range r.trace {
+			if t.seq <= r.lastAcc {
+				continue
+			}
+			if c := int(t.cell); t.empty && slices.Contains(qs[:k], c) {
+				emptied = true
+			} else if emptied && c == p && !t.empty {
+				return true
+			}
+		}
+	}
+	return !asked
+}
+
+// oneOutcome finds, among several readings of the board, the move of the
+// player to move when every other reading is a revision followed by a move
+// of the next player (or a deeper revision) that ends in the same position:
+// the same pieces on the same cells, the same player to move. Such readings
+// differ only in how the record names the last plies — a counted or
+// corrected last move and the next player's plain move, or the hand's
+// earlier rest and the next player's replace whose displaced piece went
+// first; the same piece moved on three plies in a row, or one hand counting
+// it there — and the game goes on the same whichever is written. The plain
+// move keeps every move recorded so far: it is taken, unasked.
+func (r *Referee) oneOutcome(cands []candidate) (int, bool) {
+	plain := -1
+	for i, c := range cands {
+		switch {
+		case c.kind == candMove && !c.ask && !strings.Contains(c.text, ";"):
+			if plain >= 0 {
+				return -1, false // two moves of the player to move
+			}
+			plain = i
+		case c.kind != candRevise || c.then == "" && c.depth < 2:
+			// (a revision alone of the last move leaves the other player
+			// to move: never the position after a move of the player to
+			// move)
+			return -1, false
+		}
+	}
+	if plain < 0 {
+		return -1, false
+	}
+	want, ok := r.outcome(cands[plain])
+	if !ok {
+		return -1, false
+	}
+	for i, c := range cands {
+		if h, ok := r.outcome(c); i != plain && (!ok || h != want) {
+			return -1, false
+		}
+	}
+	return plain, true
+}
+
+// outcome is the hash of the position a reading ends in (ok false when it
+// cannot be played back).
+func (r *Referee) outcome(c candidate) (uint64, bool) {
+	if c.depth > len(r.ops) {
+		return 0, false
+	}
+	// (played on the referee's own game, then played back: a clone has no
+	// history to take back)
+	s, n := r.st, len(r.ops)
+	for j := n - 1; j >= n-c.depth; j-- {
+		s.Undo()
+	}
+	played := 0
+	defer func() {
+		for ; played > 0; played-- {
+			s.Undo()
+		}
+		for j := n - c.depth; j < n; j++ {
+			s.Play(r.ops[j].move)
+		}
+	}()
+	first, rest, _ := strings.Cut(c.text, ";")
+	moves := []string{first}
+	if c.then != "" {
+		moves = append(moves, strings.Split(c.then, ";")...)
+	} else if rest != "" {
+		moves = append(moves, strings.Split(rest, ";")...)
+	}
+	for _, t := range moves {
+		m, err := s.ParseMove(t)
+		if err != nil {
+			return 0, false
+		}
+		s.Play(m)
+		played++
+	}
+	return s.Hash(), true
+}
