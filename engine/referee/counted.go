@@ -6,13 +6,14 @@ import (
 )
 
 // wentOn reports whether revision nt of the last move (last) is the hand
-// going on after that move was recorded: a cell nt puts a piece on and last
-// did not was filled after a cell last put a piece on and nt does not was
-// emptied, both since the move was accepted. (One such cell is enough: the
-// mover of a replace may have landed before its displaced piece, carried
-// on, left where it was recorded.) Pieces of one height are one to the
-// game: which of them went on is not asked.
-func (r *Referee) wentOn(last, nt note) bool {
+// going on after that move was recorded: each cell nt puts a piece on that
+// was empty after the last move (now: the board as it stands) was filled
+// after a cell last put a piece on and nt does not was emptied, both since
+// the move was accepted. A cell that held a piece after the last move too
+// is left out: its piece may have been put there before (a replace's
+// mover that landed before its displaced piece, carried on, left where it
+// was recorded), and pieces of one height are one to the game.
+func (r *Referee) wentOn(last, nt note, now []uint8) bool {
 	landing := func(n note, c int) bool { return c >= 0 && (c == n.to || c == n.extra) }
 	var qs [2]int
 	k := 0
@@ -24,25 +25,26 @@ func (r *Referee) wentOn(last, nt note) bool {
 	if k == 0 {
 		return true
 	}
-	asked := false
 	for _, p := range [...]int{nt.to, nt.extra} {
-		if p < 0 || !r.hasSensor[p] || landing(last, p) {
+		if p < 0 || !r.hasSensor[p] || landing(last, p) || now[p] != empty {
 			continue
 		}
-		asked = true
-		emptied := false
+		emptied, ok := false, false
 		for _, t := range r.trace {
 			if t.seq <= r.lastAcc {
 				continue
 			}
 			if c := int(t.cell); t.empty && slices.Contains(qs[:k], c) {
 				emptied = true
-			} else if emptied && c == p && !t.empty {
-				return true
+			} else if c == p && !t.empty {
+				ok = emptied // (its last fill counts)
 			}
 		}
+		if !ok {
+			return false
+		}
 	}
-	return !asked
+	return true
 }
 
 // oneOutcome finds, among several readings of the board, the move of the

@@ -914,7 +914,7 @@ func (r *Referee) revisionsAt(d int, other bool, out []candidate) []candidate {
 		// A replace's mover landed while its landing piece was off the
 		// board, and its displaced piece after that (ordered); at depth 1
 		// the hand went on after the last move was recorded (wentOn).
-		if ok && r.info.Game == "gyges" && (!r.ordered(nt, first.since) || d == 1 && !r.wentOn(last.note, nt)) {
+		if ok && r.info.Game == "gyges" && (!r.ordered(nt, first.since) || d == 1 && !r.wentOn(last.note, nt, now)) {
 			ok = false
 		}
 		if ok && len(keys) > 0 {
@@ -1106,9 +1106,10 @@ func (r *Referee) revisionsThenAt(d int, out []candidate) []candidate {
 		after := r.afterDiff(r.diff(c, i))
 		n0 := len(out)
 		out = r.thenNext(d, i, c.texts[i], "", nt, since, tsince, moved, [][]uint8{r.cur, after}, []note{nt}, now, out)
-		if !seen {
-			// (the next player's move of a piece the revision put down: its
-			// mover moved on, or either piece displaced)
+		// (a revision only asked about, or not seen: the next player's
+		// move of a piece the revision put down — its mover moved on, or
+		// either piece displaced)
+		if !seen || d == 1 && !slices.Contains(first.was, c.moves[i]) {
 			keep := out[:n0]
 			for _, x := range out[n0:] {
 				if n2 := r.parse(x.then, -1); n2.from == nt.to || n2.extra >= 0 && (n2.to == nt.to || n2.to == nt.extra) {

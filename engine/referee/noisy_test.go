@@ -3,6 +3,7 @@ package referee
 import (
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -47,16 +48,17 @@ func noisyGameCount() int {
 	return 120
 }
 
-// TestNoisyGamesFull plays the harness at its full count (120 games a
-// configuration, 2,160 in all) when the tests run under the race detector,
+// TestNoisyGamesFull plays the noisy and the clean harness at their full
+// count (120 games a configuration, 2,160 of each) when the tests run under
+// the race detector,
 // as CI's `go test -race -timeout 30m ./...` does: it runs this package's harness again
 // in a test binary built without it, five to ten times faster.
 func TestNoisyGamesFull(t *testing.T) {
 	if !raceEnabled {
 		t.Skip("TestNoisyGames plays the full count in this binary")
 	}
-	if testing.Short() || *noisyGames > 0 || os.Getenv("TABLA_NOISY_GAMES") != "" {
-		t.Skip("a count was set: TestNoisyGames plays it")
+	if testing.Short() || *noisyGames > 0 || os.Getenv("TABLA_NOISY_GAMES") != "" || *cleanGames > 0 || os.Getenv("TABLA_CLEAN_GAMES") != "" {
+		t.Skip("a count was set: TestNoisyGames and TestCleanGames play it")
 	}
 	gobin, err := exec.LookPath("go")
 	if err != nil {
@@ -65,8 +67,8 @@ func TestNoisyGamesFull(t *testing.T) {
 		}
 		t.Skipf("no go command: %v", err)
 	}
-	cmd := exec.Command(gobin, "test", "-count=1", "-timeout=30m", "-run", "^TestNoisyGames$", ".")
-	cmd.Env = append(os.Environ(), "TABLA_NOISY_GAMES=120")
+	cmd := exec.Command(gobin, "test", "-count=1", "-timeout=30m", "-run", "^(TestNoisyGames|TestCleanGames)$", ".")
+	cmd.Env = append(os.Environ(), "TABLA_NOISY_GAMES=120", "TABLA_CLEAN_GAMES=120")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the full noisy harness failed: %v\n%s", err, out)
@@ -150,7 +152,44 @@ func (r *noisyResult) add(o noisyResult) {
 }
 
 func TestNoisyGames(t *testing.T) {
-	games := noisyGameCount()
+	runHarness(t, "noisy", noisyGameCount(), func(nc noisyConfig) playMode {
+		m := nc.mode()
+		m.bias = true
+		return m
+	})
+}
+
+// TestCleanGames plays every configuration with no noise and no hands at
+// all — each lift and placement alone, the board settled after each — and
+// chain-stressing move choice (issue 35): every move must be recorded, no
+// question asked unless the explainer admits another reading, never out of
+// sync.
+//
+//	go test ./engine/referee -run Clean -clean.games 10000 -v
+func TestCleanGames(t *testing.T) {
+	runHarness(t, "clean", cleanGameCount(), func(noisyConfig) playMode {
+		return playMode{clean: true, judge: true, bias: true}
+	})
+}
+
+var cleanGames = flag.Int("clean.games", 0, "clean games per configuration (0: $TABLA_CLEAN_GAMES, else 120, or 15 with -short or -race)")
+
+func cleanGameCount() int {
+	if *cleanGames > 0 {
+		return *cleanGames
+	}
+	if n, err := strconv.Atoi(os.Getenv("TABLA_CLEAN_GAMES")); err == nil && n > 0 {
+		return n
+	}
+	if testing.Short() || raceEnabled {
+		return 15
+	}
+	return 120
+}
+
+// runHarness plays games seeded games of every configuration in the mode
+// modeFor gives it, and fails on every verdict the mode counts as one.
+func runHarness(t *testing.T, name string, games int, modeFor func(noisyConfig) playMode) {
 	var mu sync.Mutex
 	var total noisyResult
 	lines := []string{}
@@ -163,16 +202,16 @@ func TestNoisyGames(t *testing.T) {
 				first = uint64(n) // replay from one seed on (debugging)
 			}
 			for seed := first; seed <= uint64(games); seed++ {
-				res.add(noisyGame(t, nc, seed, nc.mode()))
+				res.add(noisyGame(t, nc, seed, modeFor(nc)))
 				if testing.Verbose() && seed%1000 == 0 {
-					fmt.Fprintf(os.Stderr, "noisy: %s: %d games, false %d, lost %d, not offered %d, unexplained %d, needless %d, guessed %d, stuck %d\n", nc, seed, res.false_, res.lost, res.notOffered, res.unexplained, res.needless, res.guessed, res.stuck)
+					fmt.Fprintf(os.Stderr, name+": %s: %d games, false %d, lost %d, not offered %d, unexplained %d, needless %d, guessed %d, stuck %d\n", nc, seed, res.false_, res.lost, res.notOffered, res.unexplained, res.needless, res.guessed, res.stuck)
 				}
 			}
 			line := fmt.Sprintf("%-32s games %5d moves %7d asked %5d revised %5d false %d lost %d not-offered %d | explainer: unique %d ambiguous %d unexplained %d needless %d guessed %d stuck %d",
 				nc, res.games, res.moves, res.asked, res.revised, res.false_, res.lost, res.notOffered,
 				res.unique, res.ambiguous, res.unexplained, res.needless, res.guessed, res.stuck)
 			if testing.Verbose() {
-				fmt.Fprintln(os.Stderr, "noisy: done:", line) // (a long run's figures, should it be stopped)
+				fmt.Fprintln(os.Stderr, name+": done:", line) // (a long run's figures, should it be stopped)
 			}
 			mu.Lock()
 			total.add(res)
@@ -196,7 +235,7 @@ func TestNoisyGames(t *testing.T) {
 		for _, l := range lines {
 			t.Log(l)
 		}
-		t.Logf("noisy harness: %d games, %d moves, asked %d, revised %d, false %d, lost %d, not offered %d; explainer: unique %d, ambiguous %d, unexplained %d, needless asks %d, guessed %d, stuck %d",
+		t.Logf(name+" harness: %d games, %d moves, asked %d, revised %d, false %d, lost %d, not offered %d; explainer: unique %d, ambiguous %d, unexplained %d, needless asks %d, guessed %d, stuck %d",
 			total.games, total.moves, total.asked, total.revised, total.false_, total.lost, total.notOffered,
 			total.unique, total.ambiguous, total.unexplained, total.needless, total.guessed, total.stuck)
 	})
@@ -214,7 +253,10 @@ type noisy struct {
 	// hands: play real hands too (rests on wrong cells, counted paths and
 	// slow slides that settle, GYGES bounce pieces looked at); off for the
 	// regression seeds recorded before they existed.
-	hands       bool
+	hands bool
+	// clean: no noise at all — each lift and placement alone, the board
+	// settled after each (playMode.clean)
+	clean       bool
 	lastEmptied map[int]time.Duration
 	win         *window // the raw events since the last committed position
 }
@@ -331,7 +373,7 @@ func (n *noisy) place(c int, p string) {
 
 // contact reports a cell's new state, sometimes with contact bounce.
 func (n *noisy) contact(c int) {
-	if n.rng.IntN(3) == 0 {
+	if !n.clean && n.rng.IntN(3) == 0 {
 		for i := n.rng.IntN(3) + 1; i > 0; i-- {
 			n.emit(c, n.code(c))
 			n.advance(n.ms(1, 4))
@@ -346,6 +388,10 @@ func (n *noisy) contact(c int) {
 // of a second, sometimes quick (both actions settle together), sometimes a
 // long hesitation.
 func (n *noisy) pause() {
+	if n.clean {
+		n.advance(n.settle + n.ms(50, 500))
+		return
+	}
 	switch k := n.rng.IntN(20); {
 	case k < 3:
 		n.advance(n.ms(10, 80))
@@ -359,6 +405,9 @@ func (n *noisy) pause() {
 // disturb may add noise: chatter anywhere, a neighbour bumped (briefly, or
 // knocked off and put back).
 func (n *noisy) disturb(near []int) {
+	if n.clean {
+		return
+	}
 	k := n.rng.IntN(10)
 	if k >= 4 {
 		return
@@ -544,7 +593,7 @@ func (n *noisy) carry(ops physicalOps, path []int, slow bool) {
 							n.count(path, p)
 						case n.hands && n.r.info.Game != "daha" && n.r.info.Game != "gyges" && n.rng.IntN(4) == 0:
 							n.slowSlide(c.from, c.to, p)
-						case n.rng.IntN(4) == 0:
+						case !n.clean && n.rng.IntN(4) == 0:
 							n.slide(c.from, c.to, p)
 						}
 					}
@@ -682,6 +731,14 @@ type playMode struct {
 	hands bool // real hands (hands_test.go) on top of the noise
 	judge bool // the explainer judges every move
 	plies int  // plies to play (0: the whole game, up to 80)
+	// clean: no noise and no hands at all (lift, place, settle): every
+	// move must be recorded unasked unless the explainer admits another
+	// reading (TestCleanGames)
+	clean bool
+	// bias: move choice that stresses chains (chooseMove): in GYGES the
+	// piece just moved is moved again, moves go to the goal, bounce far,
+	// replace the piece just placed
+	bias bool
 	// soft: the explainer's verdicts that are no wrong record (a needless
 	// ask, the true move recorded where it admits others too) are counted,
 	// not failures; a false or lost move, a true move not offered, a move
@@ -727,7 +784,7 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64, mode playMode) (res no
 	cfg := nc.cfg
 	tb := newTable(t, nc.game, cfg, nc.ident, seed)
 	n := &noisy{table: tb, rng: rand.New(rand.NewPCG(seed, 0x6e6f697379)), kinds: tb.r.kinds, settle: DefaultSettle,
-		hands: hands, lastEmptied: map[int]time.Duration{}}
+		hands: hands, clean: mode.clean, lastEmptied: map[int]time.Duration{}}
 	var x *explainer
 	var h history
 	var prevWin *window
@@ -832,6 +889,9 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64, mode playMode) (res no
 		ok := false
 		for try := 0; try < 20 && !ok; try++ {
 			m = moves[n.rng.IntN(len(moves))]
+			if mode.bias {
+				m = n.chooseMove(shadow, moves, lastMove)
+			}
 			ops, ok = n.plan(shadow, m)
 		}
 		if !ok {
@@ -839,7 +899,7 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64, mode playMode) (res no
 		}
 		var path []int
 		slow := false
-		if nc.game == "daha" && ops.from >= 0 && ops.to >= 0 && n.rng.IntN(2) == 0 {
+		if nc.game == "daha" && !mode.clean && ops.from >= 0 && ops.to >= 0 && n.rng.IntN(2) == 0 {
 			k, _ := strconv.Atoi(rolled)
 			path = n.dahaPath(shadow, ops.from, ops.to, k)
 			slow = n.hands && n.rng.IntN(2) == 0
@@ -1107,4 +1167,57 @@ func TestNoisyRegressions(t *testing.T) {
 			t.Errorf("%s seed %d (%s): %v", rg.config, rg.seed, rg.what, res.failures)
 		}
 	}
+}
+
+// chooseMove picks the next move so that it stresses what a referee finds
+// hard (issue 35): in GYGES, whose pieces have no owner, the piece the last
+// move put down is moved again in 40% of plies where it may be (the same
+// piece three plies in a row is everyday play), a move to the goal, a long
+// bounce or a replace of the piece just placed in 10% each; otherwise, and
+// in the other games, any legal move.
+func (n *noisy) chooseMove(st engine.State, moves []engine.Move, last string) engine.Move {
+	any := moves[n.rng.IntN(len(moves))]
+	if n.r.info.Game != "gyges" {
+		return any
+	}
+	ln := n.r.parse(last, -1)
+	var pick []engine.Move
+	k := n.rng.IntN(100)
+	for _, m := range moves {
+		nt := n.r.parse(engine.MoveString(st, m), -1)
+		if nt.from < 0 || nt.to < 0 {
+			continue
+		}
+		var want bool
+		switch {
+		case k < 40:
+			want = last != "" && (nt.from == ln.to && ln.to >= 0 || nt.from == ln.extra && ln.extra >= 0)
+		case k < 50:
+			want = n.b.Cells[nt.to].Goal
+		case k < 60:
+			a, b := n.b.Cells[nt.from], n.b.Cells[nt.to]
+			want = math.Abs(a.X-b.X)+math.Abs(a.Y-b.Y) >= 4*n.pitch()
+		case k < 70:
+			want = nt.extra >= 0 && last != "" && nt.to == ln.to
+		}
+		if want {
+			pick = append(pick, m)
+		}
+	}
+	if len(pick) == 0 {
+		return any
+	}
+	return pick[n.rng.IntN(len(pick))]
+}
+
+// pitch is the distance between two neighbouring cells of the board.
+func (n *noisy) pitch() float64 {
+	for _, c := range n.b.Cells {
+		for _, a := range c.Adj {
+			if o := n.b.Cells[a]; !o.Goal && !c.Goal {
+				return math.Hypot(o.X-c.X, o.Y-c.Y)
+			}
+		}
+	}
+	return 1
 }
