@@ -66,6 +66,39 @@
 // position of the game (after a move) proposes a new game ("new" in
 // confirm mode); the new button starts one.
 //
+// # GYGES: the readings of a hand
+//
+// GYGES pieces have no owner, so a hand that rests a piece on its way
+// (counting a path, correcting a move, setting a replace's displaced piece
+// down first) and the next player moving that same piece on show the same
+// boards. Each settled board is read against these readings, each with the
+// evidence the order of touches gives:
+//
+//  1. nothing happened, or a legal move of the player to move whose cells
+//     were really lifted and filled, its piece lifted before it was put down
+//     (a replace: its mover landed while the landing piece was off the
+//     board, the displaced piece after that);
+//  2. the last move revised by the hand that made it (revisions, depth 1):
+//     the hand went on after the move was recorded — each cell the revision
+//     fills that was empty after the last move was filled after a cell the
+//     last move filled was emptied (wentOn) — ordered as in 1;
+//  3. a chain of the last moves of one piece revised at once (depth 2 and 3):
+//     rests of a counting hand recorded as moves of both players, followed to
+//     where the piece ends;
+//  4. a revision followed by the next player's move of a piece it put down
+//     (composites, movesThen, revisionsThen): a rest taken for the last
+//     move's end, or an earlier rest of the hand that was its real end, with
+//     the next player's hand going on from there; only proposed when the
+//     next player's hand may still be under way;
+//  5. a takeback, or a new game.
+//
+// Readings that end in the same position (the same pieces on the same
+// cells, the same player to move) are one to the game: when the plain move
+// of the player to move is among them, it is taken unasked (oneOutcome) —
+// the same piece moved three plies in a row is three moves, a corrected
+// move and the next player's plain move are recorded so. Otherwise several
+// readings are asked, and the hand's going on re-reads the board.
+//
 // # Modes
 //
 // play (in sync, or a move under way), correct, confirm, setup (the start

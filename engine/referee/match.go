@@ -914,7 +914,7 @@ func (r *Referee) revisionsAt(d int, other bool, out []candidate) []candidate {
 		// A replace's mover landed while its landing piece was off the
 		// board, and its displaced piece after that (ordered); at depth 1
 		// the hand went on after the last move was recorded (wentOn).
-		if ok && r.info.Game == "gyges" && (!r.ordered(nt, first.since) || d == 1 && !r.wentOn(last.note, nt, now)) {
+		if ok && r.info.Game == "gyges" && (!r.ordered(nt, first.since) || !other && !r.wentOn(last.note, nt, now)) {
 			ok = false
 		}
 		if ok && len(keys) > 0 {
