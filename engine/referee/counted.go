@@ -126,3 +126,124 @@ func (r *Referee) outcome(c candidate) (uint64, bool) {
 	}
 	return s.Hash(), true
 }
+
+// countedAlong reports whether a hand counting a GYGES piece from cell from
+// to cell to, along a legal chain of the position on board b (the referee's
+// board of kinds: a kind's name is its height), can have entered the cells
+// rests in that order. A hand that counts a path rests the piece on the
+// cells of the path; a rest elsewhere is no counting.
+//
+// The chain follows RULES.md §3: segments of exactly the height of the
+// piece they start from, orthogonal steps over empty cells, a bounce on the
+// occupied cell a segment ends on, no boundary crossed twice, no segment
+// ending on the start cell or where an earlier one ended, a goal only as a
+// segment's last step and only the mover's own (goal). The search is
+// bounded: when it runs out of steps the answer is yes (the reading stays,
+// and the referee asks rather than drops it).
+func (r *Referee) countedAlong(b []uint8, from, to, goal int, rests []int) bool {
+	if len(rests) == 0 {
+		return true
+	}
+	heightOf := func(c int) int {
+		if b[c] == empty || int(b[c]) > len(r.kinds) {
+			return 0
+		}
+		return int(r.kinds[b[c]-1][0] - '0')
+	}
+	height := func(c int) int {
+		if c == from {
+			return 0 // its piece is the one moving
+		}
+		return heightOf(c)
+	}
+	h := heightOf(from)
+	if h <= 0 || h > 3 {
+		return true
+	}
+	type edge struct{ a, b int }
+	used := map[edge]bool{}
+	landed := map[int]bool{from: true}
+	budget := 200000
+	var step func(cur, left, k int) bool
+	step = func(cur, left, k int) bool {
+		if budget--; budget < 0 {
+			return true
+		}
+		for _, nb := range r.b.Cells[cur].Adj {
+			e := edge{min(cur, nb), max(cur, nb)}
+			if used[e] {
+				continue
+			}
+			kk := k
+			if kk < len(rests) && rests[kk] == nb {
+				kk++
+			}
+			isGoal := r.b.Cells[nb].Goal
+			if left > 1 {
+				if isGoal || height(nb) > 0 {
+					continue
+				}
+				used[e] = true
+				ok := step(nb, left-1, kk)
+				used[e] = false
+				if ok {
+					return true
+				}
+				continue
+			}
+			// the segment's last step
+			switch {
+			case isGoal:
+				if nb == goal && nb == to && kk == len(rests) {
+					return true
+				}
+			case height(nb) == 0:
+				if nb == to && !landed[nb] && kk == len(rests) {
+					return true
+				}
+			case landed[nb]:
+			default:
+				if nb == to && kk == len(rests) {
+					return true // a replace lands here
+				}
+				used[e], landed[nb] = true, true
+				ok := step(nb, height(nb), kk)
+				used[e], landed[nb] = false, false
+				if ok {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return step(from, h, 0)
+}
+
+// innerRests lists where a hand that the last d moves followed rested the
+// piece between its first rest and its last: the cells where each move
+// but the first and the last put it (where the next one took it up). The
+// first rest may be a move the hand went on from, set down anywhere, and
+// the last a piece set down on a wrong cell and corrected, as at depth 1.
+func (r *Referee) innerRests(d int) []int {
+	n := len(r.ops)
+	var out []int
+	for j := n - d + 1; j < n-1; j++ {
+		if c := r.ops[j+1].note.from; c >= 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// goalOf is the goal cell seat s moves towards (GYGES: south's is N,
+// north's S; -1 when the board has none).
+func (r *Referee) goalOf(s int) int {
+	name := "N"
+	if s >= 0 && s < len(r.info.Seats) && r.info.Seats[s] == "north" {
+		name = "S"
+	}
+	if c, ok := r.b.Index(name); ok {
+		return c
+	}
+	return -1
+}

@@ -84,7 +84,10 @@
 //     last move filled was emptied (wentOn) — ordered as in 1;
 //  3. a chain of the last moves of one piece revised at once (depth 2 and 3):
 //     rests of a counting hand recorded as moves of both players, followed to
-//     where the piece ends;
+//     where the piece ends — the hand went on after the last rest (wentOn),
+//     and three deep its rests between the first and the last lie on a
+//     legal chain of the revised move, in order (countedAlong): a counting
+//     hand rests on its path;
 //  4. a revision followed by the next player's move of a piece it put down
 //     (composites, movesThen, revisionsThen): a rest taken for the last
 //     move's end, or an earlier rest of the hand that was its real end, with

@@ -917,6 +917,14 @@ func (r *Referee) revisionsAt(d int, other bool, out []candidate) []candidate {
 		if ok && r.info.Game == "gyges" && (!r.ordered(nt, first.since) || !other && !r.wentOn(last.note, nt, now)) {
 			ok = false
 		}
+		// Three deep or more, the hand counted the piece along its path:
+		// its rests between the first and the last lie on a chain of the
+		// revised move, in order (the same piece moved on by both players,
+		// each from where the other put it, is no counted path).
+		if ok && d >= 3 && !other && r.info.Game == "gyges" && nt.from >= 0 && !nt.place &&
+			!r.countedAlong(r.cur, nt.from, nt.to, r.goalOf(r.st.ToMove()), r.innerRests(d)) {
+			ok = false
+		}
 		if ok && len(keys) > 0 {
 			// The same piece going on (a counted path, a placement put
 			// elsewhere) is followed; a revision that moves another piece

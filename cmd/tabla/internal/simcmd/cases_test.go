@@ -43,9 +43,7 @@ func casesDir(t *testing.T) string {
 // casesOpen are the outside cases the referee does not follow yet (issue
 // 35): each must still fail, so that a fix is noticed and the case joins
 // the others.
-var casesOpen = map[string]string{
-	"gyges/lift-order-glitch-advanced-identifying": "a bounce piece glitches while pieces are lifted in an unusual order: the referee ends out of sync",
-}
+var casesOpen = map[string]string{}
 
 // TestOutsideCases plays every script of ../shared/cases (README there)
 // through `tabla sim --script`: each must exit 0 with exactly the moves of
