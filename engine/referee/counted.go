@@ -47,45 +47,46 @@ func (r *Referee) wentOn(last, nt note, now []uint8) bool {
 	return true
 }
 
-// oneOutcome finds, among several readings of the board, the move of the
-// player to move when every other reading is a revision followed by a move
-// of the next player (or a deeper revision) that ends in the same position:
-// the same pieces on the same cells, the same player to move. Such readings
-// differ only in how the record names the last plies — a counted or
-// corrected last move and the next player's plain move, or the hand's
-// earlier rest and the next player's replace whose displaced piece went
-// first; the same piece moved on three plies in a row, or one hand counting
-// it there — and the game goes on the same whichever is written. The plain
-// move keeps every move recorded so far: it is taken, unasked.
+// oneOutcome finds, among several readings of the board that all end in
+// the same position (the same pieces on the same cells, the same player to
+// move), the one that keeps most of the moves recorded so far: the move of
+// the player to move, else the shallowest revision. Such readings differ
+// only in how the record names the last plies — a counted or corrected
+// last move and the next player's plain move, or the hand's earlier rest
+// and the next player's replace whose displaced piece went first; the same
+// piece moved on three plies in a row, or one hand counting it there — and
+// the game goes on the same whichever is written: it is taken, unasked.
 func (r *Referee) oneOutcome(cands []candidate) (int, bool) {
-	plain := -1
+	best := -1
+	rank := func(c candidate) int {
+		if c.kind == candMove {
+			return 0
+		}
+		return 1 + c.depth
+	}
 	for i, c := range cands {
 		switch {
-		case c.kind == candMove && !c.ask && !strings.Contains(c.text, ";"):
-			if plain >= 0 {
-				return -1, false // two moves of the player to move
-			}
-			plain = i
-		case c.kind != candRevise || c.then == "" && c.depth < 2:
-			// (a revision alone of the last move leaves the other player
-			// to move: never the position after a move of the player to
-			// move)
+		case c.kind == candMove && (c.ask || strings.Contains(c.text, ";")), c.kind != candMove && c.kind != candRevise:
 			return -1, false
+		case best >= 0 && rank(c) == rank(cands[best]):
+			return -1, false // two readings that keep as many moves
+		case best < 0 || rank(c) < rank(cands[best]):
+			best = i
 		}
 	}
-	if plain < 0 {
+	if best < 0 {
 		return -1, false
 	}
-	want, ok := r.outcome(cands[plain])
+	want, ok := r.outcome(cands[best])
 	if !ok {
 		return -1, false
 	}
 	for i, c := range cands {
-		if h, ok := r.outcome(c); i != plain && (!ok || h != want) {
+		if h, ok := r.outcome(c); i != best && (!ok || h != want) {
 			return -1, false
 		}
 	}
-	return plain, true
+	return best, true
 }
 
 // outcome is the hash of the position a reading ends in (ok false when it

@@ -79,9 +79,11 @@
 //     (a replace: its mover landed while the landing piece was off the
 //     board, the displaced piece after that);
 //  2. the last move revised by the hand that made it (revisions, depth 1):
-//     the hand went on after the move was recorded — each cell the revision
-//     fills that was empty after the last move was filled after a cell the
-//     last move filled was emptied (wentOn) — ordered as in 1;
+//     the hand went on with its piece after the move was recorded — each
+//     cell the revision fills that was empty after the last move was filled
+//     after a cell the last move filled was emptied (wentOn) — ordered as in
+//     1; a revision that moves another piece (the last move misread: a
+//     knocked piece taken for a replace's landing) is asked;
 //  3. a chain of the last moves of one piece revised at once (depth 2 and 3):
 //     rests of a counting hand recorded as moves of both players, followed to
 //     where the piece ends — the hand went on after the last rest (wentOn),
@@ -96,11 +98,12 @@
 //  5. a takeback, or a new game.
 //
 // Readings that end in the same position (the same pieces on the same
-// cells, the same player to move) are one to the game: when the plain move
-// of the player to move is among them, it is taken unasked (oneOutcome) —
-// the same piece moved three plies in a row is three moves, a corrected
-// move and the next player's plain move are recorded so. Otherwise several
-// readings are asked, and the hand's going on re-reads the board.
+// cells, the same player to move) are one to the game: the one that keeps
+// most of the moves recorded so far — the plain move of the player to move,
+// else the shallowest revision — is taken unasked (oneOutcome): the same
+// piece moved three plies in a row is three moves, a corrected move and the
+// next player's plain move are recorded so. Otherwise several readings are
+// asked, and the hand's going on re-reads the board.
 //
 // # Modes
 //

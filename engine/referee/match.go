@@ -912,9 +912,12 @@ func (r *Referee) revisionsAt(d int, other bool, out []candidate) []candidate {
 			}
 		}
 		// A replace's mover landed while its landing piece was off the
-		// board, and its displaced piece after that (ordered); at depth 1
-		// the hand went on after the last move was recorded (wentOn).
-		if ok && r.info.Game == "gyges" && (!r.ordered(nt, first.since) || !other && !r.wentOn(last.note, nt, now)) {
+		// board, and its displaced piece after that (ordered); a revision
+		// of the same piece is its hand going on after the last move was
+		// recorded (wentOn). (A revision that moves another piece reads
+		// the last move as misread — a knocked piece taken for a replace's
+		// landing — and is asked.)
+		if ok && r.info.Game == "gyges" && (!r.ordered(nt, first.since) || !other && nt.from == first.note.from && nt.place == first.note.place && !r.wentOn(last.note, nt, now)) {
 			ok = false
 		}
 		// Three deep or more, the hand counted the piece along its path:
@@ -934,6 +937,12 @@ func (r *Referee) revisionsAt(d int, other bool, out []candidate) []candidate {
 			// (A replace's displaced piece is put down by the same hand:
 			// put elsewhere, it went on.)
 			same := nt.from == first.note.from && nt.place == first.note.place && (first.note.extra < 0 || nt.to == first.note.to)
+			// (a replace revised to a plain move of its mover, which went
+			// on from where it was recorded — a bounce piece looked at and
+			// a rest read as its displaced piece — is the same hand too)
+			if !same && r.info.Game == "gyges" && d == 1 && nt.extra < 0 && first.note.extra >= 0 && nt.from == first.note.from && !nt.place {
+				same = true
+			}
 			// A piece knocked off and set back that was read as the mover
 			// (six: the hexagon beside the real one) is no other hand: its
 			// cell shows it again, as before the move.
