@@ -162,6 +162,13 @@ func ServePage(ctx context.Context, o *PageOptions, log *slog.Logger) error {
 	if _, ok := boards.Games[o.Game]; !ok {
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("sim: unknown game %q (want daha, star, gyges, ray or six)", o.Game))
 	}
+	if o.Journal != "" { // one process per journal folder (companion.LockJournalDir)
+		lock, err := companion.LockJournalDir(o.Journal, "tabla sim", time.Now())
+		if err != nil {
+			return fmt.Errorf("sim: %w", err)
+		}
+		defer lock.Unlock()
+	}
 	defName := o.BoardDef
 	if defName == "" {
 		defName = o.Game
