@@ -206,10 +206,13 @@ func (j *Journal) flush() error {
 			if err := j.commit(); err != nil {
 				return j.fail(err)
 			}
-			if err := j.takeback(it.tb.plies, it.tb.ops, it.tb.t); err != nil {
+			done, err := j.takeback(it.tb.plies, it.tb.ops, it.tb.t)
+			if done {
+				j.drop(1) // swapIn set good to the new file's size
+			}
+			if err != nil {
 				return j.fail(err)
 			}
-			j.drop(1) // takeback set good to the new file's size
 			continue
 		}
 		start := j.start(j.written)

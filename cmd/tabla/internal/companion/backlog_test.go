@@ -21,6 +21,7 @@ import (
 // faultFS opens journal files that fail as a card does: "full" (a write
 // puts half its bytes on the file, then ENOSPC: a torn line), "rofs"
 // (EROFS, nothing written), "sync" (the write lands, fsync fails with
+// EIO), "reopen" (the journal cannot be opened again after a rewrite,
 // EIO); "" works.
 type faultFS struct {
 	mu     sync.Mutex
@@ -47,6 +48,10 @@ func (fs *faultFS) fail() {
 }
 
 func (fs *faultFS) open(name string, flag int, perm os.FileMode) (journalFile, error) {
+	if fs.get() == "reopen" && !strings.HasSuffix(name, ".tmp") {
+		fs.fail()
+		return nil, &os.PathError{Op: "open", Path: name, Err: syscall.EIO}
+	}
 	f, err := osOpen(name, flag, perm)
 	if err != nil {
 		return nil, err
@@ -344,6 +349,46 @@ func TestJournalBacklogFull(t *testing.T) {
 	}
 	if got, want := diskMoves(t, path), s.State().Moves; !slices.Equal(got, want) {
 		t.Errorf("journal %v, the referee %v", got, want)
+	}
+	rr, err := ReplayFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rr.Match() {
+		t.Errorf("the journal replays otherwise than it was played:\n%s", rr.Diff())
+	}
+}
+
+// A takeback's copy renamed over the journal, which then cannot be opened
+// again: the takeback is done (never applied twice), the journal pauses,
+// and once it opens the lines kept go after the rewritten file.
+func TestJournalTakebackReopenFails(t *testing.T) {
+	dir := t.TempDir()
+	fs := &faultFS{}
+	clk := &fakeClock{t: time.Date(2026, 11, 27, 20, 0, 0, 0, time.UTC)}
+	p, s := faultySession(t, dir, fs, clk, nil, 0)
+	rng := rand.New(rand.NewPCG(9, 36))
+	played := playMoves(t, p, s, 3, rng)
+	path := s.JournalPath()
+	fs.set("reopen")
+	if err := s.Command("takeback", ""); err != nil {
+		t.Fatal(err)
+	}
+	if pr := s.JournalProblem(); pr == nil || fs.failed == 0 {
+		t.Fatalf("the journal could not be opened again, and is not paused: %v", pr)
+	}
+	from, to, _ := strings.Cut(played[2], "-")
+	act(t, p, `{"lift":"`+to+`"}`)
+	act(t, p, `{"place":"`+from+`"}`)
+	played = append(played[:2], playMoves(t, p, s, 1, rng)...)
+	fs.set("")
+	clk.add(RetryEvery)
+	played = append(played, playMoves(t, p, s, 1, rng)...)
+	if pr := s.JournalProblem(); pr != nil {
+		t.Fatalf("still paused: %v", pr)
+	}
+	if got := diskMoves(t, path); !slices.Equal(got, played) {
+		t.Errorf("journal %v, played %v", got, played)
 	}
 	rr, err := ReplayFile(path)
 	if err != nil {

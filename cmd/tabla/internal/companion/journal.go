@@ -87,12 +87,13 @@ type Journal struct {
 	refused  int // inputs refused since the backlog filled
 }
 
-// recordSink gives the journal's record.Writer its lines: each a
-// decision, synced.
+// recordSink gives the journal's record.Writer its lines (the header,
+// moves, rolls, other objects), each synced.
 type recordSink struct{ j *Journal }
 
 func (s recordSink) Write(b []byte) (int, error) {
-	return len(b), s.j.add(b, true, false, true)
+	move := bytes.HasPrefix(b, []byte(`{"move":`)) || bytes.HasPrefix(b, []byte(`{"roll":`))
+	return len(b), s.j.add(b, true, false, move)
 }
 
 // journalFile is what a journal writes through: an *os.File.
@@ -287,7 +288,7 @@ func (j *Journal) Marker(key, value string) error {
 	}
 	b := append(append([]byte(`{"`), key...), `":`...)
 	b = appendQuote(b, value)
-	return j.add(append(b, "}\n"...), true, false, true)
+	return j.add(append(b, "}\n"...), true, false, false)
 }
 
 // Decision journals what the referee decided, synced (fsync at each move).
@@ -321,17 +322,17 @@ func (j *Journal) TimedDecision(a referee.Action, die *engine.Die, turnMS int64,
 // (so the journal stays a valid game record) and appends a takeback line.
 // The rewrite goes to a new file renamed over the old one, so a power cut
 // leaves either the old or the new journal.
-func (j *Journal) takeback(plies, ops int, t time.Time) error {
+func (j *Journal) takeback(plies, ops int, t time.Time) (bool, error) {
 	in, err := os.Open(j.path)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer in.Close()
 	tmp := j.path + ".tmp"
 	f, err := j.openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		os.Remove(tmp)
-		return err
+		return false, err
 	}
 	bw := bufio.NewWriterSize(f, 64<<10)
 	err = rewriteUndone(in, bw, ops)
@@ -347,7 +348,7 @@ func (j *Journal) takeback(plies, ops int, t time.Time) error {
 	f.Close()
 	if err != nil {
 		os.Remove(tmp) // a full card keeps no half copy
-		return err
+		return false, err
 	}
 	return j.swapIn(tmp)
 }
@@ -705,27 +706,29 @@ func decisionText(kind, seat, what string) string {
 
 // swapIn puts the rewritten file tmp in the journal's place (renamed over
 // it, the directory synced) and goes on appending to it: all of it is on
-// disk (tmp was synced), the lines written before it included.
-func (j *Journal) swapIn(tmp string) error {
-	if err := os.Rename(tmp, j.path); err != nil {
+// disk (tmp was synced; the lines written before were synced first). It
+// reports whether tmp took the journal's place: the rewrite is then done,
+// even when the file could not be opened again (the journal is paused
+// until it can).
+func (j *Journal) swapIn(tmp string) (bool, error) {
+	fi, err := os.Stat(tmp)
+	if err == nil {
+		err = os.Rename(tmp, j.path)
+	}
+	if err != nil {
 		os.Remove(tmp)
-		return err
+		return false, err
 	}
 	syncDir(filepath.Dir(j.path))
 	if j.f != nil {
 		j.f.Close()
 		j.f = nil
 	}
+	j.good, j.written = fi.Size(), 0
 	nf, err := j.openFile(j.path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
-		return err
-	}
-	fi, err := nf.Stat()
-	if err != nil {
-		nf.Close()
-		return err
+		return true, j.fail(err)
 	}
 	j.f = nf
-	j.good = fi.Size()
-	return nil
+	return true, nil
 }

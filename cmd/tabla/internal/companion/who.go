@@ -164,7 +164,8 @@ func (j *Journal) rewriteHeader(h *record.Header) error {
 		os.Remove(tmp)
 		return err
 	}
-	return j.swapIn(tmp)
+	_, err = j.swapIn(tmp)
+	return err
 }
 
 // overLocked: the game has ended (won, drawn, or its time ran out).
