@@ -126,13 +126,18 @@ func (p *plyPublisher) max() int {
 // writes through fs, on an injected wall clock.
 func faultySession(t *testing.T, dir string, fs *faultFS, clk *fakeClock, pub Publisher, backlog int) (*Player, *Session) {
 	t.Helper()
-	def := boards.Default("star")
+	return faultySessionOf(t, record.Header{Game: "star", First: "red"}, dir, fs, clk, pub, backlog)
+}
+
+func faultySessionOf(t *testing.T, h record.Header, dir string, fs *faultFS, clk *fakeClock, pub Publisher, backlog int) (*Player, *Session) {
+	t.Helper()
+	def := boards.Default(h.Game)
 	b, err := sim.New(sim.Options{Board: def, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close() })
-	s, err := Open(Options{Header: record.Header{Game: "star", First: "red"}, Board: def, HW: b, JournalDir: dir, NoResume: true,
+	s, err := Open(Options{Header: h, Board: def, HW: b, JournalDir: dir, NoResume: true,
 		Source: "sim", Seed: 1, Clock: clk.now, Publisher: pub, JournalBacklog: backlog})
 	if err != nil {
 		t.Fatal(err)
@@ -396,5 +401,43 @@ func TestJournalTakebackReopenFails(t *testing.T) {
 	}
 	if !rr.Match() {
 		t.Errorf("the journal replays otherwise than it was played:\n%s", rr.Diff())
+	}
+}
+
+// The game is paused for the clocks too: while the journal cannot be
+// written the clock of the seat to move stands still, and it runs again
+// once the journal is written.
+func TestJournalPausedStopsTheClocks(t *testing.T) {
+	fs := &faultFS{}
+	clk := &fakeClock{t: time.Date(2026, 11, 27, 20, 0, 0, 0, time.UTC)}
+	h := record.Header{Game: "star", First: "red", Clock: controls(t, "5m")}
+	p, s := faultySessionOf(t, h, t.TempDir(), fs, clk, nil, 0)
+	rng := rand.New(rand.NewPCG(10, 36))
+	playMoves(t, p, s, 1, rng)
+	wait(t, p, 3*time.Second)
+	fs.set("full")
+	playMoves(t, p, s, 1, rng) // white's move: the journal pauses
+	if s.JournalProblem() == nil {
+		t.Fatal("not paused")
+	}
+	wait(t, p, 30*time.Second)
+	st := s.ClockAt(p.Sim.Now())
+	if st.Running != "red" || st.TurnMs > 1000 {
+		t.Errorf("30 s into a paused game: %s's turn at %d ms, want red's clock standing", st.Running, st.TurnMs)
+	}
+	fs.set("")
+	clk.add(RetryEvery)
+	playMoves(t, p, s, 1, rng)
+	if s.JournalProblem() != nil {
+		t.Fatal("still paused")
+	}
+	g, _ := journalled(t, s)
+	if n := len(g.Applied); n != 3 || g.Applied[1].MS < 3000 || g.Applied[2].MS > 2000 {
+		t.Errorf("%d moves; white's turn %d ms (want 3 s and more), red's after the pause %d ms (want the move's own time, not the pause's 30 s)",
+			n, g.Applied[1].MS, g.Applied[2].MS)
+	}
+	wait(t, p, 5*time.Second)
+	if st := s.ClockAt(p.Sim.Now()); st.Running != "white" || st.TurnMs < 5000 {
+		t.Errorf("after the pause: %s's turn at %d ms, want white's clock running", st.Running, st.TurnMs)
 	}
 }

@@ -108,6 +108,7 @@ func (s *Session) journalCheckLocked() {
 	if paused == s.jpaused {
 		return
 	}
+	s.pauseClockLocked(s.clkNow) // before jpaused changes: a resume is seen
 	s.jpaused = paused
 	if paused {
 		p := s.journalProblemLocked()

@@ -376,11 +376,11 @@ func (s *Session) Tick(now time.Duration) {
 }
 
 func (s *Session) tickLocked(now time.Duration) {
+	s.clkNow = now
 	s.journalRetryLocked(false)
 	if s.halted {
 		return
 	}
-	s.clkNow = now
 	ended := s.clocks != nil && s.clocks.ended
 	if s.checkFlagLocked(now) && !ended {
 		ended = true
@@ -648,6 +648,7 @@ func (s *Session) Run(ctx context.Context) error {
 			s.Handle(ev)
 		case <-timer.C:
 			s.mu.Lock()
+			s.clkNow = s.nowLocked()
 			s.journalRetryLocked(true)
 			s.tickLocked(s.nowLocked())
 			s.mu.Unlock()
