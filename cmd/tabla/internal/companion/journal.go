@@ -105,6 +105,8 @@ type journalFile interface {
 	Close() error
 }
 
+var _ journalFile = (*os.File)(nil)
+
 func osOpen(name string, flag int, perm os.FileMode) (journalFile, error) {
 	f, err := os.OpenFile(name, flag, perm)
 	if err != nil {
