@@ -144,7 +144,9 @@ func faultySessionOf(t *testing.T, h record.Header, dir string, fs *faultFS, clk
 	}
 	t.Cleanup(func() { s.Close() })
 	s.mu.Lock()
-	s.journal.f = &faultFile{journalFile: s.journal.f, fs: fs, name: s.journal.path}
+	if s.journal.f != nil { // nil: the file could not be created (a full disk)
+		s.journal.f = &faultFile{journalFile: s.journal.f, fs: fs, name: s.journal.path}
+	}
 	s.journal.openFile = fs.open
 	s.mu.Unlock()
 	return NewPlayer(b, s), s

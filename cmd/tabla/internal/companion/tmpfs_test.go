@@ -135,3 +135,37 @@ func TestJournalFullTmpfs(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A game started on a card already full: the journal's header cannot be
+// written, the session starts paused (it does not fail), the moves are
+// kept, and once space is freed the journal is written whole, header
+// first.
+func TestJournalStartsOnFullTmpfs(t *testing.T) {
+	dir := smallTmpfs(t, "16k")
+	filler := fill(t, dir)
+	clk := &fakeClock{t: time.Date(2026, 11, 27, 22, 0, 0, 0, time.UTC)}
+	p, s := faultySession(t, dir, &faultFS{}, clk, nil, 0)
+	if pr := s.JournalProblem(); pr == nil || pr.Kind() != "full" {
+		t.Fatalf("a new game on a full disk: problem %v, want the journal paused, full", pr)
+	}
+	rng := rand.New(rand.NewPCG(36, 2))
+	played := playMoves(t, p, s, 4, rng)
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	clk.add(RetryEvery)
+	played = append(played, playMoves(t, p, s, 1, rng)...)
+	if pr := s.JournalProblem(); pr != nil {
+		t.Fatalf("space is back, and the journal is still paused: %v", pr)
+	}
+	if got := diskMoves(t, s.JournalPath()); !slices.Equal(got, played) {
+		t.Errorf("journal %v, played %v", got, played)
+	}
+	rr, err := ReplayFile(s.JournalPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rr.Match() {
+		t.Errorf("the journal replays otherwise than it was played:\n%s", rr.Diff())
+	}
+}
