@@ -284,15 +284,22 @@ func applyTo(st engine.State, a referee.Action) error {
 	return nil
 }
 
-// pauseClockLocked pauses or resumes the running clock at at as the
-// referee asks or corrects, when the options say so.
+// pauseClockLocked pauses or resumes the running clock at at: while the
+// game is paused because its journal cannot be written (paused.go), and
+// as the referee asks or corrects when the options say so.
 func (s *Session) pauseClockLocked(at time.Duration) {
 	cs := s.clocks
-	if cs == nil || !cs.started || cs.ended || !s.meta.ClockPause {
+	if cs == nil || !cs.started || cs.ended {
 		return
 	}
-	mode := s.ref.State().Mode
-	if mode == referee.ModeConfirm.String() || mode == referee.ModeCorrect.String() {
+	pause := s.journalPausedLocked()
+	if s.meta.ClockPause {
+		mode := s.ref.State().Mode
+		pause = pause || mode == referee.ModeConfirm.String() || mode == referee.ModeCorrect.String()
+	} else if !pause && !s.jpaused {
+		return // never paused: nothing to resume
+	}
+	if pause {
 		cs.clk.Pause(at)
 	} else {
 		cs.clk.Resume(at)

@@ -59,12 +59,19 @@ func (s *Session) StartPaired(w record.Who, ctl clock.Controls) (bool, error) {
 	}
 	at := s.nowLocked()
 	s.clkNow = at
+	s.journalRetryLocked(false)
+	if s.halted { // the journal's backlog is full: not now
+		return false, s.refusedLocked()
+	}
 	// the new journal is written with the new header; the clocks of the
 	// game left behind decide its end line (a game over on time keeps
 	// its own), then the new control's clocks start with the new game
+	h0 := s.header
 	s.header = h
-	if s.journal != nil {
-		s.journal.Command("new", "", at)
+	if s.journal != nil && s.journal.Command("new", "", at) != nil {
+		s.header = h0
+		s.haltLocked()
+		return false, s.refusedLocked()
 	}
 	if err := runCommand(s.ref, "new", "", at); err != nil {
 		return false, err

@@ -43,4 +43,11 @@
 // a warning naming the file, where it went, the line and byte offset and
 // what was wrong. A torn last line of a readable journal is not a reason to
 // move it: it is cut (record.Repair) and every whole line is kept.
+//
+// A journal that cannot be written (a full, read-only or missing card)
+// pauses the game rather than lose a move (backlog.go, paused.go): the file
+// is cut back to the lines known on disk, the lines from then on wait in
+// memory (bounded) while the page and the LEDs say the game is paused, and
+// are written in order once the card can be written again. One daemon
+// holds a journal folder at a time (LockJournalDir).
 package companion

@@ -59,13 +59,66 @@ type metaWrap struct {
 }
 
 // Journal appends one game's record with the board events behind it.
+// Its lines go through a backlog in memory (backlog.go): a line is
+// recorded once it is on disk, and when the file cannot be written the
+// journal pauses and keeps its lines until it can.
 type Journal struct {
-	path  string
-	f     *os.File
-	w     *record.Writer
-	board *boards.Board
-	clock func() time.Time
-	buf   []byte
+	path string
+	f    journalFile // nil while the file could not be opened (backlog.go)
+	// openFile opens the journal and its rewrites' copies (osOpen; a
+	// test's files fail as a full card does)
+	openFile func(name string, flag int, perm os.FileMode) (journalFile, error)
+	w        *record.Writer
+	board    *boards.Board
+	clock    func() time.Time
+	ev       []byte // an event line being built (reused)
+
+	// Backlog bounds the bytes kept in memory while paused (0: MaxBacklog).
+	Backlog int
+
+	closed   bool
+	good     int64      // the file's bytes known to be on disk
+	buf      []byte     // the backlog's lines, back to back
+	items    []heldLine // the backlog, oldest first
+	written  int        // items[:written] are written, not yet synced
+	failed   error      // why the journal is paused; nil while it writes
+	failedAt time.Time
+	nextTry  time.Time
+	refused  int // inputs refused since the backlog filled
+}
+
+// recordSink gives the journal's record.Writer its lines (the header,
+// moves, rolls, other objects), each synced.
+type recordSink struct{ j *Journal }
+
+func (s recordSink) Write(b []byte) (int, error) {
+	move := bytes.HasPrefix(b, []byte(`{"move":`)) || bytes.HasPrefix(b, []byte(`{"roll":`))
+	return len(b), s.j.add(b, true, false, move)
+}
+
+// journalFile is what a journal writes through: an *os.File.
+type journalFile interface {
+	io.Writer
+	Sync() error
+	Truncate(size int64) error
+	Stat() (os.FileInfo, error)
+	Close() error
+}
+
+var _ journalFile = (*os.File)(nil)
+
+func osOpen(name string, flag int, perm os.FileMode) (journalFile, error) {
+	f, err := os.OpenFile(name, flag, perm)
+	if err != nil {
+		return nil, err // not a nil *os.File in an interface
+	}
+	return f, nil
+}
+
+func newJournal(path string, f journalFile, good int64, b *boards.Board, clock func() time.Time) *Journal {
+	j := &Journal{path: path, f: f, good: good, board: b, clock: clock, openFile: osOpen}
+	j.w = record.NewWriter(recordSink{j})
+	return j
 }
 
 // JournalName is the file name of a game started at t.
@@ -73,7 +126,9 @@ func JournalName(game string, t time.Time) string {
 	return "game-" + t.UTC().Format("20060102T150405.000000000Z") + "-" + game + ".jsonl"
 }
 
-// CreateJournal starts a journal for a new game in dir.
+// CreateJournal starts a journal for a new game in dir. A journal whose
+// file cannot be created or written (the card is full) starts paused,
+// its header kept in memory (backlog.go).
 func CreateJournal(dir string, h *record.Header, m *Meta, b *boards.Board, clock func() time.Time) (*Journal, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -82,17 +137,21 @@ func CreateJournal(dir string, h *record.Header, m *Meta, b *boards.Board, clock
 	meta, _ := json.Marshal(metaWrap{m})
 	hh.Meta = meta
 	path := filepath.Join(dir, JournalName(h.Game, clock()))
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+	f, err := osOpen(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return nil, err
+	}
+	j := newJournal(path, f, 0, b, clock)
 	if err != nil {
-		return nil, err
+		j.fail(err)
 	}
-	j := &Journal{path: path, f: f, w: record.NewWriter(f), board: b, clock: clock}
-	j.w.SyncEach = true
 	if err := j.w.WriteHeader(&hh); err != nil {
-		f.Close()
+		j.Close()
 		return nil, err
 	}
-	syncDir(dir)
+	if !j.Paused() {
+		syncDir(dir)
+	}
 	return j, nil
 }
 
@@ -102,9 +161,12 @@ func openJournal(path string, b *boards.Board, clock func() time.Time) (*Journal
 	if err != nil {
 		return nil, err
 	}
-	j := &Journal{path: path, f: f, w: record.NewWriter(f), board: b, clock: clock}
-	j.w.SyncEach = true // decisions are synced after a resume too
-	return j, nil
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return newJournal(path, f, fi.Size(), b, clock), nil
 }
 
 func syncDir(dir string) {
@@ -117,30 +179,34 @@ func syncDir(dir string) {
 // Path is the journal's file.
 func (j *Journal) Path() string { return j.path }
 
-// Close closes the file.
+// Close writes what the backlog holds, if it can, and closes the file.
+// Lines it cannot write are lost: the error says how many decisions.
 func (j *Journal) Close() error {
-	if j == nil || j.f == nil {
+	if j == nil || j.closed {
 		return nil
 	}
-	err := j.f.Close()
-	j.f = nil
+	var err error
+	if len(j.items) > 0 {
+		if ferr := j.flush(); ferr != nil {
+			err = fmt.Errorf("companion: %w: %d moves, rolls or takebacks kept in memory are lost", j.Problem(), j.Problem().Held)
+		}
+	}
+	j.closed = true
+	if j.f != nil {
+		if cerr := j.f.Close(); err == nil {
+			err = cerr
+		}
+		j.f = nil
+	}
 	return err
 }
 
 func ms(d time.Duration) int64 { return int64(d / time.Millisecond) }
 
-// line appends one raw line; sync says whether to fsync it.
-func (j *Journal) line(b []byte, sync bool) error {
-	if j == nil || j.f == nil {
-		return nil
-	}
-	if _, err := j.f.Write(b); err != nil {
-		return err
-	}
-	if sync {
-		return j.f.Sync()
-	}
-	return nil
+// line appends one input line (board event, tick, command): not synced,
+// the next decision's fsync covers it. ErrBacklogFull: refused.
+func (j *Journal) line(b []byte) error {
+	return j.add(b, false, true, false)
 }
 
 // Event journals a board event (not synced: the next move's fsync covers it).
@@ -148,7 +214,7 @@ func (j *Journal) Event(ev hardware.Event) error {
 	if j == nil {
 		return nil
 	}
-	b := j.buf[:0]
+	b := j.ev[:0]
 	switch ev.Kind {
 	case hardware.Change:
 		b = append(b, `{"sensor":`...)
@@ -186,8 +252,8 @@ func (j *Journal) Event(ev hardware.Event) error {
 		return nil
 	}
 	b = fmt.Appendf(b, `,"at":%d}`+"\n", ms(ev.At))
-	j.buf = b
-	return j.line(b, false)
+	j.ev = b
+	return j.line(b)
 }
 
 func appendQuote(b []byte, s string) []byte {
@@ -200,7 +266,7 @@ func (j *Journal) Tick(at time.Duration) error {
 	if j == nil {
 		return nil
 	}
-	return j.line(fmt.Appendf(nil, `{"tick":%d}`+"\n", ms(at)), false)
+	return j.line(fmt.Appendf(j.ev[:0], `{"tick":%d}`+"\n", ms(at)))
 }
 
 // Command journals a control command.
@@ -214,7 +280,7 @@ func (j *Journal) Command(name string, arg string, at time.Duration) error {
 		b = appendQuote(b, arg)
 	}
 	b = fmt.Appendf(b, `,"at":%d}`+"\n", ms(at))
-	return j.line(b, false)
+	return j.line(b)
 }
 
 // Marker journals a line of another kind (resume, end), synced.
@@ -224,7 +290,7 @@ func (j *Journal) Marker(key, value string) error {
 	}
 	b := append(append([]byte(`{"`), key...), `":`...)
 	b = appendQuote(b, value)
-	return j.line(append(b, "}\n"...), true)
+	return j.add(append(b, "}\n"...), true, false, false)
 }
 
 // Decision journals what the referee decided, synced (fsync at each move).
@@ -249,7 +315,7 @@ func (j *Journal) TimedDecision(a referee.Action, die *engine.Die, turnMS int64,
 		}
 		return j.w.Write(record.Line{Roll: a.Face, Numeric: die != nil && die.Numeric, By: a.Seat, T: t, Source: src, MS: turnMS, Timed: timed})
 	case referee.TookBack:
-		return j.takeback(a, t)
+		j.addTakeback(takebackOp{plies: a.Plies, ops: a.Ops, t: t})
 	}
 	return nil
 }
@@ -258,34 +324,34 @@ func (j *Journal) TimedDecision(a referee.Action, die *engine.Die, turnMS int64,
 // (so the journal stays a valid game record) and appends a takeback line.
 // The rewrite goes to a new file renamed over the old one, so a power cut
 // leaves either the old or the new journal.
-func (j *Journal) takeback(a referee.Action, t time.Time) error {
+func (j *Journal) takeback(plies, ops int, t time.Time) (bool, error) {
 	in, err := os.Open(j.path)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer in.Close()
 	tmp := j.path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := j.openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
-		return err
+		os.Remove(tmp)
+		return false, err
 	}
 	bw := bufio.NewWriterSize(f, 64<<10)
-	err = rewriteUndone(in, bw, a.Ops)
+	err = rewriteUndone(in, bw, ops)
 	if err == nil {
-		_, err = fmt.Fprintf(bw, `{"takeback":%d,"ops":%d,"t":%q}`+"\n", a.Plies, a.Ops, t.Format(time.RFC3339Nano))
+		_, err = fmt.Fprintf(bw, `{"takeback":%d,"ops":%d,"t":%q}`+"\n", plies, ops, t.Format(time.RFC3339Nano))
 	}
 	if err == nil {
 		err = bw.Flush()
 	}
-	if err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
+	if err == nil {
+		err = f.Sync()
 	}
 	f.Close()
+	if err != nil {
+		os.Remove(tmp) // a full card keeps no half copy
+		return false, err
+	}
 	return j.swapIn(tmp)
 }
 
@@ -641,19 +707,30 @@ func decisionText(kind, seat, what string) string {
 }
 
 // swapIn puts the rewritten file tmp in the journal's place (renamed over
-// it, the directory synced) and goes on appending to it.
-func (j *Journal) swapIn(tmp string) error {
-	if err := os.Rename(tmp, j.path); err != nil {
-		return err
+// it, the directory synced) and goes on appending to it: all of it is on
+// disk (tmp was synced; the lines written before were synced first). It
+// reports whether tmp took the journal's place: the rewrite is then done,
+// even when the file could not be opened again (the journal is paused
+// until it can).
+func (j *Journal) swapIn(tmp string) (bool, error) {
+	fi, err := os.Stat(tmp)
+	if err == nil {
+		err = os.Rename(tmp, j.path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return false, err
 	}
 	syncDir(filepath.Dir(j.path))
-	j.f.Close()
-	nf, err := os.OpenFile(j.path, os.O_WRONLY|os.O_APPEND, 0)
+	if j.f != nil {
+		j.f.Close()
+		j.f = nil
+	}
+	j.good, j.written = fi.Size(), 0
+	nf, err := j.openFile(j.path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
-		return err
+		return true, j.fail(err)
 	}
 	j.f = nf
-	j.w = record.NewWriter(nf)
-	j.w.SyncEach = true
-	return nil
+	return true, nil
 }

@@ -112,6 +112,7 @@ func (s *Session) Glance() (st referee.State, log []MoveEntry, hint *MoveEntry) 
 	defer s.mu.Unlock()
 	st = s.ref.State()
 	s.pairingStateLocked(&st)
+	s.pausedStateLocked(&st)
 	return st, slices.Clone(s.moveLogLocked()), s.hintMoveLocked(st.Hint)
 }
 

@@ -14,7 +14,9 @@ type Publisher interface {
 
 // publish tells the publisher, if any, that the journal was written.
 func (s *Session) publish() {
-	if s.opts.Publisher != nil && s.journal != nil {
+	// a journal paused tells nothing: its lines are not on disk yet
+	// (journalCheckLocked publishes once they are)
+	if s.opts.Publisher != nil && s.journal != nil && !s.journalPausedLocked() {
 		s.opts.Publisher.Journalled(s.journal.Path(), s.ref.Game().Plies())
 	}
 }

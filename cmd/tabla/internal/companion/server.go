@@ -33,6 +33,12 @@ type Status struct {
 	// BoardProblem says, in words for people, why nothing is played: the
 	// board plugged in is not the board this table is set up for.
 	BoardProblem string `json:"board_problem,omitempty"`
+	// JournalProblem says, in words for people, why the game is paused:
+	// its journal cannot be written (the card is full, read-only or
+	// gone), and what to do; Unrecorded counts the moves, rolls and
+	// takebacks kept in memory meanwhile, not yet on disk.
+	JournalProblem string `json:"journal_problem,omitempty"`
+	Unrecorded     int    `json:"unrecorded,omitempty"`
 }
 
 // PairingStatus is a standing pairing request.
@@ -56,6 +62,9 @@ func (s *Session) StatusJSON() Status {
 	}
 	if wrong := s.WrongBoard(); wrong != nil {
 		out.BoardProblem = wrong.People()
+	}
+	if p := s.JournalProblem(); p != nil {
+		out.JournalProblem, out.Unrecorded = p.People(), p.Held
 	}
 	if pending, left := s.Pairing(); pending {
 		out.Pairing = &PairingStatus{Seconds: int(math.Ceil(left.Seconds()))}

@@ -56,6 +56,9 @@ type Options struct {
 	// confirm a move or guides a correction (clock.go; the time control
 	// itself is Header.Clock). Default: the clock runs on.
 	ClockPause bool
+	// JournalBacklog bounds the bytes kept in memory while the journal
+	// cannot be written (0: MaxBacklog; backlog.go).
+	JournalBacklog int
 }
 
 // Session is one companion session: a board, the referee, the journal. Its
@@ -96,6 +99,11 @@ type Session struct {
 	// wrongBoard is the board the driver refuses while no board is
 	// accepted (boardcheck.go): nothing is played, the page says why
 	wrongBoard *BoardMismatch
+	// retired are journals of games left for a new one while they could
+	// not be written: written before the current one (paused.go)
+	retired []*Journal
+	jpaused bool // the pause was said (paused.go)
+	halted  bool // the backlog is full: the board is not followed
 
 	beatOnce sync.Once
 	beat     chan chan struct{} // heartbeat requests Run's loop answers (heartbeat.go)
@@ -191,6 +199,7 @@ func Open(opts Options) (*Session, error) {
 		if err != nil {
 			return nil, err
 		}
+		j.Backlog = opts.JournalBacklog
 		s.journal = j
 		s.resumed = resume.Path
 		if err := j.Marker("resume", s.clock().UTC().Format(time.RFC3339Nano)); err != nil {
@@ -236,6 +245,7 @@ func (s *Session) startJournal() error {
 	if err != nil {
 		return err
 	}
+	j.Backlog = s.opts.JournalBacklog
 	s.journal = j
 	s.log.Info("journal", "path", j.Path())
 	s.publish()
@@ -285,6 +295,7 @@ func (s *Session) State() referee.State {
 	defer s.mu.Unlock()
 	st := s.ref.State()
 	s.pairingStateLocked(&st)
+	s.pausedStateLocked(&st)
 	return st
 }
 
@@ -314,10 +325,15 @@ func (s *Session) handleLocked(ev hardware.Event) {
 	}
 	s.hostAt = time.Now()
 	s.clkNow = ev.At
+	s.journalRetryLocked(false)
+	if s.halted {
+		return // the backlog is full: the board is read afresh once written
+	}
 	s.startClockLocked(ev.At)
 	if !s.checkFlagLocked(ev.At) { // after a flag fell nothing more is journalled
 		if err := s.journal.Event(ev); err != nil {
-			s.log.Error("journal", "err", err)
+			s.haltLocked()
+			return
 		}
 	}
 	switch ev.Kind {
@@ -361,6 +377,10 @@ func (s *Session) Tick(now time.Duration) {
 
 func (s *Session) tickLocked(now time.Duration) {
 	s.clkNow = now
+	s.journalRetryLocked(false)
+	if s.halted {
+		return
+	}
 	ended := s.clocks != nil && s.clocks.ended
 	if s.checkFlagLocked(now) && !ended {
 		ended = true
@@ -376,7 +396,8 @@ func (s *Session) tickLocked(now time.Duration) {
 	}
 	if !ended {
 		if err := s.journal.Tick(now); err != nil {
-			s.log.Error("journal", "err", err)
+			s.haltLocked()
+			return
 		}
 	}
 	// a move this reading completes is pressed on the clocks at the
@@ -396,6 +417,7 @@ func (s *Session) afterLocked() {
 		s.decide(a)
 	}
 	s.pauseClockLocked(s.clkNow)
+	s.journalCheckLocked()
 	if pairing && s.pair == nil { // a move cancelled the pairing request
 		s.sendFrameLocked()
 		s.notifyLocked()
@@ -414,6 +436,7 @@ func (s *Session) sendFrameLocked() {
 		s.frame = s.pairingOverlayLocked(s.frame)
 	}
 	s.frame = s.lowTimeOverlayLocked(s.frame, s.clkNow)
+	s.frame = s.pausedOverlayLocked(s.frame)
 	frame := s.frame
 	if !ledsEqual(frame, s.lastLED) {
 		s.lastLED = append(s.lastLED[:0], frame...)
@@ -445,7 +468,11 @@ func (s *Session) decide(a referee.Action) {
 				s.journal.Marker("end", "new")
 			}
 			s.publish()
-			s.journal.Close()
+			if s.journal.Paused() {
+				s.retired = append(s.retired, s.journal) // written before the new one
+			} else if err := s.journal.Close(); err != nil {
+				s.log.Error("journal", "err", err)
+			}
 			s.journal = nil
 			if err := s.startJournal(); err != nil {
 				s.log.Error("journal", "err", err)
@@ -508,6 +535,10 @@ func (s *Session) Command(name, arg string) error {
 	defer s.mu.Unlock()
 	at := s.nowLocked()
 	s.clkNow = at
+	s.journalRetryLocked(false)
+	if s.halted {
+		return s.refusedLocked()
+	}
 	if s.checkFlagLocked(at) && name != "new" && name != "hint" {
 		return ErrGameOver
 	}
@@ -526,7 +557,10 @@ func (s *Session) Command(name, arg string) error {
 		}
 		// as n takebacks, one after the other: replay runs them as they are
 		for range n {
-			s.journal.Command(name, "", at)
+			if s.journal.Command(name, "", at) != nil {
+				s.haltLocked()
+				return s.refusedLocked()
+			}
 			err = runCommand(s.ref, name, "", at)
 			s.afterLocked()
 			if err != nil {
@@ -542,7 +576,10 @@ func (s *Session) Command(name, arg string) error {
 	default:
 		return fmt.Errorf("companion: unknown command %q", name)
 	}
-	s.journal.Command(name, arg, at)
+	if s.journal.Command(name, arg, at) != nil {
+		s.haltLocked()
+		return s.refusedLocked()
+	}
 	err = runCommand(s.ref, name, arg, at)
 	s.afterLocked()
 	return err
@@ -590,11 +627,14 @@ func (s *Session) Run(ctx context.Context) error {
 		pending, at := s.ref.Pending()
 		now := s.nowLocked()
 		wait := time.Hour
-		if pending {
+		if pending && !s.halted {
 			wait = max(at-now, 0) + time.Millisecond
 		}
 		if at, ok := s.clockWakeLocked(now); ok { // a flag falling, low time
 			wait = min(wait, max(at-now, 0)+time.Millisecond)
+		}
+		if s.journalPausedLocked() { // try to write the journal again
+			wait = min(wait, RetryEvery)
 		}
 		s.mu.Unlock()
 		timer.Reset(wait)
@@ -608,6 +648,8 @@ func (s *Session) Run(ctx context.Context) error {
 			s.Handle(ev)
 		case <-timer.C:
 			s.mu.Lock()
+			s.clkNow = s.nowLocked()
+			s.journalRetryLocked(true)
 			s.tickLocked(s.nowLocked())
 			s.mu.Unlock()
 		case ack := <-s.beats():
@@ -616,7 +658,8 @@ func (s *Session) Run(ctx context.Context) error {
 	}
 }
 
-// Close closes the journal (not the board).
+// Close closes the journal (not the board), writing what waits in memory
+// if it can; what it cannot is said in the error.
 func (s *Session) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -624,7 +667,12 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.closed = true
-	return s.journal.Close()
+	var errs []error
+	for _, j := range append(s.retired, s.journal) {
+		errs = append(errs, j.Close())
+	}
+	s.retired = nil
+	return errors.Join(errs...)
 }
 
 // Discard closes a session whose start failed after Open (its page could

@@ -114,6 +114,13 @@ func (s *Session) SetWho(w record.Who) error {
 // the file's header), through a new file renamed over the old one: a power
 // cut leaves either.
 func (j *Journal) rewriteHeader(h *record.Header) error {
+	if p := j.Problem(); p != nil {
+		return p
+	}
+	// the copy holds every line written: they are on disk with it
+	if err := j.commit(); err != nil {
+		return j.fail(err)
+	}
 	in, err := os.Open(j.path)
 	if err != nil {
 		return err
@@ -136,8 +143,9 @@ func (j *Journal) rewriteHeader(h *record.Header) error {
 	hh := *h
 	hh.Meta = old.Meta
 	tmp := j.path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := j.openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
+		os.Remove(tmp)
 		return err
 	}
 	bw := bufio.NewWriterSize(f, 64<<10)
@@ -156,7 +164,8 @@ func (j *Journal) rewriteHeader(h *record.Header) error {
 		os.Remove(tmp)
 		return err
 	}
-	return j.swapIn(tmp)
+	_, err = j.swapIn(tmp)
+	return err
 }
 
 // overLocked: the game has ended (won, drawn, or its time ran out).

@@ -339,6 +339,12 @@ func Run(ctx context.Context, o *Options) error {
 			o.Journal = "tabla-journal"
 		}
 	}
+	// one daemon per journal folder, for the life of this one
+	lock, err := companion.LockJournalDir(o.Journal, "tabla run", time.Now())
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	defer lock.Unlock()
 	defName := o.BoardDef
 	if defName == "" {
 		defName = o.Game

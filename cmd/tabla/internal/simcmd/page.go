@@ -79,6 +79,10 @@ type PageState struct {
 	Who record.Who `json:"who"`
 	// Clock is the clocks, when the game has a time control.
 	Clock *companion.ClockStatus `json:"clock,omitempty"`
+	// JournalProblem and Unrecorded: the game is paused, its journal
+	// cannot be written (companion.Status has the same fields).
+	JournalProblem string `json:"journal_problem,omitempty"`
+	Unrecorded     int    `json:"unrecorded,omitempty"`
 }
 
 // Held is a lifted piece.
@@ -110,6 +114,9 @@ func (p *PageSession) State() any {
 		st.Lifted = []Held{}
 	}
 	st.AI = p.ai.Seats()
+	if jp := p.Sess.JournalProblem(); jp != nil {
+		st.JournalProblem, st.Unrecorded = jp.People(), jp.Held
+	}
 	if st.ToMove != nil && st.Hint != "" && st.Status == "playing" && p.ai.Plays(*st.ToMove) {
 		st.Message = fmt.Sprintf("%s (engine) plays %s: carry it out on the board as lit", *st.ToMove, st.Hint)
 	}
@@ -154,6 +161,13 @@ func (p *PageSession) Act(raw json.RawMessage) error { return p.player.Act(raw) 
 func ServePage(ctx context.Context, o *PageOptions, log *slog.Logger) error {
 	if _, ok := boards.Games[o.Game]; !ok {
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("sim: unknown game %q (want daha, star, gyges, ray or six)", o.Game))
+	}
+	if o.Journal != "" { // one process per journal folder (companion.LockJournalDir)
+		lock, err := companion.LockJournalDir(o.Journal, "tabla sim", time.Now())
+		if err != nil {
+			return fmt.Errorf("sim: %w", err)
+		}
+		defer lock.Unlock()
 	}
 	defName := o.BoardDef
 	if defName == "" {

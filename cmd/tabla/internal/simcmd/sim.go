@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -232,6 +233,12 @@ func PlayWith(s *script.Script, journalDir string, po PlayOptions) (*Result, err
 		}
 		defer os.RemoveAll(dir)
 		journalDir = dir
+	} else { // one process per journal folder (companion.LockJournalDir)
+		lock, err := companion.LockJournalDir(journalDir, "tabla sim --script", time.Now())
+		if err != nil {
+			return nil, fmt.Errorf("sim: %w", err)
+		}
+		defer lock.Unlock()
 	}
 	sess, err := companion.Open(companion.Options{Header: h, Board: s.Board, HW: b, JournalDir: journalDir, NoResume: true,
 		Source: "sim", Rand: rnd, ClockPause: po.ClockPause})

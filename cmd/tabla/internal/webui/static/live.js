@@ -19,6 +19,7 @@ function normal(d) {
   const s = Object.assign({}, d.state);
   s.pieces = d.pieces; s.ai = d.ai; s.pairing = d.pairing; s.lifted = []; s.log = d.log; s.hint_move = d.hint_move;
   s.who = d.who; s.clock = d.clock; s.board_problem = d.board_problem;
+  s.journal_problem = d.journal_problem; s.unrecorded = d.unrecorded;
   return s;
 }
 
@@ -206,7 +207,7 @@ function render(s) {
   const hl = $("hintline");
   hl.hidden = !hint;
   if (hint) hl.textContent = (engineSeat(s) ? s.to_move + " (engine) plays " : "Hint: ") + moveWords(hint);
-  setMessage(s.board_problem || peopleMessage(s) || liftedText(s, holding));
+  setMessage(s.board_problem || s.journal_problem || peopleMessage(s) || liftedText(s, holding));
   plugged = s.plugged !== false;
   $("plug").textContent = plugged ? "Pull cable" : "Plug cable back";
   $("rolled").textContent = s.roll ? "shows " + s.roll + (s.roll_by ? " (" + s.roll_by + ")" : "") : "";
@@ -228,6 +229,7 @@ function renderStatus(s) {
   const conn = s.conn || "connected";
   if (offline) { badge = "page offline"; sync = "reconnecting…"; bad = true; }
   else if (s.board_problem) { badge = "wrong board"; sync = "wrong board plugged in"; bad = true; }
+  else if (s.journal_problem) { badge = "game paused"; sync = "paused: moves not recorded"; bad = true; }
   else if (conn === "waiting") { badge = "connecting"; sync = "reading the board…"; }
   else if (conn !== "connected") { badge = "board not connected"; sync = "board not connected"; bad = true; }
   else {
@@ -239,8 +241,8 @@ function renderStatus(s) {
     else { sync = "board out of sync"; bad = true; }
   }
   $("conn").textContent = badge;
-  $("conn").classList.toggle("down", offline || !!s.board_problem || conn !== "connected" && conn !== "waiting");
-  $("conn").dataset.state = offline ? "offline" : s.board_problem ? "wrong-board" : conn;
+  $("conn").classList.toggle("down", offline || !!s.board_problem || !!s.journal_problem || conn !== "connected" && conn !== "waiting");
+  $("conn").dataset.state = offline ? "offline" : s.board_problem ? "wrong-board" : s.journal_problem ? "paused" : conn;
   $("sync").textContent = sync;
   $("sync").classList.toggle("bad", bad);
 }

@@ -1,0 +1,171 @@
+//go:build linux
+
+package companion
+
+import (
+	"errors"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tabla-board/tabla/engine/record"
+)
+
+// smallTmpfs mounts a tmpfs of size bytes on a new folder, unmounted at
+// the test's end. Without the right to mount (not root) it skips on a
+// laptop and fails in CI (CI set), which runs as root.
+func smallTmpfs(t *testing.T, size string) string {
+	t.Helper()
+	dir := t.TempDir()
+	out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput()
+	if err != nil {
+		msg := "mount -t tmpfs -o size=" + size + " tmpfs " + dir + ": " + err.Error() + ": " + strings.TrimSpace(string(out))
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s (CI runs this test as root: it must be able to mount a tmpfs)", msg)
+		}
+		t.Skipf("%s: run as root to test a full filesystem", msg)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v: %s", dir, err, out)
+		}
+	})
+	return dir
+}
+
+// fill writes a file in dir until the filesystem is full.
+func fill(t *testing.T, dir string) string {
+	t.Helper()
+	path := filepath.Join(dir, "filler")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	chunk := make([]byte, 512)
+	for {
+		if _, err := f.Write(chunk); err != nil {
+			if !errors.Is(err, syscall.ENOSPC) {
+				t.Fatalf("filling %s: %v", dir, err)
+			}
+			return path
+		}
+	}
+}
+
+// The journal on a real filesystem that fills up: a 64 KB tmpfs is
+// filled while a STAR game is played, the journal pauses (the page says
+// the card is full), 25 more moves and a takeback are made on the full
+// disk, space is freed, and the next moves write everything: the journal
+// holds every move played, replays as it was played, and a session
+// resumed from it stands at the last move. 0 moves lost. Today's code
+// goes on with "no space left" in its log and resumes at the moves written
+// before the disk filled.
+func TestJournalFullTmpfs(t *testing.T) {
+	dir := smallTmpfs(t, "64k")
+	clk := &fakeClock{t: time.Date(2026, 11, 27, 21, 0, 0, 0, time.UTC)}
+	p, s := faultySession(t, dir, &faultFS{}, clk, nil, 0) // the fault-free files: the disk itself fills
+	rng := rand.New(rand.NewPCG(36, 1))
+	played := playMoves(t, p, s, 3, rng)
+	path := s.JournalPath()
+	filler := fill(t, dir)
+
+	// the journal's last page may hold a few more lines
+	for n := 0; s.JournalProblem() == nil; n++ {
+		if n == 100 {
+			t.Fatalf("100 moves on a full disk, and the journal is not paused")
+		}
+		played = append(played, playMoves(t, p, s, 1, rng)...)
+	}
+	onDisk := len(played) - s.JournalProblem().Held
+	played = append(played, playMoves(t, p, s, 25, rng)...)
+	if err := s.Command("takeback", ""); err != nil {
+		t.Fatal(err)
+	}
+	from, to, _ := strings.Cut(played[len(played)-1], "-")
+	act(t, p, `{"lift":"`+to+`"}`)
+	act(t, p, `{"place":"`+from+`"}`)
+	played = played[:len(played)-1]
+
+	st := s.StatusJSON()
+	if !strings.Contains(st.JournalProblem, "Game paused: the table's memory card is full") {
+		t.Errorf("the page says %q", st.JournalProblem)
+	}
+	if got := diskMoves(t, path); len(got) != onDisk {
+		t.Errorf("on the full disk: %d moves, want the %d written before it filled", len(got), onDisk)
+	}
+	t.Logf("%d moves on disk when it filled, %d kept in memory, %d board events refused", onDisk, st.Unrecorded, s.JournalProblem().Refused)
+
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	clk.add(RetryEvery)
+	played = append(played, playMoves(t, p, s, 2, rng)...)
+	if pr := s.JournalProblem(); pr != nil {
+		t.Fatalf("space is back, and the journal is still paused: %v", pr)
+	}
+	if got := s.State().Moves; !slices.Equal(got, played) {
+		t.Fatalf("the referee has %v, played %v", got, played)
+	}
+	got := diskMoves(t, path)
+	if !slices.Equal(got, played) {
+		t.Errorf("journal %d moves %v\nplayed   %d moves %v", len(got), got, len(played), played)
+	}
+	rr, err := ReplayFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rr.Match() {
+		t.Errorf("the journal replays otherwise than it was played:\n%s", rr.Diff())
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, s2 := newSimSession(t, record.Header{Game: "star", First: "red"}, dir, false)
+	if got := s2.State().Moves; !slices.Equal(got, played) {
+		t.Errorf("resumed at %d moves, played %d", len(got), len(played))
+	}
+	if err := s2.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A game started on a card already full: the journal's header cannot be
+// written, the session starts paused (it does not fail), the moves are
+// kept, and once space is freed the journal is written whole, header
+// first.
+func TestJournalStartsOnFullTmpfs(t *testing.T) {
+	dir := smallTmpfs(t, "16k")
+	filler := fill(t, dir)
+	clk := &fakeClock{t: time.Date(2026, 11, 27, 22, 0, 0, 0, time.UTC)}
+	p, s := faultySession(t, dir, &faultFS{}, clk, nil, 0)
+	if pr := s.JournalProblem(); pr == nil || pr.Kind() != "full" {
+		t.Fatalf("a new game on a full disk: problem %v, want the journal paused, full", pr)
+	}
+	rng := rand.New(rand.NewPCG(36, 2))
+	played := playMoves(t, p, s, 4, rng)
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	clk.add(RetryEvery)
+	played = append(played, playMoves(t, p, s, 1, rng)...)
+	if pr := s.JournalProblem(); pr != nil {
+		t.Fatalf("space is back, and the journal is still paused: %v", pr)
+	}
+	if got := diskMoves(t, s.JournalPath()); !slices.Equal(got, played) {
+		t.Errorf("journal %v, played %v", got, played)
+	}
+	rr, err := ReplayFile(s.JournalPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rr.Match() {
+		t.Errorf("the journal replays otherwise than it was played:\n%s", rr.Diff())
+	}
+}
