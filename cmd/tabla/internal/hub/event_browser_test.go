@@ -91,18 +91,18 @@ func TestEventPages(t *testing.T) {
 	// the round's tables with the players by seat and the running clocks,
 	// the standings after round 1 and its download
 	var text string
-	browsertest.Wait(t, "round 2 with names, clocks, standings and round 1's records", func() bool {
-		text = browsertest.Eval[string](t, ctx, `document.getElementById("sections").innerText`)
+	browsertest.WaitPage(t, "round 2 with names, clocks, standings and round 1's records", func(l *browsertest.Look) bool {
+		text = browsertest.Read[string](l, ctx, `document.getElementById("sections").innerText`)
 		for _, w := range want {
 			if !strings.Contains(text, w) {
 				return false
 			}
 		}
-		return browsertest.Eval[int](t, ctx, `document.querySelectorAll(".evseats .clock").length`) == 8 &&
-			browsertest.Eval[int](t, ctx, `document.querySelectorAll(".evseats .clock.run").length`) == 3 &&
+		return browsertest.Read[int](l, ctx, `document.querySelectorAll(".evseats .clock").length`) == 8 &&
+			browsertest.Read[int](l, ctx, `document.querySelectorAll(".evseats .clock.run").length`) == 3 &&
 			strings.Contains(text, "Buchholz") && strings.Contains(text, "first places") &&
-			browsertest.Eval[int](t, ctx, `document.querySelectorAll('.evdl a[href$="/round/1"]').length`) == 2
-	}, func() string { return text })
+			browsertest.Read[int](l, ctx, `document.querySelectorAll('.evdl a[href$="/round/1"]').length`) == 2
+	}, func(*browsertest.Look) string { return text })
 	if px := browsertest.Eval[int](t, ctx, browsertest.Overflow); px > 0 {
 		t.Errorf("the event page is %d px wider than a 390-px phone", px)
 	}
