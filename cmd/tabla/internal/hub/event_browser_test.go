@@ -60,7 +60,9 @@ func TestEventPages(t *testing.T) {
 	// without the token: refused, in words
 	register("gyges", "Mallory")
 	browsertest.WaitJS(t, ctx, "the refusal without the token", `document.getElementById("evmessage").textContent.includes("token is needed")`, `document.getElementById("evmessage").textContent`)
-	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(`#token`), "secret")); err != nil {
+	// typed, then left as a person's tap on a button leaves it: the page
+	// keeps the token (on the box's change) for its next visit
+	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(`#token`), "secret"), chromedp.Blur(chromedp.CSS(`#token`))); err != nil {
 		t.Fatal(err)
 	}
 	for game, names := range map[string][]string{"gyges": {"Ayşe", "Bora", "Cem", "Deniz"}, "daha": {"Gül", "Hakan", "İpek", "Kaan"}} {
