@@ -60,7 +60,9 @@ func TestEventPages(t *testing.T) {
 	// without the token: refused, in words
 	register("gyges", "Mallory")
 	browsertest.WaitJS(t, ctx, "the refusal without the token", `document.getElementById("evmessage").textContent.includes("token is needed")`, `document.getElementById("evmessage").textContent`)
-	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(`#token`), "secret")); err != nil {
+	// typed, then left as a person's tap on a button leaves it: the page
+	// keeps the token (on the box's change) for its next visit
+	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(`#token`), "secret"), chromedp.Blur(chromedp.CSS(`#token`))); err != nil {
 		t.Fatal(err)
 	}
 	for game, names := range map[string][]string{"gyges": {"Ayşe", "Bora", "Cem", "Deniz"}, "daha": {"Gül", "Hakan", "İpek", "Kaan"}} {
@@ -91,18 +93,18 @@ func TestEventPages(t *testing.T) {
 	// the round's tables with the players by seat and the running clocks,
 	// the standings after round 1 and its download
 	var text string
-	browsertest.Wait(t, "round 2 with names, clocks, standings and round 1's records", func() bool {
-		text = browsertest.Eval[string](t, ctx, `document.getElementById("sections").innerText`)
+	browsertest.WaitPage(t, "round 2 with names, clocks, standings and round 1's records", func(l *browsertest.Look) bool {
+		text = browsertest.Read[string](l, ctx, `document.getElementById("sections").innerText`)
 		for _, w := range want {
 			if !strings.Contains(text, w) {
 				return false
 			}
 		}
-		return browsertest.Eval[int](t, ctx, `document.querySelectorAll(".evseats .clock").length`) == 8 &&
-			browsertest.Eval[int](t, ctx, `document.querySelectorAll(".evseats .clock.run").length`) == 3 &&
+		return browsertest.Read[int](l, ctx, `document.querySelectorAll(".evseats .clock").length`) == 8 &&
+			browsertest.Read[int](l, ctx, `document.querySelectorAll(".evseats .clock.run").length`) == 3 &&
 			strings.Contains(text, "Buchholz") && strings.Contains(text, "first places") &&
-			browsertest.Eval[int](t, ctx, `document.querySelectorAll('.evdl a[href$="/round/1"]').length`) == 2
-	}, func() string { return text })
+			browsertest.Read[int](l, ctx, `document.querySelectorAll('.evdl a[href$="/round/1"]').length`) == 2
+	}, func(*browsertest.Look) string { return text })
 	if px := browsertest.Eval[int](t, ctx, browsertest.Overflow); px > 0 {
 		t.Errorf("the event page is %d px wider than a 390-px phone", px)
 	}

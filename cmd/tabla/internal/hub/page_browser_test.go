@@ -55,10 +55,10 @@ func TestHubPages(t *testing.T) {
 	nav(base+"/", "#tables")
 	cards := `Object.fromEntries([...document.querySelectorAll("a.tcard")].map(a => [a.querySelector(".name").textContent, a.querySelectorAll("svg .pieces [data-cell]").length]))`
 	var seen map[string]int
-	browsertest.Wait(t, "a card with a drawn board for each table", func() bool {
-		seen = browsertest.Eval[map[string]int](t, ctx, cards)
+	browsertest.WaitPage(t, "a card with a drawn board for each table", func(l *browsertest.Look) bool {
+		seen = browsertest.Read[map[string]int](l, ctx, cards)
 		return len(seen) == 2 && seen["alpha"] > 0 && seen["h"] > 0
-	}, func() string { return fmt.Sprint(seen) })
+	}, func(*browsertest.Look) string { return fmt.Sprint(seen) })
 	noOverflow("the live tables")
 	browsertest.Screenshot(t, ctx, "hub-tables-phone")
 
@@ -71,12 +71,12 @@ func TestHubPages(t *testing.T) {
 		var pieces map[string]string
 		var moves []string
 		var bar float64
-		browsertest.Wait(t, what, func() bool {
-			pieces = browsertest.Eval[map[string]string](t, ctx, browsertest.DrawnPieces)
-			moves = browsertest.Eval[[]string](t, ctx, `[...document.querySelectorAll("#moves li")].map(l => l.textContent)`)
-			bar = browsertest.Eval[float64](t, ctx, `document.getElementById("evalbar").hidden ? 0 : [...document.getElementById("evalbar").children].reduce((s, d) => s + parseFloat(d.style.width), 0)`)
+		browsertest.WaitPage(t, what, func(l *browsertest.Look) bool {
+			pieces = browsertest.Read[map[string]string](l, ctx, browsertest.DrawnPieces)
+			moves = browsertest.Read[[]string](l, ctx, `[...document.querySelectorAll("#moves li")].map(l => l.textContent)`)
+			bar = browsertest.Read[float64](l, ctx, `document.getElementById("evalbar").hidden ? 0 : [...document.getElementById("evalbar").children].reduce((s, d) => s + parseFloat(d.style.width), 0)`)
 			return maps.Equal(pieces, solo.sess.StatusJSON().Pieces) && slices.Equal(moves, journalMoves(t, solo.sess.JournalPath())) && bar > 99.9 && bar < 100.1
-		}, func() string {
+		}, func(*browsertest.Look) string {
 			return fmt.Sprintf("page: pieces %v moves %v eval bar %.1f%%; table: pieces %v moves %v", pieces, moves, bar,
 				solo.sess.StatusJSON().Pieces, journalMoves(t, solo.sess.JournalPath()))
 		})
@@ -87,21 +87,21 @@ func TestHubPages(t *testing.T) {
 	noOverflow("a table")
 	// who plays, the event and the clocks (issue 27)
 	var club string
-	browsertest.Wait(t, "the players and clocks on the table page", func() bool {
-		club = browsertest.Eval[string](t, ctx, `document.getElementById("club").hidden ? "" : document.getElementById("club").innerText`)
+	browsertest.WaitPage(t, "the players and clocks on the table page", func(l *browsertest.Look) bool {
+		club = browsertest.Read[string](l, ctx, `document.getElementById("club").hidden ? "" : document.getElementById("club").innerText`)
 		return strings.Contains(club, "club night · round 1") && strings.Contains(club, "Ayşe (south)") && strings.Contains(club, "Bora (north)") &&
-			browsertest.Eval[int](t, ctx, `document.querySelectorAll("#players .clock").length`) == 2
-	}, func() string { return club })
+			browsertest.Read[int](l, ctx, `document.querySelectorAll("#players .clock").length`) == 2
+	}, func(*browsertest.Look) string { return club })
 	browsertest.Screenshot(t, ctx, "hub-table-club-phone")
 	browsertest.Screenshot(t, ctx, "hub-table-phone")
 
 	// the table's own live page, read-only, LEDs and all
 	nav(base+"/t/alpha/", `#board [data-cell]`)
 	var pieces map[string]string
-	browsertest.Wait(t, "alpha's own page on the hub", func() bool {
-		pieces = browsertest.Eval[map[string]string](t, ctx, browsertest.DrawnPieces)
+	browsertest.WaitPage(t, "alpha's own page on the hub", func(l *browsertest.Look) bool {
+		pieces = browsertest.Read[map[string]string](l, ctx, browsertest.DrawnPieces)
 		return maps.Equal(pieces, solo.sess.StatusJSON().Pieces)
-	}, func() string { return fmt.Sprint(pieces) })
+	}, func(*browsertest.Look) string { return fmt.Sprint(pieces) })
 	noOverflow("a table's live page")
 
 	// a person plays white of h's game from the page
@@ -109,11 +109,14 @@ func TestHubPages(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(`#token`), "secret")); err != nil {
 		t.Fatal(err)
 	}
-	clickText := func(sel, text string) bool {
-		return browsertest.Eval[bool](t, ctx, fmt.Sprintf(`(() => { const b = [...document.querySelectorAll(%q)].find(b => b.textContent === %q); if (b) b.click(); return !!b; })()`, sel, text))
+	clickText := func(l *browsertest.Look, sel, text string) bool {
+		return browsertest.Read[bool](l, ctx, fmt.Sprintf(`(() => { const b = [...document.querySelectorAll(%q)].find(b => b.textContent === %q); if (b) b.click(); return !!b; })()`, sel, text))
 	}
-	browsertest.Wait(t, "a button to play white", func() bool { return clickText("#seats button", "play white") },
-		func() string { return browsertest.Eval[string](t, ctx, `document.getElementById("seats").textContent`) })
+	browsertest.WaitPage(t, "a button to play white", func(l *browsertest.Look) bool {
+		return clickText(l, "#seats button", "play white")
+	}, func(l *browsertest.Look) string {
+		return browsertest.Read[string](l, ctx, `document.getElementById("seats").textContent`)
+	})
 	waitFor(t, "the board to see white played from a browser", 10*time.Second, func() bool { return !host.mine("white") })
 	// a move out of turn is refused, and the page keeps saying why while
 	// the game goes on
@@ -134,26 +137,25 @@ func TestHubPages(t *testing.T) {
 		t.Errorf("a move out of turn: the page says %q", msg)
 	}
 	var played []string
-	deadline := time.Now().Add(60 * time.Second)
 	for len(played) < 3 {
-		if time.Now().After(deadline) {
-			st := host.sess.State()
-			t.Fatalf("the browser played %v; the board: moves %v hint %q to move %v", played, st.Moves, st.Hint, deref(st.ToMove))
-		}
-		if host.step() {
-			continue
-		}
 		// white's turn on a page that has the whole game: tap a move
-		n := len(journalMoves(t, host.sess.JournalPath()))
-		tap := browsertest.Eval[[]string](t, ctx, fmt.Sprintf(`(() => {
+		var tap []string
+		var n int
+		browsertest.WaitPage(t, fmt.Sprintf("white's move %d tapped on the page", len(played)+1), func(l *browsertest.Look) bool {
+			if host.step() {
+				return false // the board's turn first
+			}
+			n = len(journalMoves(t, host.sess.JournalPath()))
+			tap = browsertest.Read[[]string](l, ctx, fmt.Sprintf(`(() => {
 			const b = document.querySelector("#legal button"), msg = document.getElementById("message").textContent;
 			if (!b || !document.getElementById("turn").textContent.includes("white to move") || document.querySelectorAll("#moves li").length !== %d) return ["", msg];
 			b.click(); return [b.textContent, msg]; })()`, n))
+			return len(tap) == 2 && tap[0] != ""
+		}, func(*browsertest.Look) string {
+			st := host.sess.State()
+			return fmt.Sprintf("the browser played %v; the board: moves %v hint %q to move %v", played, st.Moves, st.Hint, deref(st.ToMove))
+		})
 		m := tap[0]
-		if m == "" {
-			time.Sleep(20 * time.Millisecond)
-			continue
-		}
 		if len(played) == 0 && !strings.Contains(tap[1], notTurn) {
 			t.Errorf("the refusal was wiped before the next action: the page said %q", tap[1])
 		}
@@ -178,10 +180,10 @@ func TestHubPages(t *testing.T) {
 	}
 	t.Logf("the browser played %v; the board journalled %v", played, journalMoves(t, host.sess.JournalPath()))
 	var moves []string
-	browsertest.Wait(t, "the page to list the game as the board journalled it", func() bool {
-		moves = browsertest.Eval[[]string](t, ctx, `[...document.querySelectorAll("#moves li")].map(l => l.textContent)`)
+	browsertest.WaitPage(t, "the page to list the game as the board journalled it", func(l *browsertest.Look) bool {
+		moves = browsertest.Read[[]string](l, ctx, `[...document.querySelectorAll("#moves li")].map(l => l.textContent)`)
 		return slices.Equal(moves, journalMoves(t, host.sess.JournalPath()))
-	}, func() string {
+	}, func(*browsertest.Look) string {
 		return fmt.Sprintf("page %v, board %v", moves, journalMoves(t, host.sess.JournalPath()))
 	})
 	if !strings.Contains(browsertest.Eval[string](t, ctx, `document.getElementById("seats").textContent`), "white (browser)") {

@@ -46,16 +46,15 @@ func TestFirstIndexProgressPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	const want = "Reading the library… 3 of 10 games"
-	summary := func() string {
-		return browsertest.Eval[string](t, ctx, `document.getElementById("summary").textContent`)
-	}
-	browsertest.Wait(t, "the count of the files read", func() bool { return summary() == want }, summary)
+	const summary = `document.getElementById("summary").textContent`
+	seen := func(l *browsertest.Look) string { return browsertest.Read[string](l, ctx, summary) }
+	browsertest.WaitPage(t, "the count of the files read", func(l *browsertest.Look) bool { return seen(l) == want }, seen)
 	browsertest.Screenshot(t, ctx, "library-first-index-phone")
 	free()
-	browsertest.Wait(t, "the list", func() bool {
-		return browsertest.Eval[int](t, ctx, `document.querySelectorAll("#rows tr.game").length`) == 10
-	}, summary)
-	if s := summary(); s != "10 files: 10 games" {
+	browsertest.WaitPage(t, "the list", func(l *browsertest.Look) bool {
+		return browsertest.Read[int](l, ctx, `document.querySelectorAll("#rows tr.game").length`) == 10
+	}, seen)
+	if s := browsertest.Eval[string](t, ctx, summary); s != "10 files: 10 games" {
 		t.Errorf("after the index the summary says %q", s)
 	}
 }

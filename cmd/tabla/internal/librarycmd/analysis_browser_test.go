@@ -43,9 +43,9 @@ func viewport(t *testing.T, ctx context.Context, w, h int64, mobile bool) {
 func openGame(t *testing.T, ctx context.Context, base, id string, ply int) {
 	t.Helper()
 	navigate(t, ctx, fmt.Sprintf("%sgame.html?id=%s&ply=%d", base, url.QueryEscape(id), ply), "#board [data-cell]")
-	browsertest.Wait(t, id+"'s analysis", func() bool {
-		return browsertest.Eval[bool](t, ctx, `!!(ana && document.getElementById("progressbox").hidden)`)
-	}, func() string { return text(t, ctx, "#progresstext") })
+	browsertest.WaitPage(t, id+"'s analysis", func(l *browsertest.Look) bool {
+		return browsertest.Read[bool](l, ctx, `!!(ana && document.getElementById("progressbox").hidden)`)
+	}, func(l *browsertest.Look) string { return readText(l, ctx, "#progresstext") })
 }
 
 func analysed(t *testing.T, lib *library.Library, id string) *library.Analysis {
@@ -176,10 +176,10 @@ func TestAnalysisBoardVariation(t *testing.T) {
 	for _, vp := range viewports {
 		viewport(t, desk, vp.width, vp.height, vp.mobile)
 		openGame(t, desk, base, id, ply)
-		browsertest.Wait(t, "the legal moves", func() bool { return browsertest.Eval[bool](t, desk, `!!(legalAt && legalAt.legal)`) }, func() string { return "" })
-		browsertest.Wait(t, "the engine's lines", func() bool {
-			return browsertest.Eval[int](t, desk, `document.querySelectorAll("#lines li").length`) == 3
-		}, func() string { return text(t, desk, "#linesbox") })
+		browsertest.WaitPage(t, "the legal moves", func(l *browsertest.Look) bool { return browsertest.Read[bool](l, desk, `!!(legalAt && legalAt.legal)`) }, nil)
+		browsertest.WaitPage(t, "the engine's lines", func(l *browsertest.Look) bool {
+			return browsertest.Read[int](l, desk, `document.querySelectorAll("#lines li").length`) == 3
+		}, func(l *browsertest.Look) string { return readText(l, desk, "#linesbox") })
 		if d := text(t, desk, "#linesdepth"); !strings.Contains(d, "depth") {
 			t.Errorf("%s: the lines say %q, want their depth", vp.name, d)
 		}
@@ -197,10 +197,10 @@ func TestAnalysisBoardVariation(t *testing.T) {
 			if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#board .hit[data-cell=%q]`, from)))); err != nil {
 				t.Fatal(err)
 			}
-			browsertest.Wait(t, "the board zoomed in", func() bool {
-				return browsertest.Eval[string](t, desk, `document.getElementById("board").dataset.tap`) != "zoom"
-			}, func() string {
-				return browsertest.Eval[string](t, desk, `document.getElementById("board").dataset.tap`)
+			browsertest.WaitPage(t, "the board zoomed in", func(l *browsertest.Look) bool {
+				return browsertest.Read[string](l, desk, `document.getElementById("board").dataset.tap`) != "zoom"
+			}, func(l *browsertest.Look) string {
+				return browsertest.Read[string](l, desk, `document.getElementById("board").dataset.tap`)
 			})
 		}
 		if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#board .hit[data-cell=%q]`, from)))); err != nil {
@@ -222,9 +222,9 @@ func TestAnalysisBoardVariation(t *testing.T) {
 		if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#board .hit[data-cell=%q]`, to)))); err != nil {
 			t.Fatal(err)
 		}
-		browsertest.Wait(t, "the variation", func() bool {
-			return browsertest.Eval[bool](t, desk, `!!(variation && variation.data && variation.line.length === 1 && variation.data.line.length === 1)`)
-		}, func() string { return text(t, desk, "#varbox") })
+		browsertest.WaitPage(t, "the variation", func(l *browsertest.Look) bool {
+			return browsertest.Read[bool](l, desk, `!!(variation && variation.data && variation.line.length === 1 && variation.data.line.length === 1)`)
+		}, func(l *browsertest.Look) string { return readText(l, desk, "#varbox") })
 		want, _ := lib.Explore(id, ply, []string{mv.Move})
 		if got := browsertest.Eval[map[string]string](t, desk, browsertest.DrawnPieces); !maps.Equal(got, want.Step.Pieces) {
 			t.Errorf("%s: after %s the board shows %v, want %v", vp.name, mv.Move, got, want.Step.Pieces)
@@ -232,9 +232,9 @@ func TestAnalysisBoardVariation(t *testing.T) {
 		if l := text(t, desk, "#varline"); !strings.Contains(l, mv.Move) || browsertest.Eval[bool](t, desk, `document.getElementById("varbox").hidden`) {
 			t.Errorf("%s: the variation reads %q", vp.name, l)
 		}
-		browsertest.Wait(t, "the variation's lines", func() bool {
-			return browsertest.Eval[int](t, desk, `document.querySelectorAll("#lines li").length`) == 3 && !strings.Contains(text(t, desk, "#linesdepth"), "thinking")
-		}, func() string { return text(t, desk, "#linesbox") })
+		browsertest.WaitPage(t, "the variation's lines", func(l *browsertest.Look) bool {
+			return browsertest.Read[int](l, desk, `document.querySelectorAll("#lines li").length`) == 3 && !strings.Contains(readText(l, desk, "#linesdepth"), "thinking")
+		}, func(l *browsertest.Look) string { return readText(l, desk, "#linesbox") })
 		// the engine's lines at the variation are the server's
 		ev, err := lib.Evaluate(context.Background(), id, ply, []string{mv.Move}, 3)
 		if err != nil {
@@ -251,30 +251,30 @@ func TestAnalysisBoardVariation(t *testing.T) {
 		if err := chromedp.Do(desk, chromedp.KeyEvent(kb.ArrowLeft)); err != nil {
 			t.Fatal(err)
 		}
-		browsertest.Wait(t, "back to the game", func() bool { return browsertest.Eval[bool](t, desk, `variation === null`) }, func() string { return "" })
+		browsertest.WaitPage(t, "back to the game", func(l *browsertest.Look) bool { return browsertest.Read[bool](l, desk, `variation === null`) }, nil)
 		if got := browsertest.Eval[map[string]string](t, desk, browsertest.DrawnPieces); !maps.Equal(got, g.Steps[ply].Pieces) || text(t, desk, "#ply") != fmt.Sprintf("move %d of %d", ply, len(g.Steps)-1) {
 			t.Errorf("%s: after ← the page is at %q", vp.name, text(t, desk, "#ply"))
 		}
 		// a line's move played by a tap, then the engine's reply, then
 		// back to the game by the button
-		browsertest.Wait(t, "the lines", func() bool {
-			return browsertest.Eval[int](t, desk, `document.querySelectorAll("#lines li").length`) == 3 && !strings.Contains(text(t, desk, "#linesdepth"), "thinking")
-		}, func() string { return "" })
+		browsertest.WaitPage(t, "the lines", func(l *browsertest.Look) bool {
+			return browsertest.Read[int](l, desk, `document.querySelectorAll("#lines li").length`) == 3 && !strings.Contains(readText(l, desk, "#linesdepth"), "thinking")
+		}, nil)
 		if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(`#lines li`))); err != nil {
 			t.Fatal(err)
 		}
-		browsertest.Wait(t, "a variation of one move", func() bool {
-			return browsertest.Eval[bool](t, desk, `!!(variation && variation.data && variation.data.line.length === 1)`)
-		}, func() string { return "" })
-		browsertest.Wait(t, "the reply's line", func() bool {
-			return browsertest.Eval[int](t, desk, `document.querySelectorAll("#lines li").length`) > 0 && !strings.Contains(text(t, desk, "#linesdepth"), "thinking")
-		}, func() string { return "" })
+		browsertest.WaitPage(t, "a variation of one move", func(l *browsertest.Look) bool {
+			return browsertest.Read[bool](l, desk, `!!(variation && variation.data && variation.data.line.length === 1)`)
+		}, nil)
+		browsertest.WaitPage(t, "the reply's line", func(l *browsertest.Look) bool {
+			return browsertest.Read[int](l, desk, `document.querySelectorAll("#lines li").length`) > 0 && !strings.Contains(readText(l, desk, "#linesdepth"), "thinking")
+		}, nil)
 		if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(`#lines li`))); err != nil {
 			t.Fatal(err)
 		}
-		browsertest.Wait(t, "a variation of two moves", func() bool {
-			return browsertest.Eval[bool](t, desk, `!!(variation && variation.data && variation.data.line.length === 2)`)
-		}, func() string { return "" })
+		browsertest.WaitPage(t, "a variation of two moves", func(l *browsertest.Look) bool {
+			return browsertest.Read[bool](l, desk, `!!(variation && variation.data && variation.data.line.length === 2)`)
+		}, nil)
 		if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(`#backtogame`))); err != nil {
 			t.Fatal(err)
 		}
@@ -386,33 +386,33 @@ func TestAnalysisBoardVariationDice(t *testing.T) {
 	browsertest.Phone(t, desk)
 	const id = "daha.jsonl"
 	openGame(t, desk, base, id, 0)
-	browsertest.Wait(t, "the engine's lines", func() bool {
-		return browsertest.Eval[int](t, desk, `document.querySelectorAll("#lines li").length`) > 0 && !strings.Contains(text(t, desk, "#linesdepth"), "thinking")
-	}, func() string { return text(t, desk, "#linesbox") })
+	browsertest.WaitPage(t, "the engine's lines", func(l *browsertest.Look) bool {
+		return browsertest.Read[int](l, desk, `document.querySelectorAll("#lines li").length`) > 0 && !strings.Contains(readText(l, desk, "#linesdepth"), "thinking")
+	}, func(l *browsertest.Look) string { return readText(l, desk, "#linesbox") })
 	first := browsertest.Eval[string](t, desk, `document.querySelector("#lines li").dataset.move`)
 	if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(`#lines li`))); err != nil {
 		t.Fatal(err)
 	}
-	browsertest.Wait(t, "the die's faces", func() bool {
-		return browsertest.Eval[int](t, desk, `document.querySelectorAll("#varchoice button.face").length`) == 6
-	}, func() string { return text(t, desk, "#varbox") })
+	browsertest.WaitPage(t, "the die's faces", func(l *browsertest.Look) bool {
+		return browsertest.Read[int](l, desk, `document.querySelectorAll("#varchoice button.face").length`) == 6
+	}, func(l *browsertest.Look) string { return readText(l, desk, "#varbox") })
 	// the engine's lines of the variation redraw the board, not the faces:
 	// a face being tapped stays the button under the finger (redrawn, the
 	// tap lands on a node gone, the flake of chromedp's "Could not find
 	// node with given id")
 	browsertest.Eval[bool](t, desk, `(window.faceShown = document.querySelector("#varchoice button.face:nth-of-type(3)"), true)`)
-	browsertest.Wait(t, "the variation's engine lines", func() bool {
-		return !strings.Contains(text(t, desk, "#linesdepth"), "thinking")
-	}, func() string { return text(t, desk, "#linesbox") })
+	browsertest.WaitPage(t, "the variation's engine lines", func(l *browsertest.Look) bool {
+		return !strings.Contains(readText(l, desk, "#linesdepth"), "thinking")
+	}, func(l *browsertest.Look) string { return readText(l, desk, "#linesbox") })
 	if !browsertest.Eval[bool](t, desk, `faceShown.isConnected && faceShown === document.querySelector("#varchoice button.face:nth-of-type(3)")`) {
 		t.Error("the engine's lines drew the die's faces again")
 	}
 	if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(`#varchoice button.face:nth-of-type(3)`))); err != nil {
 		t.Fatal(err)
 	}
-	browsertest.Wait(t, "the roll played", func() bool {
-		return browsertest.Eval[bool](t, desk, `!!(variation && variation.data && variation.data.line.length === 2)`)
-	}, func() string { return text(t, desk, "#varbox") })
+	browsertest.WaitPage(t, "the roll played", func(l *browsertest.Look) bool {
+		return browsertest.Read[bool](l, desk, `!!(variation && variation.data && variation.data.line.length === 2)`)
+	}, func(l *browsertest.Look) string { return readText(l, desk, "#varbox") })
 	line := browsertest.Eval[[]string](t, desk, `variation.data.line`)
 	want, err := lib.Explore(id, 0, []string{first, "roll:3"})
 	if err != nil {

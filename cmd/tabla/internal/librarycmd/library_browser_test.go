@@ -55,7 +55,18 @@ func navigate(t *testing.T, ctx context.Context, u, ready string) {
 
 func text(t *testing.T, ctx context.Context, sel string) string {
 	t.Helper()
-	return browsertest.Eval[string](t, ctx, fmt.Sprintf(`(document.querySelector(%q) || {}).textContent || ""`, sel))
+	return browsertest.Eval[string](t, ctx, textOf(sel))
+}
+
+// readText is text read during a wait's look.
+func readText(l *browsertest.Look, ctx context.Context, sel string) string {
+	return browsertest.Read[string](l, ctx, textOf(sel))
+}
+
+// textOf is a JavaScript expression for the text of the element sel, ""
+// if there is none.
+func textOf(sel string) string {
+	return fmt.Sprintf(`(document.querySelector(%q) || {}).textContent || ""`, sel)
 }
 
 // cutPieces replays the record cut after line n: the pieces the engine
@@ -86,9 +97,9 @@ func TestLibraryPages(t *testing.T) {
 
 	// the list: the good games, the bad files with their line and byte
 	navigate(t, desk, base, "#rows tr")
-	browsertest.Wait(t, "the list", func() bool {
-		return browsertest.Eval[int](t, desk, `document.querySelectorAll("#rows tr.game").length`) == len(librarytest.Good)
-	}, func() string { return text(t, desk, "#summary") })
+	browsertest.WaitPage(t, "the list", func(l *browsertest.Look) bool {
+		return browsertest.Read[int](l, desk, `document.querySelectorAll("#rows tr.game").length`) == len(librarytest.Good)
+	}, func(l *browsertest.Look) string { return readText(l, desk, "#summary") })
 	bad := browsertest.Eval[[]string](t, desk, `[...document.querySelectorAll("#rows tr.bad")].map(r => r.textContent)`)
 	if len(bad) != len(librarytest.Bad) {
 		t.Errorf("bad rows %q", bad)
@@ -127,9 +138,9 @@ func TestLibraryPages(t *testing.T) {
 			t.Fatal(err)
 		}
 		navigate(t, desk, base+"game.html?id="+url.QueryEscape(name), "#board [data-cell]")
-		browsertest.Wait(t, name+"'s analysis", func() bool {
-			return browsertest.Eval[bool](t, desk, `!!(ana && document.getElementById("progressbox").hidden)`)
-		}, func() string { return text(t, desk, "#progresstext") })
+		browsertest.WaitPage(t, name+"'s analysis", func(l *browsertest.Look) bool {
+			return browsertest.Read[bool](l, desk, `!!(ana && document.getElementById("progressbox").hidden)`)
+		}, func(l *browsertest.Look) string { return readText(l, desk, "#progresstext") })
 		for k := range g.Steps {
 			n := 1
 			if k > 0 {
@@ -185,7 +196,7 @@ func TestLibraryPages(t *testing.T) {
 	// winning move drawn as an arrow at the start, a click on the curve
 	// jumps
 	navigate(t, desk, base+"game.html?id=star-missed-win.jsonl", "#board [data-cell]")
-	browsertest.Wait(t, "the analysis", func() bool { return browsertest.Eval[bool](t, desk, `!!ana`) }, func() string { return text(t, desk, "#progresstext") })
+	browsertest.WaitPage(t, "the analysis", func(l *browsertest.Look) bool { return browsertest.Read[bool](l, desk, `!!ana`) }, func(l *browsertest.Look) string { return readText(l, desk, "#progresstext") })
 	if n := browsertest.Eval[int](t, desk, `document.querySelectorAll("#movelist .flag-missed").length + document.querySelectorAll("#curve .mark.missed").length`); n != 2 {
 		t.Errorf("the missed win is flagged %d times, want on the list and the curve", n)
 	}
@@ -226,7 +237,7 @@ func TestLibraryPages(t *testing.T) {
 	}
 	browsertest.Screenshot(t, phone, "library-phone")
 	navigate(t, phone, base+"game.html?id=gyges.jsonl", "#board [data-cell]")
-	browsertest.Wait(t, "the analysis", func() bool { return browsertest.Eval[bool](t, phone, `!!ana`) }, func() string { return "" })
+	browsertest.WaitPage(t, "the analysis", func(l *browsertest.Look) bool { return browsertest.Read[bool](l, phone, `!!ana`) }, nil)
 	for i := 0; i < 16; i++ {
 		chromedp.Do(phone, chromedp.KeyEvent(kb.ArrowRight))
 	}

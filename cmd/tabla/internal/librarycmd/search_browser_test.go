@@ -50,18 +50,19 @@ func TestLibrarySearchAndCharts(t *testing.T) {
 	for _, vp := range viewports {
 		viewport(t, desk, vp.width, vp.height, vp.mobile)
 		navigate(t, desk, base, "#rows tr.game")
-		shown := func() []string {
-			ids := browsertest.Eval[[]string](t, desk, `[...document.querySelectorAll("#rows tr")].map(r => r.dataset.id)`)
+		const rows = `[...document.querySelectorAll("#rows tr")].map(r => r.dataset.id)`
+		shown := func(l *browsertest.Look) []string {
+			ids := browsertest.Read[[]string](l, desk, rows)
 			slices.Sort(ids)
 			return ids
 		}
 		search := func(q string, want []string) {
 			t.Helper()
 			browsertest.Eval[bool](t, desk, fmt.Sprintf(`(() => { const s = document.getElementById("fsearch"); s.value = %q; s.dispatchEvent(new Event("input")); return true; })()`, q))
-			browsertest.Wait(t, "the search for "+q, func() bool { return slices.Equal(shown(), want) }, func() string { return fmt.Sprint(shown()) })
+			browsertest.WaitPage(t, "the search for "+q, func(l *browsertest.Look) bool { return slices.Equal(shown(l), want) }, func(l *browsertest.Look) string { return fmt.Sprint(shown(l)) })
 		}
 		search(late, lib.Search(late))
-		if got := shown(); !slices.Contains(got, "star.jsonl") {
+		if got := browsertest.Eval[[]string](t, desk, rows); !slices.Contains(got, "star.jsonl") {
 			t.Errorf("%s: searching %q (star.jsonl's last move) shows %q", vp.name, late, got)
 		}
 		search("spring open", []string{"club.jsonl"})
@@ -114,9 +115,9 @@ func TestLibrarySearchAndCharts(t *testing.T) {
 		if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(one))); err != nil {
 			t.Fatal(err)
 		}
-		browsertest.Wait(t, "the game of the bar", func() bool {
-			return strings.Contains(browsertest.Eval[string](t, desk, `location.href`), "game.html?id=")
-		}, func() string { return browsertest.Eval[string](t, desk, `location.href`) })
+		browsertest.WaitPage(t, "the game of the bar", func(l *browsertest.Look) bool {
+			return strings.Contains(browsertest.Read[string](l, desk, `location.href`), "game.html?id=")
+		}, func(l *browsertest.Look) string { return browsertest.Read[string](l, desk, `location.href`) })
 		id, _ := url.QueryUnescape(strings.TrimPrefix(want, "game.html?id="))
 		if e, _, err := lib.Entry(id); err != nil || e.Plies == 0 {
 			t.Errorf("%s: the bar opened %q: %v", vp.name, want, err)
@@ -130,9 +131,9 @@ func TestLibrarySearchAndCharts(t *testing.T) {
 		if err := chromedp.Do(desk, chromedp.Click(chromedp.ID("manybar"))); err != nil {
 			t.Fatal(err)
 		}
-		browsertest.Wait(t, "the library of the bar "+many, func() bool {
-			return browsertest.Eval[int](t, desk, `document.querySelectorAll("#rows tr.game").length`) == manyCount
-		}, func() string { return text(t, desk, "#summary") })
+		browsertest.WaitPage(t, "the library of the bar "+many, func(l *browsertest.Look) bool {
+			return browsertest.Read[int](l, desk, `document.querySelectorAll("#rows tr.game").length`) == manyCount
+		}, func(l *browsertest.Look) string { return readText(l, desk, "#summary") })
 		if browsertest.Eval[bool](t, desk, `document.getElementById("chartfilter").hidden`) {
 			t.Errorf("%s: the library does not say it shows a chart's games", vp.name)
 		}

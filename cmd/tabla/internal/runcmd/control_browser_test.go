@@ -55,8 +55,12 @@ func runDaemon(t *testing.T, journal, listen string, opts ...func(*Options)) (tb
 	return &table{t: t, sess: r.s, vb: companion.Sim(r.s.HW()), url: "http://" + r.addr + "/"}, r.addr, stop
 }
 
-func pairText(t *testing.T, ctx context.Context) string {
-	return browsertest.Eval[string](t, ctx, `document.getElementById("pairtext").textContent`)
+// pairTextJS is the page's words about pairing.
+const pairTextJS = `document.getElementById("pairtext").textContent`
+
+// readPairText reads the page's words about pairing during a wait.
+func readPairText(l *browsertest.Look, ctx context.Context) string {
+	return browsertest.Read[string](l, ctx, pairTextJS)
 }
 
 // TestPhoneControl, on a 390×844 phone: a paired phone's destructive
@@ -79,21 +83,21 @@ func TestPhoneControl(t *testing.T) {
 		t.Fatal(err)
 	}
 	controls := `!document.querySelector('[data-press="new"]').disabled && !document.querySelector('#seats input').disabled`
-	browsertest.Wait(t, "the phone to control the board", func() bool { return browsertest.Eval[bool](t, phone, controls) },
-		func() string { return pairText(t, phone) })
+	browsertest.WaitPage(t, "the phone to control the board", func(l *browsertest.Look) bool { return browsertest.Read[bool](l, phone, controls) },
+		func(l *browsertest.Look) string { return readPairText(l, phone) })
 
 	// giving a seat to the engine asks first: Cancel sends nothing
 	browsertest.Eval[bool](t, phone, `(() => { window.posts = []; const f = window.fetch; window.fetch = (u, o) => { if (o && o.method === "POST") window.posts.push(String(u)); return f(u, o); }; return true; })()`)
 	white := `#seats input[data-seat="white"]`
 	click(t, phone, white)
-	browsertest.Wait(t, "the confirm dialog", func() bool { return browsertest.Eval[bool](t, phone, dialogOpen) }, func() string { return "closed" })
+	browsertest.WaitPage(t, "the confirm dialog", func(l *browsertest.Look) bool { return browsertest.Read[bool](l, phone, dialogOpen) }, nil)
 	click(t, phone, "#confirmcancel")
 	if posts := browsertest.Eval[[]string](t, phone, `window.posts`); len(posts) != 0 || len(tb.sess.StatusJSON().AI) != 0 ||
 		browsertest.Eval[bool](t, phone, `document.querySelector('`+white+`').checked`) {
 		t.Fatalf("Cancel gave white to the engine: sent %v, engine %v", posts, tb.sess.StatusJSON().AI)
 	}
 	click(t, phone, white)
-	browsertest.Wait(t, "the confirm dialog", func() bool { return browsertest.Eval[bool](t, phone, dialogOpen) }, func() string { return "closed" })
+	browsertest.WaitPage(t, "the confirm dialog", func(l *browsertest.Look) bool { return browsertest.Read[bool](l, phone, dialogOpen) }, nil)
 	click(t, phone, "#confirmok")
 	waitFor(t, "the engine on white", func() bool { return slices.Contains(tb.sess.StatusJSON().AI, "white") })
 
@@ -107,12 +111,12 @@ func TestPhoneControl(t *testing.T) {
 		}
 		waitFor(t, mv[0]+"-"+mv[1], func() bool { return len(tb.sess.State().Moves) == i+1 })
 	}
-	browsertest.Wait(t, "a round on the phone", func() bool {
-		return browsertest.Eval[bool](t, phone, `!document.getElementById("takebackround").hidden && document.querySelectorAll("#moves li").length == 2`)
-	}, func() string { return fmt.Sprint(tb.sess.State().Moves) })
+	browsertest.WaitPage(t, "a round on the phone", func(l *browsertest.Look) bool {
+		return browsertest.Read[bool](l, phone, `!document.getElementById("takebackround").hidden && document.querySelectorAll("#moves li").length == 2`)
+	}, func(*browsertest.Look) string { return fmt.Sprint(tb.sess.State().Moves) })
 	browsertest.Eval[bool](t, phone, `(window.posts = [], true)`)
 	click(t, phone, "#takebackround")
-	browsertest.Wait(t, "the confirm dialog", func() bool { return browsertest.Eval[bool](t, phone, dialogOpen) }, func() string { return "closed" })
+	browsertest.WaitPage(t, "the confirm dialog", func(l *browsertest.Look) bool { return browsertest.Read[bool](l, phone, dialogOpen) }, nil)
 	if text := browsertest.Eval[string](t, phone, `document.getElementById("confirmtext").textContent`); !strings.Contains(text, "2 moves (b1-f3, l13-h11)") {
 		t.Errorf("the takeback question: %q", text)
 	}
@@ -121,7 +125,7 @@ func TestPhoneControl(t *testing.T) {
 		t.Fatalf("Cancel took back: sent %v, moves %v", posts, tb.sess.State().Moves)
 	}
 	click(t, phone, "#takebackround")
-	browsertest.Wait(t, "the confirm dialog", func() bool { return browsertest.Eval[bool](t, phone, dialogOpen) }, func() string { return "closed" })
+	browsertest.WaitPage(t, "the confirm dialog", func(l *browsertest.Look) bool { return browsertest.Read[bool](l, phone, dialogOpen) }, nil)
 	click(t, phone, "#confirmok")
 	waitFor(t, "the round taken back", func() bool { return len(tb.sess.State().Moves) == 0 })
 	// the pieces go back where they were
@@ -143,15 +147,15 @@ func TestPhoneControl(t *testing.T) {
 	if err := tb.vb.Place("f3", ""); err != nil {
 		t.Fatal(err)
 	}
-	browsertest.Wait(t, "the move on the phone", func() bool {
-		return browsertest.Eval[int](t, phone, `document.querySelectorAll("#moves li").length`) == 1
-	}, func() string { return fmt.Sprint(tb.sess.State().Moves) })
+	browsertest.WaitPage(t, "the move on the phone", func(l *browsertest.Look) bool {
+		return browsertest.Read[int](l, phone, `document.querySelectorAll("#moves li").length`) == 1
+	}, func(*browsertest.Look) string { return fmt.Sprint(tb.sess.State().Moves) })
 	journal1 := tb.sess.JournalPath()
 
 	// New game asks; nothing is sent before Confirm
 	browsertest.Eval[bool](t, phone, `(window.posts = [], true)`)
 	click(t, phone, `[data-press="new"]`)
-	browsertest.Wait(t, "the confirm dialog", func() bool { return browsertest.Eval[bool](t, phone, dialogOpen) }, func() string { return "closed" })
+	browsertest.WaitPage(t, "the confirm dialog", func(l *browsertest.Look) bool { return browsertest.Read[bool](l, phone, dialogOpen) }, nil)
 	text := browsertest.Eval[string](t, phone, `document.getElementById("confirmtext").textContent`)
 	if !strings.Contains(text, "new game") || !strings.Contains(text, "1 move") {
 		t.Errorf("the question: %q", text)
@@ -179,12 +183,13 @@ func TestPhoneControl(t *testing.T) {
 		t.Fatalf("Cancel changed the game: moves %v, journal %s", got, tb.sess.JournalPath())
 	}
 	click(t, phone, `[data-press="new"]`)
-	browsertest.Wait(t, "the confirm dialog", func() bool { return browsertest.Eval[bool](t, phone, dialogOpen) }, func() string { return "closed" })
+	browsertest.WaitPage(t, "the confirm dialog", func(l *browsertest.Look) bool { return browsertest.Read[bool](l, phone, dialogOpen) }, nil)
 	click(t, phone, "#confirmok")
-	browsertest.Wait(t, "the new game", func() bool { return tb.sess.JournalPath() != journal1 && len(tb.sess.State().Moves) == 0 },
-		func() string {
-			return fmt.Sprint(tb.sess.State().Moves, browsertest.Eval[string](t, phone, `document.getElementById("message").textContent`))
-		})
+	browsertest.WaitPage(t, "the new game", func(*browsertest.Look) bool {
+		return tb.sess.JournalPath() != journal1 && len(tb.sess.State().Moves) == 0
+	}, func(l *browsertest.Look) string {
+		return fmt.Sprint(tb.sess.State().Moves, browsertest.Read[string](l, phone, `document.getElementById("message").textContent`))
+	})
 	if posts := browsertest.Eval[[]string](t, phone, `window.posts`); len(posts) != 1 || !strings.HasSuffix(posts[0], "api/new") {
 		t.Errorf("sent on Confirm: %v, want api/new once", posts)
 	}
@@ -204,8 +209,8 @@ func TestPhoneControl(t *testing.T) {
 	}
 	tb, _, _ = runDaemon(t, journal, addr)
 	ended := `document.getElementById("pairtext").textContent.includes("This phone no longer controls the board") && document.querySelector('[data-press="new"]').disabled && document.querySelector('[data-press="takeback"]').disabled && document.querySelector('#seats input').disabled && !document.getElementById("pairbtn").hidden`
-	browsertest.Wait(t, "the page to say control ended", func() bool { return browsertest.Eval[bool](t, phone, ended) },
-		func() string { return pairText(t, phone) })
+	browsertest.WaitPage(t, "the page to say control ended", func(l *browsertest.Look) bool { return browsertest.Read[bool](l, phone, ended) },
+		func(l *browsertest.Look) string { return readPairText(l, phone) })
 	browsertest.Screenshot(t, phone, "table-phone-control-ended")
 	// a refused control is told in words, never the API's detail
 	got := browsertest.Eval[string](t, phone, `send("api/hint").then(() => document.getElementById("message").textContent)`)

@@ -64,18 +64,18 @@ func (tb *table) mirrors(ctx context.Context, what string) {
 	var pieces, leds map[string]string
 	var moves string
 	var st companion.Status
-	browsertest.Wait(tb.t, what, func() bool {
+	browsertest.WaitPage(tb.t, what, func(l *browsertest.Look) bool {
 		st = tb.sess.StatusJSON()
-		pieces = browsertest.Eval[map[string]string](tb.t, ctx, browsertest.DrawnPieces)
-		leds = browsertest.Eval[map[string]string](tb.t, ctx, browsertest.DrawnLEDs)
-		moves = browsertest.Eval[string](tb.t, ctx, `[...document.querySelectorAll("#moves li")].map(l => l.dataset.move).join(" ")`)
+		pieces = browsertest.Read[map[string]string](l, ctx, browsertest.DrawnPieces)
+		leds = browsertest.Read[map[string]string](l, ctx, browsertest.DrawnLEDs)
+		moves = browsertest.Read[string](l, ctx, `[...document.querySelectorAll("#moves li")].map(l => l.dataset.move).join(" ")`)
 		rs := tb.sess.State()
 		want := map[string]string{}
 		for c, l := range rs.LEDs {
 			want[c] = l.Role
 		}
 		return maps.Equal(pieces, st.Pieces) && maps.Equal(leds, want) && moves == strings.Join(rs.Moves, " ")
-	}, func() string {
+	}, func(*browsertest.Look) string {
 		return fmt.Sprintf("page pieces %v, leds %v, moves %q; board %v, leds %v", pieces, leds, moves, st.Pieces, tb.sess.State().LEDs)
 	})
 }
@@ -147,10 +147,10 @@ func TestTablePage(t *testing.T) {
 	if pulsing != 1 {
 		t.Fatalf("%d board LEDs pulse while a phone asks, want 1 (%v)", pulsing, tb.vb.LEDs())
 	}
-	browsertest.Wait(t, "the phone's prompt", func() bool {
-		return strings.Contains(browsertest.Eval[string](t, phone, `document.getElementById("pairtext").textContent`), "press the board's confirm button")
-	}, func() string {
-		return browsertest.Eval[string](t, phone, `document.getElementById("pairtext").textContent`)
+	browsertest.WaitPage(t, "the phone's prompt", func(l *browsertest.Look) bool {
+		return strings.Contains(browsertest.Read[string](l, phone, `document.getElementById("pairtext").textContent`), "press the board's confirm button")
+	}, func(l *browsertest.Look) string {
+		return browsertest.Read[string](l, phone, `document.getElementById("pairtext").textContent`)
 	})
 	browsertest.Screenshot(t, phone, "table-phone-pairing")
 
@@ -158,10 +158,10 @@ func TestTablePage(t *testing.T) {
 	if err := tb.vb.Press(hardware.ButtonConfirm); err != nil {
 		t.Fatal(err)
 	}
-	browsertest.Wait(t, "the phone to be paired", func() bool {
-		return browsertest.Eval[bool](t, phone, `!document.querySelector('[data-press="hint"]').disabled`)
-	}, func() string {
-		return browsertest.Eval[string](t, phone, `document.getElementById("pairtext").textContent`)
+	browsertest.WaitPage(t, "the phone to be paired", func(l *browsertest.Look) bool {
+		return browsertest.Read[bool](l, phone, `!document.querySelector('[data-press="hint"]').disabled`)
+	}, func(l *browsertest.Look) string {
+		return browsertest.Read[string](l, phone, `document.getElementById("pairtext").textContent`)
 	})
 	tb.mirrors(phone, "the board back to the game after the grant")
 	if got := tb.sess.State().Moves; len(got) != 2 {
@@ -172,7 +172,7 @@ func TestTablePage(t *testing.T) {
 	tb.mirrors(phone, "the hint lit on the phone")
 	click(t, phone, `#seats input[data-seat="white"]`)
 	// giving a seat to the engine asks first
-	browsertest.Wait(t, "the confirm dialog", func() bool { return browsertest.Eval[bool](t, phone, dialogOpen) }, func() string { return "closed" })
+	browsertest.WaitPage(t, "the confirm dialog", func(l *browsertest.Look) bool { return browsertest.Read[bool](l, phone, dialogOpen) }, nil)
 	if ai := tb.sess.StatusJSON().AI; len(ai) != 0 {
 		t.Fatalf("the engine plays %v before Confirm", ai)
 	}

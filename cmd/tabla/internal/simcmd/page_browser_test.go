@@ -97,20 +97,11 @@ func (p *pageRun) waitHand(n int) {
 // against the game, in words).
 func (p *pageRun) waitTurn(want string) {
 	p.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		text, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](`document.getElementById("turn").textContent`))
-		if err != nil {
-			p.t.Fatal(err)
-		}
-		if strings.Contains(text, want) {
-			return
-		}
-		if time.Now().After(deadline) {
-			p.t.Fatalf("waiting for the turn line to say %q: it says %q", want, text)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	var text string
+	browsertest.WaitPage(p.t, fmt.Sprintf("the turn line to say %q", want), func(l *browsertest.Look) bool {
+		text = browsertest.Read[string](l, p.ctx, `document.getElementById("turn").textContent`)
+		return strings.Contains(text, want)
+	}, func(*browsertest.Look) string { return text })
 }
 
 func (p *pageRun) moves(n int) referee.State {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/webui/browsertest"
 )
 
 // TestPageCrossSiteBrowser: a page from another site open in the same
@@ -35,24 +36,12 @@ fetch(%q, {method: "POST", headers: {"Content-Type": "application/json"}, body: 
 	if err := chromedp.Do(ctx, chromedp.Navigate(evilURL)); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	var simple, json string
-	for {
-		var err error
-		if simple, err = chromedp.Run(ctx, chromedp.Evaluate[string](`window.simple`)); err != nil {
-			t.Fatal(err)
-		}
-		if json, err = chromedp.Run(ctx, chromedp.Evaluate[string](`window.json`)); err != nil {
-			t.Fatal(err)
-		}
-		if simple != "pending" && json != "pending" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the evil page's requests never finished: %q %q", simple, json)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	var got []string
+	browsertest.WaitPage(t, "the evil page's requests to finish", func(l *browsertest.Look) bool {
+		got = browsertest.Read[[]string](l, ctx, `[window.simple, window.json]`)
+		return len(got) == 2 && got[0] != "pending" && got[1] != "pending"
+	}, func(*browsertest.Look) string { return fmt.Sprintf("%q", got) })
+	simple, json := got[0], got[1]
 	if json != "blocked" {
 		t.Errorf("the cross-site JSON POST got through to a response: %s", json)
 	}

@@ -59,9 +59,9 @@ func TestLibraryWords(t *testing.T) {
 		if err := chromedp.Do(ctx, chromedp.Navigate(fmt.Sprintf("%s/game.html?id=%s", srv.URL, id)), chromedp.WaitVisible(chromedp.CSS(`.error`))); err != nil {
 			t.Fatal(err)
 		}
-		browsertest.Wait(t, "the error in words", func() bool {
-			return browsertest.Eval[string](t, ctx, `document.querySelector(".error").textContent`) != ""
-		}, func() string { return "" })
+		browsertest.WaitPage(t, "the error in words", func(l *browsertest.Look) bool {
+			return browsertest.Read[string](l, ctx, `document.querySelector(".error").textContent`) != ""
+		}, nil)
 		if got := browsertest.Eval[string](t, ctx, `document.querySelector(".error").textContent`); developerText(got) || !strings.Contains(got, "This game") {
 			t.Errorf("game %s: the page says %q, want words for people", id, got)
 		}

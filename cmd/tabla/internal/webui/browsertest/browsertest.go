@@ -9,6 +9,8 @@ package browsertest
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -107,8 +109,10 @@ func FullScreenshot(t *testing.T, ctx context.Context, name string) {
 	t.Logf("screenshot: %s", path)
 }
 
-// Eval evaluates a JavaScript expression (a promise is awaited).
-func Eval[T any](t *testing.T, ctx context.Context, js string) T {
+// Eval evaluates a JavaScript expression (a promise is awaited) and fails
+// the test at once on an error. To wait for a page, which may be
+// navigating or reloading meanwhile, use WaitPage and Read instead.
+func Eval[T any](t testing.TB, ctx context.Context, js string) T {
 	t.Helper()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
 	if err != nil {
@@ -127,25 +131,125 @@ const DrawnLEDs = `(() => { const out = {}; document.querySelectorAll("#board .l
 // must not scroll sideways).
 const Overflow = `document.documentElement.scrollWidth - window.innerWidth`
 
-// Wait polls cond every 20 ms until it is true, failing after 30 s with
-// what() saying what was seen.
-// WaitJS waits, inside the page, for the JavaScript expression cond to be
-// true (the browser checks it every 20 ms, 30 s at most: no sleep on this
-// side); seen is an expression for what the page shows instead.
-func WaitJS(t *testing.T, ctx context.Context, what, cond, seen string) {
+// waitTimeout is how long a wait lasts before it fails the test.
+const waitTimeout = 30 * time.Second
+
+// pollEvery is how often a wait looks again.
+const pollEvery = 20 * time.Millisecond
+
+// A Look is one look at the pages during a WaitPage: the pages are read
+// through it with Read, and a read that fails makes the whole look fail
+// (the wait looks again) instead of failing the test.
+type Look struct {
+	err error
+}
+
+// Read evaluates a JavaScript expression in the tab ctx (a promise is
+// awaited) during a look. An error — the page is navigating or reloading,
+// or its script has not yet defined what js reads — is kept in l and the
+// zero value returned; once a read of l has failed, the later ones return
+// the zero value without evaluating.
+func Read[T any](l *Look, ctx context.Context, js string) T {
+	var zero T
+	if l.err != nil {
+		return zero
+	}
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
+	if err != nil {
+		l.err = fmt.Errorf("%s: %w", js, err)
+		return zero
+	}
+	return v
+}
+
+// Err is the error of the look's failed read, or nil.
+func (l *Look) Err() error { return l.err }
+
+// WaitPage looks at the pages every 20 ms until cond, reading them with
+// Read, returns true in a look whose reads all worked. A page navigating
+// or reloading is no error: a look whose read failed only counts as not
+// yet. After 30 s the test fails with what seen (which may be nil) shows
+// and the last look's error; it fails at once when a read's context has
+// ended (the browser is gone).
+func WaitPage(t testing.TB, what string, cond func(*Look) bool, seen func(*Look) string) {
 	t.Helper()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](cond, chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(30*time.Second))); err != nil {
-		t.Fatalf("waiting for %s (%v); seen: %s", what, err, Eval[string](t, ctx, seen))
+	waitPage(t, what, cond, seen, waitTimeout)
+}
+
+func waitPage(t testing.TB, what string, cond func(*Look) bool, seen func(*Look) string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		var l Look
+		if cond(&l) && l.err == nil {
+			return
+		}
+		ended := errors.Is(l.err, context.Canceled) || errors.Is(l.err, context.DeadlineExceeded)
+		if ended || time.Now().After(deadline) {
+			msg := fmt.Sprintf("waiting for %s", what)
+			if seen != nil {
+				var sl Look
+				s := seen(&sl)
+				if sl.err != nil {
+					s += fmt.Sprintf(" (%v)", sl.err)
+				}
+				msg += "; seen: " + s
+			}
+			if l.err != nil {
+				msg += fmt.Sprintf("; last error: %v", l.err)
+			}
+			t.Fatal(msg)
+		}
+		time.Sleep(pollEvery)
 	}
 }
 
-func Wait(t *testing.T, what string, cond func() bool, seen func() string) {
+// WaitJS waits, inside the page, for the JavaScript expression cond to be
+// true (the browser checks it every 20 ms, 30 s at most: no sleep on this
+// side); seen is an expression for what the page shows instead. The
+// browser's poll ends when the page navigates or reloads: WaitJS then
+// polls the new page, and fails only at the deadline, with the last error.
+func WaitJS(t testing.TB, ctx context.Context, what, cond, seen string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	waitJS(t, ctx, what, cond, seen, waitTimeout)
+}
+
+func waitJS(t testing.TB, ctx context.Context, what, cond, seen string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	var last error
+	for left := timeout; left > 0; left = time.Until(deadline) {
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool](cond, chromedp.WithPollingInterval(pollEvery), chromedp.WithPollingTimeout(left)))
+		if err == nil {
+			return
+		}
+		last = err
+		if ctx.Err() != nil || errors.Is(err, chromedp.ErrPollingTimeout) {
+			break
+		}
+		// the poll ended with its page: once a poll interval has passed,
+		// poll the page that replaced it
+		time.Sleep(pollEvery)
+	}
+	var l Look
+	s := Read[string](&l, ctx, seen)
+	if l.err != nil {
+		s += fmt.Sprintf(" (%v)", l.err)
+	}
+	t.Fatalf("waiting for %s (%v); seen: %s", what, last, s)
+}
+
+// Wait polls cond every 20 ms until it is true, failing after 30 s with
+// what seen() says was seen. cond and seen read the program's state, not a
+// page (Eval fails the test on a page that is navigating): to wait for a
+// page use WaitPage, or WaitJS.
+func Wait(t testing.TB, what string, cond func() bool, seen func() string) {
+	t.Helper()
+	deadline := time.Now().Add(waitTimeout)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("waiting for %s; seen: %s", what, seen())
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(pollEvery)
 	}
 }
