@@ -991,12 +991,11 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64, mode playMode) (res no
 				// the last moves as they were (a deeper reading undone)
 				i = slices.Index(st.Candidates, "revise:"+strings.Join(before2[len(before2)-k:], ";")+";"+ops.text)
 			}
-			for k, c := range st.Candidates {
-				// (the referee's record of the last plies may name them
-				// otherwise than the truth, ending in the same position — a
-				// reading one to the game, README rules notes: the true move
-				// after them; the position is checked below)
-				if i < 0 && strings.HasPrefix(c, "revise:") && strings.HasSuffix(c, ";"+ops.text) {
+			for k, c := range tb.r.confirm {
+				// (a reading that names the last plies otherwise than the
+				// truth, ending in the same position — one to the game,
+				// README rules notes; the position is checked below)
+				if h, ok := tb.r.outcome(c); i < 0 && ok && h == shadow.Hash() && (c.kind == candMove || c.kind == candRevise) {
 					i = k
 				}
 			}
