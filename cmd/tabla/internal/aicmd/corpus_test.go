@@ -17,6 +17,7 @@ import (
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/cli"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/testfs"
 	"github.com/tabla-board/tabla/engine"
 	_ "github.com/tabla-board/tabla/engine/games"
 	"github.com/tabla-board/tabla/engine/record"
@@ -42,25 +43,6 @@ func tabla(args ...string) (cmdutil.ExitCode, string, string) {
 	var out, errb bytes.Buffer
 	code := cli.Run(context.Background(), &cmdutil.IO{In: strings.NewReader(""), Out: &out, Err: &errb}, args)
 	return code, out.String(), errb.String()
-}
-
-// repoRoot is the directory holding go.mod.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = up
-	}
 }
 
 // testdataRecords lists the *.jsonl files under every testdata directory
@@ -94,7 +76,7 @@ func testdataRecords(t *testing.T, root string) []string {
 // records) exits 1 from both with the file and line named, like
 // `tabla rules check` — never a crash or another code.
 func TestTestdataCorpus(t *testing.T) {
-	root := repoRoot(t)
+	root := testfs.Root(t)
 	files := testdataRecords(t, root)
 	if len(files) < 20 {
 		t.Fatalf("only %d testdata records found under %s", len(files), root)

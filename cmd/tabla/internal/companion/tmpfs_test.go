@@ -6,7 +6,6 @@ import (
 	"errors"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,30 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tabla-board/tabla/cmd/tabla/internal/testfs"
 	"github.com/tabla-board/tabla/engine/record"
 )
-
-// smallTmpfs mounts a tmpfs of size bytes on a new folder, unmounted at
-// the test's end. Without the right to mount (not root) it skips on a
-// laptop and fails in CI (CI set), which runs as root.
-func smallTmpfs(t *testing.T, size string) string {
-	t.Helper()
-	dir := t.TempDir()
-	out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput()
-	if err != nil {
-		msg := "mount -t tmpfs -o size=" + size + " tmpfs " + dir + ": " + err.Error() + ": " + strings.TrimSpace(string(out))
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s (CI runs this test as root: it must be able to mount a tmpfs)", msg)
-		}
-		t.Skipf("%s: run as root to test a full filesystem", msg)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", dir, err, out)
-		}
-	})
-	return dir
-}
 
 // fill writes a file in dir until the filesystem is full.
 func fill(t *testing.T, dir string) string {
@@ -68,7 +46,7 @@ func fill(t *testing.T, dir string) string {
 // goes on with "no space left" in its log and resumes at the moves written
 // before the disk filled.
 func TestJournalFullTmpfs(t *testing.T) {
-	dir := smallTmpfs(t, "64k")
+	dir := testfs.Tmpfs(t, "64k")
 	clk := &fakeClock{t: time.Date(2026, 11, 27, 21, 0, 0, 0, time.UTC)}
 	p, s := faultySession(t, dir, &faultFS{}, clk, nil, 0) // the fault-free files: the disk itself fills
 	rng := rand.New(rand.NewPCG(36, 1))
@@ -141,7 +119,7 @@ func TestJournalFullTmpfs(t *testing.T) {
 // kept, and once space is freed the journal is written whole, header
 // first.
 func TestJournalStartsOnFullTmpfs(t *testing.T) {
-	dir := smallTmpfs(t, "16k")
+	dir := testfs.Tmpfs(t, "16k")
 	filler := fill(t, dir)
 	clk := &fakeClock{t: time.Date(2026, 11, 27, 22, 0, 0, 0, time.UTC)}
 	p, s := faultySession(t, dir, &faultFS{}, clk, nil, 0)

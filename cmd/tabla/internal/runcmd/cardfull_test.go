@@ -8,7 +8,6 @@ import (
 	"errors"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,32 +20,10 @@ import (
 	"github.com/tabla-board/tabla/boards"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/testfs"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/webui/browsertest"
 	"github.com/tabla-board/tabla/engine"
 )
-
-// mountTmpfs mounts a tmpfs of size on a new folder, unmounted at the
-// test's end: it skips without the right to mount on a laptop and fails
-// in CI (CI set), which runs as root.
-func mountTmpfs(t *testing.T, size string) string {
-	t.Helper()
-	dir := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
-		msg := "mount -t tmpfs -o size=" + size + " tmpfs " + dir + ": " + err.Error() + ": " + strings.TrimSpace(string(out))
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s (CI runs this test as root: it must be able to mount a tmpfs)", msg)
-		}
-		t.Skipf("%s: run as root to test a full filesystem", msg)
-	}
-	t.Cleanup(func() {
-		// lazily: the library's background index (library.Warm, not
-		// waited for by its Close) may still be reading the folder
-		if out, err := exec.Command("umount", "--lazy", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", dir, err, out)
-		}
-	})
-	return dir
-}
 
 // TestCardFullPausesTheGame: `tabla run --board sim` journals on a 64 KB
 // tmpfs, which fills up under the game. The game pauses: the status API
@@ -57,7 +34,7 @@ func mountTmpfs(t *testing.T, size string) string {
 // holds every move played. Today's daemon logs "no space left" and goes
 // on: the moves made on the full card are lost.
 func TestCardFullPausesTheGame(t *testing.T) {
-	journal := mountTmpfs(t, "64k")
+	journal := testfs.Tmpfs(t, "64k")
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	type started struct {

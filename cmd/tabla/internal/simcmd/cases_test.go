@@ -10,26 +10,13 @@ import (
 	"testing"
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/testfs"
 )
 
-// casesDir finds the outside cases (../shared/cases beside the checkout):
-// the folder of go.mod, one up, shared/cases.
+// casesDir finds the outside cases: ../shared/cases beside the checkout.
 func casesDir(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			t.Fatal("no go.mod above the test's folder")
-		}
-		dir = up
-	}
+	dir := testfs.Root(t)
 	cases := filepath.Join(filepath.Dir(dir), "shared", "cases")
 	if _, err := os.Stat(cases); err != nil {
 		if os.Getenv("CI") != "" {
