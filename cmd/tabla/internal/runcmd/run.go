@@ -185,6 +185,7 @@ func (o *Options) load(path string, changed func(string) bool) error {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 4096), maxConfigLine)
 	line := 0
+	first := map[string]int{} // key → the line that set it
 	for sc.Scan() {
 		line++
 		text := sc.Text()
@@ -200,6 +201,12 @@ func (o *Options) load(path string, changed func(string) bool) error {
 		if !ok || configKeys[k] == "" {
 			return fmt.Errorf("%s:%d: want KEY = VALUE with KEY one of game, variant, first, players, n, ai, board-file, board, journal, listen, token, allow-host, sensors, seed, settle, log-format, analysis-level, hub, table, hub-ca, remote, player, event, round, site, date, clock, clock-pause", path, line)
 		}
+		// a key set twice is a mistake to show, not a silent choice (the
+		// player lines, one per seat, are the one list of lines)
+		if at, twice := first[k]; twice && k != "player" {
+			return fmt.Errorf("%s:%d: %s is set twice (line %d and line %d): keep one of them", path, line, k, at, line)
+		}
+		first[k] = line
 		if changed(k) {
 			continue
 		}

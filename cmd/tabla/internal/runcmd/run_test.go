@@ -180,6 +180,15 @@ func TestConfigFile(t *testing.T) {
 	if err := o.load(p, func(string) bool { return false }); err == nil || !strings.Contains(err.Error(), ":1:") {
 		t.Errorf("bad key: %v", err)
 	}
+	// a key set twice names both lines (issue 36: the last one won
+	// silently), even when a flag overrides it; player lines repeat
+	os.WriteFile(p, []byte("game = ray\nplayer = red=Ayşe\nplayer = yellow=Bora\n# the other table\ngame = star\n"), 0o644)
+	for _, changed := range []func(string) bool{func(string) bool { return false }, func(k string) bool { return k == "game" }} {
+		err := (&Options{}).load(p, changed)
+		if err == nil || !strings.Contains(err.Error(), "tabla.conf:5: game is set twice (line 1 and line 5)") {
+			t.Errorf("duplicate key: %v", err)
+		}
+	}
 }
 
 // TestEngineSeat: with --ai white, the daemon lights the engine's reply
