@@ -98,10 +98,13 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	// The shared timeouts of every page server; a club's spectators keep
 	// hundreds of event streams open (the load test: 1,500, from one
 	// address), often from behind one address (a club's Wi-Fi), so larger
-	// caps than a table's.
+	// caps than a table's: one address may hold as many streams as
+	// connections, and 512 slots stay for pages and new spectators.
 	limits := webui.DefaultLimits
 	limits.MaxConns = 4096
 	limits.MaxPerHost = 2048
+	limits.MaxStreams = 3584
+	limits.StreamsPerHost = 2048
 	hs := webui.NewServer(ctx, guard.Wrap(h.Handler()), limits)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(limits.Listener(ln)) }()

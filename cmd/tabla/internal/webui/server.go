@@ -25,6 +25,17 @@ import (
 // connection, or is closed at once. So a stranger holding hundreds of slow
 // connections holds at most MaxPerHost of them, and a phone is answered at
 // once all the same.
+//
+// Event streams (ServeEvents) are answered for as long as the client
+// stays, so they are a budget of their own: one address holds at most
+// StreamsPerHost of them, and its oldest yields (is closed) to a new one;
+// all addresses together hold at most MaxStreams, fewer than MaxConns, so
+// that the other slots stay for plain requests and a phone from a new
+// address is answered however many streams a few addresses open. When
+// MaxStreams are open, a new stream takes the place of the oldest stream
+// of the address holding the most (its own oldest when no address holds
+// more than it). Each write to a stream must leave within StreamWrite, or
+// the stream is cut: a client that stops reading does not hold its slot.
 type Limits struct {
 	ReadHeader time.Duration // the request line and headers
 	Read       time.Duration // the whole request, body included
@@ -32,7 +43,16 @@ type Limits struct {
 	Idle       time.Duration // a kept-alive connection between requests
 	MaxConns   int           // connections served at once (0: no cap)
 	MaxPerHost int           // connections from one client IP address, loopback included (0: no cap)
+
+	MaxStreams     int           // event streams open at once, all addresses (0: no cap); keep it below MaxConns
+	StreamsPerHost int           // event streams from one client IP address (0: no cap)
+	StreamWrite    time.Duration // each write to an event stream (0: Write; both 0: none)
 }
+
+// MaxStreamsPerHost is a table's cap on the event streams of one client
+// address (DefaultLimits.StreamsPerHost): a phone's page needs one, a
+// second tab or a reload another.
+const MaxStreamsPerHost = 4
 
 // DefaultLimits suit a board's page on a LAN: a few phones, each with an
 // event stream and a few requests (a browser opens up to six connections
@@ -45,6 +65,11 @@ var DefaultLimits = Limits{
 	Idle:       2 * time.Minute,
 	MaxConns:   256,
 	MaxPerHost: 32,
+	// Three quarters of the slots: 64 stay for pages, API requests and
+	// new phones whatever the streams do.
+	MaxStreams:     192,
+	StreamsPerHost: MaxStreamsPerHost,
+	StreamWrite:    30 * time.Second,
 }
 
 // NewServer returns a server of h with l's timeouts; its requests'
@@ -53,9 +78,13 @@ var DefaultLimits = Limits{
 // of Listener which of them are being answered, and so may not be
 // evicted: serve it from l.Listener (or from a plain listener).
 func NewServer(ctx context.Context, h http.Handler, l Limits) *http.Server {
+	streamWrite := l.StreamWrite
+	if streamWrite == 0 {
+		streamWrite = l.Write
+	}
 	return &http.Server{
 		Handler:           tracked(h),
-		BaseContext:       func(net.Listener) context.Context { return ctx },
+		BaseContext:       func(net.Listener) context.Context { return context.WithValue(ctx, streamWriteKey{}, streamWrite) },
 		ConnContext:       connContext,
 		ConnState:         connState,
 		ReadHeaderTimeout: l.ReadHeader,
@@ -74,7 +103,8 @@ func (l Limits) Listener(ln net.Listener) net.Listener {
 		return ln
 	}
 	return &limitListener{Listener: ln, max: l.MaxConns, perHost: l.MaxPerHost,
-		conns: list.New(), hosts: map[string]int{}, freed: make(chan struct{}, 1), done: make(chan struct{})}
+		conns: list.New(), hosts: map[string]int{}, freed: make(chan struct{}, 1), done: make(chan struct{}),
+		maxStreams: l.MaxStreams, streamsPerHost: l.StreamsPerHost, streams: list.New(), hostStreams: map[string]int{}}
 }
 
 type limitListener struct {
@@ -87,6 +117,10 @@ type limitListener struct {
 	mu    sync.Mutex
 	conns *list.List     // of *limitConn, oldest first
 	hosts map[string]int // open connections by address
+
+	maxStreams, streamsPerHost int
+	streams                    *list.List     // of *limitConn serving an event stream, oldest first (guarded by mu)
+	hostStreams                map[string]int // open event streams by address; no entry at 0 (guarded by mu)
 }
 
 type limitConn struct {
@@ -96,6 +130,7 @@ type limitConn struct {
 
 	// guarded by l.mu
 	elem     *list.Element // nil once released
+	stream   *list.Element // in l.streams while it serves an event stream
 	busy     int           // handlers running on it
 	reading  int           // of which reading a body that has not ended
 	hijacked bool
@@ -171,6 +206,7 @@ func (l *limitListener) evictLocked(host string) bool {
 }
 
 func (l *limitListener) releaseLocked(c *limitConn) {
+	l.endStreamLocked(c)
 	if c.elem == nil {
 		return
 	}
@@ -196,6 +232,94 @@ func (c *limitConn) Close() error {
 	c.l.releaseLocked(c)
 	c.l.mu.Unlock()
 	return err
+}
+
+// startStream counts c's event stream, first closing the stream that
+// yields to it (Limits says which); false when c is no longer open.
+func (l *limitListener) startStream(c *limitConn) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if c.elem == nil {
+		return false
+	}
+	own := func(v *limitConn) bool { return v.host == c.host }
+	if l.streamsPerHost > 0 && l.hostStreams[c.host] >= l.streamsPerHost {
+		l.yieldLocked(own)
+	}
+	if l.maxStreams > 0 && l.streams.Len() >= l.maxStreams {
+		most := 0
+		for _, n := range l.hostStreams {
+			most = max(most, n)
+		}
+		if most > l.hostStreams[c.host] {
+			l.yieldLocked(func(v *limitConn) bool { return l.hostStreams[v.host] == most })
+		} else {
+			l.yieldLocked(own)
+		}
+	}
+	c.stream = l.streams.PushBack(c)
+	l.hostStreams[c.host]++
+	return true
+}
+
+// yieldLocked closes the oldest event stream that matches.
+func (l *limitListener) yieldLocked(match func(*limitConn) bool) {
+	for e := l.streams.Front(); e != nil; e = e.Next() {
+		v := e.Value.(*limitConn)
+		if match(v) {
+			l.releaseLocked(v)
+			v.Conn.Close()
+			return
+		}
+	}
+}
+
+// endStreamLocked uncounts c's event stream, if it serves one.
+func (l *limitListener) endStreamLocked(c *limitConn) {
+	if c.stream == nil {
+		return
+	}
+	l.streams.Remove(c.stream)
+	c.stream = nil
+	if l.hostStreams[c.host]--; l.hostStreams[c.host] == 0 {
+		delete(l.hostStreams, c.host)
+	}
+}
+
+// openStreams is the number of event streams open.
+func (l *limitListener) openStreams() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.streams.Len()
+}
+
+// streamSlot counts r's event stream against its listener's budget (when
+// served through Limits.Listener and NewServer); release uncounts it. ok
+// is false when the stream has already yielded its place.
+func streamSlot(r *http.Request) (release func(), ok bool) {
+	c, isLimited := r.Context().Value(connKey{}).(*limitConn)
+	if !isLimited {
+		return func() {}, true
+	}
+	if !c.l.startStream(c) {
+		return func() {}, false
+	}
+	return func() {
+		c.l.mu.Lock()
+		c.l.endStreamLocked(c)
+		c.l.mu.Unlock()
+	}, true
+}
+
+type streamWriteKey struct{}
+
+// streamWriteTimeout is the time each write to an event stream has
+// (NewServer's Limits.StreamWrite; DefaultLimits' elsewhere).
+func streamWriteTimeout(r *http.Request) time.Duration {
+	if d, ok := r.Context().Value(streamWriteKey{}).(time.Duration); ok {
+		return d
+	}
+	return DefaultLimits.StreamWrite
 }
 
 type connKey struct{}

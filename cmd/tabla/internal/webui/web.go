@@ -27,16 +27,36 @@ func writeJSON(w http.ResponseWriter, v any) {
 // as JSON at once, then one per value from subscribe (bursts coalesce
 // there), with a comment line every 15 s as keep-alive, until the client
 // goes away or the subscription closes. The server's read and write
-// timeouts (Limits) do not apply to the stream. The request's context ends
-// the stream, which http.Server.Shutdown does not wait for: cancel
-// BaseContext to stop streams on shutdown.
+// timeouts (Limits) do not apply to the stream; instead each write must
+// leave within Limits.StreamWrite, or the stream is cut, and a stream
+// counts against Limits.StreamsPerHost and MaxStreams (it may be closed to
+// make room for a newer one). The request's context ends the stream,
+// which http.Server.Shutdown does not wait for: cancel BaseContext to stop
+// streams on shutdown.
 func ServeEvents(w http.ResponseWriter, r *http.Request, state func() any, subscribe func(ctx context.Context) <-chan struct{}) {
-	fl, ok := w.(http.Flusher)
-	if !ok {
+	if _, ok := w.(http.Flusher); !ok {
 		http.Error(w, "webui: streaming unsupported", http.StatusInternalServerError)
 		return
 	}
+	release, ok := streamSlot(r)
+	defer release()
+	if !ok {
+		return
+	}
 	longLived(w)
+	rc := http.NewResponseController(w)
+	timeout := streamWriteTimeout(r)
+	// Each write gets timeout to leave; the last deadline stays for the
+	// end of the response.
+	write := func(b []byte) error {
+		if timeout > 0 {
+			rc.SetWriteDeadline(time.Now().Add(timeout))
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Accel-Buffering", "no")
@@ -47,11 +67,7 @@ func ServeEvents(w http.ResponseWriter, r *http.Request, state func() any, subsc
 		if err != nil {
 			return err
 		}
-		if _, err := fmt.Fprintf(w, "event: state\ndata: %s\n\n", b); err != nil {
-			return err
-		}
-		fl.Flush()
-		return nil
+		return write(fmt.Appendf(nil, "event: state\ndata: %s\n\n", b))
 	}
 	if send() != nil {
 		return
@@ -67,10 +83,9 @@ func ServeEvents(w http.ResponseWriter, r *http.Request, state func() any, subsc
 				return
 			}
 		case <-keep.C:
-			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
+			if write([]byte(": keep-alive\n\n")) != nil {
 				return
 			}
-			fl.Flush()
 		}
 	}
 }

@@ -1,6 +1,6 @@
 // Package conntest looks at a raw connection to the page server from a
 // test's side: whether the server still holds it open (the slow-client
-// tests of webui and runcmd).
+// tests of webui and runcmd, the event-stream budget of webui).
 package conntest
 
 import (
@@ -23,6 +23,34 @@ func StillOpen(t testing.TB, c net.Conn) bool {
 		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
 		open = n < 0 && err == syscall.EAGAIN
 		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return open
+}
+
+// Drain reads and discards what c has received, without waiting, and
+// tells whether the server still holds c open (no end of stream, no
+// reset). Unlike StillOpen it sees past data the server sent before it
+// closed, such as an event stream's events.
+func Drain(t testing.TB, c net.Conn) bool {
+	t.Helper()
+	rc, err := c.(*net.TCPConn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := false
+	err = rc.Read(func(fd uintptr) bool {
+		var b [4096]byte
+		for {
+			n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_DONTWAIT)
+			if n > 0 {
+				continue
+			}
+			open = n < 0 && err == syscall.EAGAIN
+			return true
+		}
 	})
 	if err != nil {
 		t.Fatal(err)
