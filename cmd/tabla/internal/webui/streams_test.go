@@ -224,10 +224,11 @@ func TestStreamCutWhenNotRead(t *testing.T) {
 	defer guard.Stop()
 	// Changes until the stream ends (1,000 states are 64 MB, more than
 	// any socket buffers).
-	cut := false
+	cut, sent := false, 0
 	for range 1000 {
 		select {
 		case s.changes <- struct{}{}:
+			sent++
 			continue
 		case <-s.changed:
 		case <-guard.C:
@@ -243,6 +244,7 @@ func TestStreamCutWhenNotRead(t *testing.T) {
 	if !cut {
 		t.Fatal("the stream of a client that does not read is still served after 1,000 changes")
 	}
+	t.Logf("cut after %d changes of 64 KB taken by the stream", sent)
 	s.waitOpen(t, 0)
 	if !closedByServer(t, c) {
 		t.Fatal("the server stopped the stream but the client's connection is still open")
