@@ -255,3 +255,36 @@ func TestStreamCutWhenNotRead(t *testing.T) {
 	}
 	s.waitOpen(t, 1)
 }
+
+// When MaxStreams are open, a new stream takes the place of the oldest
+// stream of the address holding the most, and its own oldest when no
+// address holds more than it.
+func TestStreamFullTakesFromTheMost(t *testing.T) {
+	lim := Limits{MaxConns: 16, MaxPerHost: 8, MaxStreams: 4, StreamsPerHost: 4}
+	s := newStreamServer(t, lim, map[string]int{"ply": 1})
+	open := func(from string) net.Conn {
+		c, ok := openStream(t, from, s.addr)
+		if !ok {
+			t.Fatalf("event stream from %s got no answer", from)
+		}
+		return c
+	}
+	b1 := open("127.0.0.2")
+	c1 := open("127.0.0.3")
+	a1, a2 := open("127.0.0.4"), open("127.0.0.4")
+	d1 := open("127.0.0.5") // full: 127.0.0.4 holds the most
+	if !closedByServer(t, a1) {
+		t.Fatal("the oldest stream of the address holding the most was not closed")
+	}
+	s.waitOpen(t, 4)
+	b2 := open("127.0.0.2") // everyone holds one: its own oldest yields
+	if !closedByServer(t, b1) {
+		t.Fatal("with no address holding more, the address's own oldest stream was not closed")
+	}
+	s.waitOpen(t, 4)
+	for name, c := range map[string]net.Conn{"127.0.0.3": c1, "127.0.0.4's newer": a2, "127.0.0.5": d1, "127.0.0.2's newer": b2} {
+		if !conntest.Drain(t, c) {
+			t.Errorf("the stream of %s was closed", name)
+		}
+	}
+}
