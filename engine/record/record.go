@@ -33,6 +33,10 @@ var (
 	// ErrLong: a line is longer than MaxLine; the reader stops there
 	// without reading the rest of the line into memory.
 	ErrLong = errors.New("line too long")
+	// ErrSecondHeader: a line after the first is a header (it holds
+	// "tabla"): the lines from there are another game's, or a journal
+	// written twice; the reader stops there.
+	ErrSecondHeader = errors.New("a second header")
 )
 
 // MaxLine is the longest line a Reader reads, newline included. Real
@@ -125,7 +129,18 @@ type Reader struct {
 	err    error
 	game   string
 	die    *engine.Die
+	// damaged, when set, is asked about every line after the header that
+	// is not valid JSON (and not a torn last line): true skips it.
+	damaged func(err *Error, raw []byte) bool
 }
+
+// SkipDamaged makes the reader ask f about every line after the header
+// that is not valid JSON and ends with a newline (a torn last line is
+// never asked about): if f returns true the line is skipped and reading
+// goes on with the next; otherwise the reader stops there as without f.
+// raw is valid only during the call. The companion skips damaged board
+// events this way, so that the moves around them count.
+func (r *Reader) SkipDamaged(f func(err *Error, raw []byte) bool) { r.damaged = f }
 
 // NewReader reads a record from r; file names it in errors ("-" for stdin).
 func NewReader(r io.Reader, file string) *Reader {
@@ -396,12 +411,33 @@ func (r *Reader) Next() bool {
 	if !ok {
 		return false
 	}
-	if kind, ok := otherKind(line); ok {
+	for r.damaged != nil && nl && len(bytes.TrimSpace(line)) > 0 && !json.Valid(line) {
+		err := &Error{File: r.file, Line: r.line, Offset: r.off, Kind: ErrSyntax, Msg: "not valid JSON: " + clip(line)}
+		if !r.damaged(err, line) {
+			break
+		}
+		if line, nl, ok = r.readLine(); !ok {
+			return false
+		}
+	}
+	if kind, ok := otherKind(line); ok && kind != "tabla" && (kind == "tick" || kind == "sensor" || !bytes.Contains(line, []byte(`"tabla"`))) {
 		r.ev = Event{Line: r.line, Kind: kind, Raw: json.RawMessage(line)}
 		return true
 	}
 	keys, f, ok := r.object(line, nl)
 	if !ok {
+		return false
+	}
+	if _, again := f["tabla"]; again {
+		var other struct {
+			Game string `json:"game"`
+		}
+		json.Unmarshal(line, &other)
+		what := "a record"
+		if other.Game != "" {
+			what = "a " + other.Game + " record"
+		}
+		r.fail(ErrSyntax, ErrSecondHeader, "a second header line (%s begins here, at byte %d): a record has one header, on line 1; move the lines from here into a file of their own", what, r.off)
 		return false
 	}
 	r.ev = Event{Line: r.line, Raw: json.RawMessage(line)}

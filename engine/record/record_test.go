@@ -76,6 +76,9 @@ func TestErrors(t *testing.T) {
 		{"two rolls", "{\"tabla\":1,\"game\":\"ray\"}\n{\"roll\":\"W\"}\n{\"roll\":\"N\"}\n", 3, record.ErrEvent, "must move, not roll"},
 		{"roll in star", "{\"tabla\":1,\"game\":\"star\",\"first\":\"red\"}\n{\"roll\":3}\n", 2, record.ErrEvent, "no dice"},
 		{"unknown player", "{\"tabla\":1,\"game\":\"ray\"}\n{\"roll\":\"W\",\"by\":\"green\"}\n", 2, record.ErrEvent, "not a player"},
+		{"second header", "{\"tabla\":1,\"game\":\"ray\"}\n{\"roll\":\"W\"}\n{\"tabla\":1,\"game\":\"ray\"}\n{\"roll\":\"N\"}\n", 3, record.ErrSecondHeader, "a second header line (a ray record begins here, at byte 38)"},
+		{"second header, tabla not first", "{\"tabla\":1,\"game\":\"ray\"}\n{\"game\":\"star\",\"tabla\":1,\"first\":\"red\"}\n", 2, record.ErrSecondHeader, "a star record begins here"},
+		{"second header, no game", "{\"tabla\":1,\"game\":\"ray\"}\n{\"tabla\":1}\n", 2, record.ErrSyntax, "a second header line (a record begins here, at byte 25)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := record.Replay(strings.NewReader(tc.text), "r.jsonl")

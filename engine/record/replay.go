@@ -50,7 +50,12 @@ func Replay(r io.Reader, file string) (*Game, error) {
 // another kind as it is read (its Raw is valid only during the call). An
 // error from other stops the replay and is returned as it is.
 func ReplayFunc(r io.Reader, file string, other func(*Event) error) (*Game, error) {
-	rd := NewReader(r, file)
+	return ReplayReader(NewReader(r, file), other)
+}
+
+// ReplayReader is ReplayFunc on a reader set up by the caller (SkipDamaged).
+func ReplayReader(rd *Reader, other func(*Event) error) (*Game, error) {
+	file := rd.file
 	h, err := rd.Header()
 	if err != nil {
 		return nil, err

@@ -427,6 +427,12 @@ type Unfinished struct {
 	// kept.
 	Tail     *Unreadable
 	TailPath string
+	// Skipped are the damaged board-event lines (a snapshot, tick or
+	// sensor line that is not valid JSON) skipped so that the moves around
+	// them count, and SkippedPaths where each was kept before it was taken
+	// out of the journal.
+	Skipped      []*Unreadable
+	SkippedPaths []string
 }
 
 // ErrNoGame: no unfinished game in the journal directory.
@@ -480,6 +486,10 @@ func FindUnfinished(dir string, game string, log *slog.Logger) (*Unfinished, err
 		u, err := readJournal(path, game)
 		var bad *Unreadable
 		if !errors.As(err, &bad) {
+			for i, sk := range u.skipped() {
+				log.Warn("journal: a damaged board event was skipped and kept aside; the moves around it count",
+					"file", path, "line", sk.Line, "byte", sk.Offset, "why", sk.What, "moved_to", u.SkippedPaths[i])
+			}
 			if u != nil && u.Tail != nil {
 				log.Warn("journal: the lines from where it stops being readable were cut and kept aside; the game goes on from the moves before",
 					"file", path, "line", u.Tail.Line, "byte", u.Tail.Offset, "why", u.Tail.What, "moved_to", u.TailPath)
@@ -524,7 +534,16 @@ func readJournal(path, game string) (*Unfinished, error) {
 		return nil, bad(1, 0, "empty file: the header line is missing (stopped before it was written)")
 	}
 	ended := false
-	g, err := record.ReplayFunc(f, path, func(ev *record.Event) error {
+	rd := record.NewReader(f, path)
+	var skipped []*Unreadable
+	rd.SkipDamaged(func(re *record.Error, raw []byte) bool {
+		if !boardEventLine(raw) {
+			return false
+		}
+		skipped = append(skipped, &Unreadable{Path: path, Line: re.Line, Offset: re.Offset, What: re.Msg})
+		return true
+	})
+	g, err := record.ReplayReader(rd, func(ev *record.Event) error {
 		if ev.Kind == "end" {
 			ended = true
 		}
@@ -572,6 +591,12 @@ func readJournal(path, game string) (*Unfinished, error) {
 		}
 		torn = nil
 	}
+	var skippedPaths []string
+	if len(skipped) > 0 {
+		if skippedPaths, err = dropLines(f, path, skipped); err != nil {
+			return nil, fmt.Errorf("companion: taking the damaged line %d (byte %d) out of %s: %w", skipped[0].Line, skipped[0].Offset, path, err)
+		}
+	}
 	cut, err := record.Repair(path)
 	if err != nil {
 		return nil, fmt.Errorf("companion: repair %s: %w", path, err)
@@ -579,7 +604,134 @@ func readJournal(path, game string) (*Unfinished, error) {
 	if !bytes.Equal(cut, torn) {
 		return nil, fmt.Errorf("companion: repair %s: cut %q, want %q (the file changed while it was read)", path, cut, torn)
 	}
-	return &Unfinished{Path: path, Game: g, Meta: m, Cut: cut, Tail: tail, TailPath: tailPath}, nil
+	return &Unfinished{Path: path, Game: g, Meta: m, Cut: cut, Tail: tail, TailPath: tailPath, Skipped: skipped, SkippedPaths: skippedPaths}, nil
+}
+
+// skipped is u.Skipped, nil-safe.
+func (u *Unfinished) skipped() []*Unreadable {
+	if u == nil {
+		return nil
+	}
+	return u.Skipped
+}
+
+// boardEventLine reports whether a line that is not valid JSON was, by its
+// first bytes, one of the board events the journal writes most (a
+// snapshot, a tick, a sensor change) and holds no move or roll: such a line
+// is skipped on resuming, where any other bad line ends the readable
+// prefix.
+func boardEventLine(raw []byte) bool {
+	head := raw[:min(len(raw), 14)]
+	if !bytes.Contains(head, []byte("snapshot")) && !bytes.Contains(head, []byte("tick")) && !bytes.Contains(head, []byte("sensor")) {
+		return false
+	}
+	for _, k := range []string{"move", "roll", "tabla", "undone", "takeback"} {
+		if bytes.Contains(raw, []byte(k)) {
+			return false
+		}
+	}
+	return true
+}
+
+// dropLines keeps each skipped line of the journal f (at path) in
+// UnreadableDir as NAME.line-N, synced, then replaces the journal by a
+// copy without them (written beside it, synced, renamed over it): a power
+// cut in between leaves the bytes twice, never lost. It returns where each
+// line was kept.
+func dropLines(f *os.File, path string, skipped []*Unreadable) ([]string, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := fi.Size()
+	dir := filepath.Dir(path)
+	aside := filepath.Join(dir, UnreadableDir)
+	if err := os.MkdirAll(aside, 0o755); err != nil {
+		return nil, err
+	}
+	lineAt := func(off int64) ([]byte, error) {
+		b := make([]byte, 0, 256)
+		r := bufio.NewReader(io.NewSectionReader(f, off, size-off))
+		for {
+			c, err := r.ReadByte()
+			if err != nil {
+				return b, err
+			}
+			b = append(b, c)
+			if c == '\n' {
+				return b, nil
+			}
+		}
+	}
+	var kept []string
+	for _, sk := range skipped {
+		line, err := lineAt(sk.Offset)
+		if err != nil {
+			return kept, err
+		}
+		base := fmt.Sprintf("%s.line-%d", filepath.Base(path), sk.Line)
+		to := filepath.Join(aside, base)
+		var out *os.File
+		for n := 1; ; n++ {
+			out, err = os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, os.ErrExist) {
+				return kept, err
+			}
+			to = filepath.Join(aside, fmt.Sprintf("%s.%d", base, n))
+		}
+		_, err = out.Write(line)
+		if err == nil {
+			err = out.Sync()
+		}
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(to)
+			return kept, err
+		}
+		kept = append(kept, to)
+	}
+	syncDir(aside)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	if err != nil {
+		return kept, err
+	}
+	defer os.Remove(tmp.Name()) // after the rename: nothing there
+	var from int64
+	for _, sk := range skipped {
+		line, err := lineAt(sk.Offset)
+		if err != nil {
+			tmp.Close()
+			return kept, err
+		}
+		if _, err := io.Copy(tmp, io.NewSectionReader(f, from, sk.Offset-from)); err != nil {
+			tmp.Close()
+			return kept, err
+		}
+		from = sk.Offset + int64(len(line))
+	}
+	_, err = io.Copy(tmp, io.NewSectionReader(f, from, size-from))
+	if err == nil {
+		err = tmp.Chmod(fi.Mode().Perm())
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return kept, err
+	}
+	syncDir(dir)
+	return kept, nil
 }
 
 // removeIfHeaderOnly removes the journal at path if it holds one line,

@@ -242,6 +242,7 @@ func TestJournalBadTailCut(t *testing.T) {
 		{"an illegal move", `{"move":"b1-b2"}` + "\n", "illegal move: b1-b2"},
 		{"an illegal move with no newline", `{"move":"b1-b2"}`, "illegal move: b1-b2"},
 		{"a line over the limit", `{"fault":"` + strings.Repeat("x", record.MaxLine) + `"}` + "\n", "longer than"},
+		{"a second header", `{"tabla":1,"game":"star","first":"red","meta":{"names":"another evening"}}` + "\n" + `{"move":"d13-h11","by":"white"}` + "\n", "a second header line (a star record begins here"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -276,6 +277,74 @@ func TestJournalBadTailCut(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A damaged board event (a snapshot, tick or sensor line that is not valid
+// JSON) is skipped on resuming: the moves after it count, the line is kept
+// in unreadable/ as NAME.line-N and taken out of the journal, the log says
+// where and why, and the next start resumes the same game without a word.
+// Any other damaged line still ends the readable prefix (TestJournalBadTailCut).
+func TestResumeSkipsDamagedBoardEvent(t *testing.T) {
+	snapshot := `{"snapshot":"00ff000000ff000000ff0000","at":12}`
+	moves := []string{`{"move":"b1-f3","by":"red"}`, `{"tick":40}`, `{"move":"d13-h11","by":"white"}`}
+	for _, tc := range []struct {
+		name, damaged string
+	}{
+		{"a snapshot, its brace", "[" + snapshot[1:]},
+		{"a snapshot, a control byte", strings.Replace(snapshot, "0000ff", "00\x01ff", 1)},
+		{"a tick", `{"tick":3x}`},
+		{"a sensor change", `{"sensor":"c3,"code":1,"at":20}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := journalAt(dir, "star", 1)
+			head := append(journalHeader(t, "star"), `{"conn":"connected","at":0}`+"\n"...)
+			rest := []byte(strings.Join(moves, "\n") + "\n")
+			data := slices.Concat(head, []byte(tc.damaged+"\n"), rest)
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, logged := openLogged(t, dir)
+			if s.Resumed() != path || !slices.Equal(s.State().Moves, []string{"b1-f3", "d13-h11"}) {
+				t.Fatalf("resumed %q with moves %v, want %s with b1-f3 d13-h11\nlog:\n%s", s.Resumed(), s.State().Moves, path, logged)
+			}
+			now, err := os.ReadFile(path)
+			want := slices.Concat(head, rest)
+			if err != nil || !bytes.HasPrefix(now, want) || !bytes.HasPrefix(now[len(want):], []byte(`{"resume":`)) {
+				t.Errorf("journal now %q, want it without the damaged line, and a resume line", now[:min(len(now), 400)])
+			}
+			aside := filepath.Join(dir, UnreadableDir, filepath.Base(path)+".line-3")
+			if kept, err := os.ReadFile(aside); err != nil || string(kept) != tc.damaged+"\n" {
+				t.Errorf("line kept: %q (%v), want %q", kept, err, tc.damaged+"\n")
+			}
+			if tails, _ := filepath.Glob(filepath.Join(dir, UnreadableDir, "*tail*")); len(tails) > 0 {
+				t.Errorf("a tail was cut: %v", tails)
+			}
+			l := logged.String()
+			for _, want := range []string{"level=WARN", "damaged board event", "file=" + path, fmt.Sprintf("line=3 byte=%d", len(head)), "not valid JSON", "moved_to=" + aside} {
+				if !strings.Contains(l, want) {
+					t.Errorf("log lacks %q:\n%s", want, l[:min(len(l), 2000)])
+				}
+			}
+			s.Close()
+			s2, logged2 := openLogged(t, dir)
+			if s2.Resumed() != path || !slices.Equal(s2.State().Moves, []string{"b1-f3", "d13-h11"}) || strings.Contains(logged2.String(), "WARN") {
+				t.Errorf("second start resumed %q with %v:\n%s", s2.Resumed(), s2.State().Moves, logged2)
+			}
+			if _, err := record.Replay(bytes.NewReader(mustRead(t, path)), path); err != nil {
+				t.Errorf("the journal is not a readable record now: %v", err)
+			}
+		})
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // Discard removes the journal a failed start began (its header alone),

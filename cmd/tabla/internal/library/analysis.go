@@ -116,15 +116,23 @@ func (j *jobs) start() {
 	})
 }
 
-// Close stops the analysis worker: the analysis under way stops within a
-// search's check (it is not cached), queued analyses are dropped.
+// Close stops the analysis worker and the indexing: the analysis under way
+// stops within a search's check (it is not cached), queued analyses are
+// dropped; a listing under way (Warm's or a caller's Games) stops between
+// two files or within stopEvery lines of a long one, and the index cache
+// is not written (the file stays whole: it is only ever replaced by a
+// rename). Close returns once the worker and Warm's listing have stopped;
+// the library's methods then return ErrClosed.
 func (l *Library) Close() {
+	l.life.Lock()
 	select {
 	case <-l.jobs.done:
 	default:
 		close(l.jobs.done)
 	}
+	l.life.Unlock()
 	l.jobs.wg.Wait()
+	l.warm.Wait()
 }
 
 // stampOf reads a record file (by its name in the library) through its
@@ -382,7 +390,7 @@ func (l *Library) analyse(jb *job, progress func(done, total int)) (a *Analysis,
 	if err != nil {
 		return nil, err
 	}
-	g, _, err := replay(f, id)
+	g, _, err := replay(f, id, l.jobs.done)
 	f.Close()
 	if err != nil {
 		return nil, err

@@ -41,7 +41,7 @@ func (l *Library) explore(id string, ply int, line []string) (engine.State, []st
 	if err != nil {
 		return nil, nil, err
 	}
-	g, _, err := replay(f, e.ID)
+	g, _, err := replay(f, e.ID, nil)
 	f.Close()
 	if err != nil {
 		return nil, nil, err

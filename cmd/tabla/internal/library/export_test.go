@@ -10,3 +10,7 @@ func SetProgressHook(l *Library, f func(id string, done, total int)) { l.testHoo
 
 // RequestCancel is CancelAnalysis without waiting for the analysis to stop.
 func RequestCancel(l *Library, id string) { l.requestCancel(id) }
+
+// Closing is closed when Close is called (before Close waits for
+// anything): a read hook holds the listing until then.
+func Closing(l *Library) <-chan struct{} { return l.jobs.done }

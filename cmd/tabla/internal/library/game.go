@@ -80,7 +80,7 @@ func (l *Library) Record(id string) (*os.File, *Entry, error) {
 }
 
 func stepGame(e *Entry, r io.Reader) (*Game, error) {
-	g, _, err := replay(r, e.ID)
+	g, _, err := replay(r, e.ID, nil)
 	if err != nil {
 		return nil, err
 	}

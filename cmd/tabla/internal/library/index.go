@@ -114,9 +114,30 @@ type Library struct {
 	// testHookProgress is called after each position an analysis searched.
 	testHookProgress func(id string, done, total int)
 
-	jobs    jobs          // analysis.go
+	jobs    jobs          // analysis.go; jobs.done is closed by Close
 	evalSem chan struct{} // one Evaluate at a time (explore.go)
+
+	// life guards closing jobs.done and starting warm goroutines, so that
+	// Close waits for every one Warm started.
+	life sync.Mutex
+	warm sync.WaitGroup
 }
+
+// ErrClosed: the library was closed (Close) while it was asked something.
+var ErrClosed = errors.New("the library is closed")
+
+// closed reports whether Close was called.
+func (l *Library) closed() bool {
+	select {
+	case <-l.jobs.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// errClosed is ErrClosed as the library's methods return it.
+func errClosed() error { return fmt.Errorf("library: %w", ErrClosed) }
 
 // Open opens the library of dir, reading its index cache if there is one.
 // dir must be a directory.
@@ -215,12 +236,19 @@ func (l *Library) loadTextsLocked() {
 			e.text = t.Text
 			continue
 		}
-		l.entries[id] = l.readEntry(found{id: id, path: filepath.Join(l.dir, filepath.FromSlash(id)), size: e.Size, mod: e.ModTime})
+		if ne := l.readEntry(found{id: id, path: filepath.Join(l.dir, filepath.FromSlash(id)), size: e.Size, mod: e.ModTime}); ne != nil {
+			l.entries[id] = ne
+		} else {
+			l.textsLoaded = false // closed half-way: the cache files are not written now
+		}
 	}
 }
 
 func (l *Library) saveIndexLocked() {
 	l.loadTextsLocked() // the texts file is rewritten whole
+	if l.closed() {
+		return // the files are left as they were: whole, if older
+	}
 	c := indexCache{Version: indexVersion, Entries: make([]*Entry, 0, len(l.entries))}
 	tc := textCache{Version: indexVersion, Texts: make(map[string]cachedText, len(l.entries))}
 	for _, e := range l.entries {
@@ -297,6 +325,9 @@ func (l *Library) scan() ([]found, error) {
 			}
 			return nil // an unreadable folder inside: skip it
 		}
+		if l.closed() {
+			return ErrClosed
+		}
 		name := d.Name()
 		if p != l.dir && strings.HasPrefix(name, ".") {
 			if d.IsDir() {
@@ -321,13 +352,23 @@ func (l *Library) scan() ([]found, error) {
 // Games lists every game record of the library, newest first; unreadable
 // files are listed with their error. Files new or changed since the last
 // listing are read again (in parallel), the others come from the index.
+//
+// Once the library is closed, Games returns ErrClosed: a listing under
+// way stops between two files, or inside a long record, and writes no
+// index cache (the entries read whole are kept in memory only).
 func (l *Library) Games() ([]Entry, error) {
+	if l.closed() {
+		return nil, errClosed()
+	}
 	files, err := l.scan()
 	if err != nil {
 		return nil, fmt.Errorf("library: %w", err)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.closed() {
+		return nil, errClosed()
+	}
 	var stale []found
 	present := make(map[string]bool, len(files))
 	for _, f := range files {
@@ -359,18 +400,32 @@ func (l *Library) Games() ([]Entry, error) {
 					if l.testHookRead != nil {
 						l.testHookRead(stale[i].id)
 					}
-					read[i] = l.readEntry(stale[i])
-					l.progress.read.Add(1)
+					if l.closed() {
+						continue // the feeder stops too
+					}
+					if read[i] = l.readEntry(stale[i]); read[i] != nil {
+						l.progress.read.Add(1)
+					}
 				}
 			}()
 		}
+	feed:
 		for i := range stale {
-			next <- i
+			select {
+			case next <- i:
+			case <-l.jobs.done:
+				break feed
+			}
 		}
 		close(next)
 		wg.Wait()
 		for _, e := range read {
-			l.entries[e.ID] = e
+			if e != nil { // nil: not read, the library closed first
+				l.entries[e.ID] = e
+			}
+		}
+		if l.closed() {
+			return nil, errClosed()
 		}
 	}
 	if changed || !l.saved {
@@ -407,6 +462,9 @@ func (l *Library) Entry(id string) (*Entry, string, error) {
 	l.mu.Unlock()
 	if e == nil || e.Size != fi.Size() || !e.ModTime.Equal(fi.ModTime()) {
 		e = l.readEntry(found{id: id, path: path, size: fi.Size(), mod: fi.ModTime()})
+		if e == nil {
+			return nil, "", errClosed()
+		}
 		l.mu.Lock()
 		l.entries[id] = e
 		l.mu.Unlock()
@@ -446,7 +504,8 @@ func (l *Library) path(id string) (string, error) {
 	return clean, nil
 }
 
-// readEntry reads one file into an index entry.
+// readEntry reads one file into an index entry; nil if the library closed
+// before it was read to its end.
 func (l *Library) readEntry(f found) *Entry {
 	e := &Entry{ID: f.id, Size: f.size, ModTime: f.mod, Date: f.mod}
 	bad := func(line int, off int64, format string, args ...any) *Entry {
@@ -461,7 +520,10 @@ func (l *Library) readEntry(f found) *Entry {
 		return bad(0, 0, "cannot be read: %v", err)
 	}
 	defer in.Close()
-	g, first, err := replay(in, f.id)
+	g, first, err := replay(in, f.id, l.jobs.done)
+	if errors.Is(err, ErrClosed) {
+		return nil
+	}
 	if err != nil {
 		var re *record.Error
 		if errors.As(err, &re) {
@@ -517,9 +579,15 @@ func (l *Library) open(name string) (*os.File, error) {
 	return f, nil
 }
 
+// stopEvery is how many events replay reads between two looks at its stop
+// channel: a 64 MB record (2 M lines) is read in about a second, so it
+// looks every few hundred microseconds.
+const stopEvery = 1024
+
 // replay replays a record line by line and returns the time of its first
-// timed event.
-func replay(r io.Reader, name string) (*record.Game, time.Time, error) {
+// timed event. It returns ErrClosed (bare) when stop is closed before the
+// end (nil: never).
+func replay(r io.Reader, name string, stop <-chan struct{}) (*record.Game, time.Time, error) {
 	rd := record.NewReader(r, name)
 	h, err := rd.Header()
 	if err != nil {
@@ -531,7 +599,14 @@ func replay(r io.Reader, name string) (*record.Game, time.Time, error) {
 	}
 	g := &record.Game{Header: h, State: st}
 	var first time.Time
-	for rd.Next() {
+	for n := 1; rd.Next(); n++ {
+		if stop != nil && n%stopEvery == 0 {
+			select {
+			case <-stop:
+				return g, first, ErrClosed
+			default:
+			}
+		}
 		ev := rd.Event()
 		if first.IsZero() && !ev.T.IsZero() {
 			first = ev.T
@@ -599,9 +674,17 @@ func (l *Library) Level() int { return l.level() }
 
 // Warm builds the index in the background (a first listing of a large
 // library reads every record), so that the first visit finds it ready.
+// Close stops it and waits for it.
 func (l *Library) Warm() {
+	l.life.Lock()
+	defer l.life.Unlock()
+	if l.closed() {
+		return
+	}
+	l.warm.Add(1)
 	go func() {
-		if _, err := l.Games(); err != nil {
+		defer l.warm.Done()
+		if _, err := l.Games(); err != nil && !errors.Is(err, ErrClosed) {
 			l.log.Warn("library index", "err", err)
 		}
 	}()

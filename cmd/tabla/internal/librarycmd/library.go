@@ -112,7 +112,10 @@ func Run(ctx context.Context, o *Options) error {
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("library: --allow-host: %v", err))
 	}
 	lib.Warm()
-	return serve(ctx, ln, guard.Wrap(webui.Library(lib, webui.LibraryOptions{})), log, func(addr string) {
+	// lib.Close before the server's Shutdown: a listing under way (Warm's,
+	// or a page's /api/games waiting for it) stops, so the requests end
+	// at once instead of holding Shutdown until the index is built.
+	return serve(ctx, ln, guard.Wrap(webui.Library(lib, webui.LibraryOptions{})), log, lib.Close, func(addr string) {
 		fmt.Fprintf(o.IO.Out, "tabla library: %s — open http://%s/ in a browser (Ctrl-C stops)\n", o.Dir, addr)
 		log.Info("tabla library", "dir", o.Dir, "page", "http://"+addr+"/", "hosts", strings.Join(guard.Allowed(), ", "))
 		if o.Ready != nil {
@@ -121,7 +124,9 @@ func Run(ctx context.Context, o *Options) error {
 	})
 }
 
-func serve(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger, ready func(addr string)) error {
+// serve serves h on ln until ctx ends; it then calls stopping, and shuts
+// the server down.
+func serve(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logger, stopping func(), ready func(addr string)) error {
 	srv := webui.NewServer(ctx, h, webui.DefaultLimits)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(webui.DefaultLimits.Listener(ln)) }()
@@ -131,6 +136,7 @@ func serve(ctx context.Context, ln net.Listener, h http.Handler, log *slog.Logge
 	case <-ctx.Done():
 	case err = <-errc:
 	}
+	stopping()
 	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	srv.Shutdown(sctx)

@@ -426,6 +426,7 @@ func Run(ctx context.Context, o *Options) error {
 	defer cancel()
 	addr := ""
 	var srv *http.Server
+	closeLib := func() {}
 	if ln != nil {
 		addr = ln.Addr().String()
 		lib, err := library.Open(o.Journal, library.Options{Level: o.AnalysisLevel, Workers: 1, Logger: log})
@@ -434,6 +435,7 @@ func Run(ctx context.Context, o *Options) error {
 			return err
 		}
 		defer lib.Close()
+		closeLib = lib.Close
 		lib.Warm()
 		limits := webui.DefaultLimits
 		if o.Limits != nil {
@@ -463,6 +465,7 @@ func Run(ctx context.Context, o *Options) error {
 			log.Info("shutting down")
 			daemon.SdNotify(false, daemon.SdNotifyStopping)
 			if srv != nil {
+				closeLib() // a /library/ listing under way stops: Shutdown need not wait for it
 				sctx, scancel := context.WithTimeout(context.Background(), 2*time.Second)
 				srv.Shutdown(sctx)
 				scancel()

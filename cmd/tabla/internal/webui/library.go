@@ -77,7 +77,7 @@ func Library(lib *library.Library, o LibraryOptions) http.Handler {
 	mux.HandleFunc("GET /api/games", func(w http.ResponseWriter, r *http.Request) {
 		games, err := lib.Games()
 		if err != nil {
-			httpError(w, http.StatusInternalServerError, "webui: %v", err)
+			httpError(w, listingStatus(err), "webui: %v", err)
 			return
 		}
 		writeJSON(w, games)
@@ -85,7 +85,7 @@ func Library(lib *library.Library, o LibraryOptions) http.Handler {
 	mux.HandleFunc("GET /api/stats", func(w http.ResponseWriter, r *http.Request) {
 		st, err := lib.Stats()
 		if err != nil {
-			httpError(w, http.StatusInternalServerError, "webui: %v", err)
+			httpError(w, listingStatus(err), "webui: %v", err)
 			return
 		}
 		writeJSON(w, st)
@@ -230,4 +230,13 @@ func libraryError(w http.ResponseWriter, err error) {
 	default:
 		http.Error(w, "webui: "+err.Error(), http.StatusUnprocessableEntity)
 	}
+}
+
+// listingStatus is the HTTP status of a failed listing: 503 while the
+// library stops (the server is shutting down), 500 otherwise.
+func listingStatus(err error) int {
+	if errors.Is(err, library.ErrClosed) {
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
 }
