@@ -1013,6 +1013,14 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64, mode playMode) (res no
 		if chosen && x != nil && len(h.chosen) > 0 {
 			h.chosen[len(h.chosen)-1] = true
 		}
+		// a pass forced on the next player is played at once (the board
+		// stays as it is): the shadow plays it too
+		if ms := shadow.Moves(buf[:0]); tb.r.Game().Plies() > shadow.Plies() && shadow.Awaiting() == engine.AwaitMove &&
+			len(ms) == 1 && engine.MoveString(shadow, ms[0]) == "pass" {
+			h.add(shadow.Clone(), "pass")
+			shadow.Play(ms[0])
+			lastMove = ""
+		}
 		if tb.r.Game().Hash() != shadow.Hash() {
 			st := tb.r.State()
 			if tb.r.Game().Plies() >= shadow.Plies() {
