@@ -178,6 +178,30 @@ func playMoves(t *testing.T, p *Player, s *Session, n int, rng *rand.Rand) []str
 
 // diskMoves are the moves of the journal at path as it stands on disk;
 // a journal that does not read as a record fails the test.
+// replaysAndResumes checks that the STAR journal at path (in dir) replays
+// as it was played, closes s, and checks that a session resumed from dir
+// stands at the moves want.
+func replaysAndResumes(t *testing.T, s *Session, path, dir string, want []string) {
+	t.Helper()
+	rr, err := ReplayFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rr.Match() {
+		t.Errorf("the journal replays otherwise than it was played:\n%s", rr.Diff())
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, s2 := newSimSession(t, record.Header{Game: "star", First: "red"}, dir, false)
+	if got := s2.State().Moves; !slices.Equal(got, want) {
+		t.Errorf("resumed at %d moves %v, want %d", len(got), got, len(want))
+	}
+	if err := s2.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func diskMoves(t *testing.T, path string) []string {
 	t.Helper()
 	data, err := os.ReadFile(path)
@@ -291,20 +315,7 @@ func TestJournalPausedWhileCardFails(t *testing.T) {
 			if pub.max() != len(want) {
 				t.Errorf("published ply %d, want %d", pub.max(), len(want))
 			}
-			rr, err := ReplayFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !rr.Match() {
-				t.Errorf("the journal replays otherwise than it was played:\n%s", rr.Diff())
-			}
-			if err := s.Close(); err != nil {
-				t.Fatal(err)
-			}
-			_, s2 := newSimSession(t, record.Header{Game: "star", First: "red"}, dir, false)
-			if got := s2.State().Moves; !slices.Equal(got, want) {
-				t.Errorf("resumed at %d moves %v, want %d", len(got), got, len(want))
-			}
+			replaysAndResumes(t, s, path, dir, want)
 		})
 	}
 }

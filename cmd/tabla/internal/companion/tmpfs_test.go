@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/testfs"
-	"github.com/tabla-board/tabla/engine/record"
 )
 
 // fill writes a file in dir until the filesystem is full.
@@ -95,23 +94,7 @@ func TestJournalFullTmpfs(t *testing.T) {
 	if !slices.Equal(got, played) {
 		t.Errorf("journal %d moves %v\nplayed   %d moves %v", len(got), got, len(played), played)
 	}
-	rr, err := ReplayFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !rr.Match() {
-		t.Errorf("the journal replays otherwise than it was played:\n%s", rr.Diff())
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	_, s2 := newSimSession(t, record.Header{Game: "star", First: "red"}, dir, false)
-	if got := s2.State().Moves; !slices.Equal(got, played) {
-		t.Errorf("resumed at %d moves, played %d", len(got), len(played))
-	}
-	if err := s2.Close(); err != nil {
-		t.Fatal(err)
-	}
+	replaysAndResumes(t, s, path, dir, played)
 }
 
 // A game started on a card already full: the journal's header cannot be
