@@ -936,13 +936,11 @@ func (r *Referee) revisionsAt(d int, other bool, out []candidate) []candidate {
 			// replace as well as a revision.)
 			// (A replace's displaced piece is put down by the same hand:
 			// put elsewhere, it went on.)
-			same := nt.from == first.note.from && nt.place == first.note.place && (first.note.extra < 0 || nt.to == first.note.to)
-			// (a replace revised to a plain move of its mover, which went
-			// on from where it was recorded — a bounce piece looked at and
-			// a rest read as its displaced piece — is the same hand too)
-			if !same && r.info.Game == "gyges" && d == 1 && nt.extra < 0 && first.note.extra >= 0 && nt.from == first.note.from && !nt.place {
-				same = true
-			}
+			// (So is a replace revised to a plain move of its mover, which
+			// went on from where it was recorded: a bounce piece looked at
+			// and a rest read as its displaced piece.)
+			same := nt.from == first.note.from && nt.place == first.note.place &&
+				(first.note.extra < 0 || nt.to == first.note.to || r.info.Game == "gyges" && d == 1 && nt.extra < 0 && !nt.place)
 			// A piece knocked off and set back that was read as the mover
 			// (six: the hexagon beside the real one) is no other hand: its
 			// cell shows it again, as before the move.
@@ -1486,8 +1484,8 @@ func (r *Referee) recognise() {
 			r.ask(others)
 			return
 		}
-		// Several readings that end in one position, the plain move among
-		// them: one reading to the game (oneOutcome).
+		// Several readings that end in one position are one to the game:
+		// the one that keeps most recorded moves is taken (oneOutcome).
 		if len(others) > 1 && r.info.Game == "gyges" {
 			if k, ok := r.oneOutcome(others); ok {
 				others = others[k : k+1]
