@@ -37,6 +37,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -216,19 +217,20 @@ func (s *Section) PairNext() (*Round, error) {
 	n := len(s.Played) + 1
 	var games [][]string
 	var byes []string
+	var err error
 	switch s.System {
 	case RoundRobin:
 		if rr := roundsOf(len(s.Players)); s.Rounds > rr {
 			return nil, fmt.Errorf("%s: a round robin of %d players has %d rounds, not %d", s.Game, len(s.Players), rr, s.Rounds)
 		}
-		games, byes = s.pairRoundRobin(n)
+		games, byes, err = s.pairRoundRobin(n)
 	case Swiss:
-		games, byes = s.pairSwiss()
-		if games == nil {
-			return nil, fmt.Errorf("%s: round %d cannot be paired without a rematch", s.Game, n)
-		}
+		games, byes, err = s.pairSwiss()
 	case Fours:
 		games, byes = s.pairFours(n)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if len(games) > len(s.Tables) {
 		return nil, fmt.Errorf("%s: round %d has %d games and %d tables", s.Game, n, len(games), len(s.Tables))
@@ -249,38 +251,26 @@ func roundsOf(n int) int {
 	return n - 1
 }
 
-// pairRoundRobin is round n of the Berger tables (the circle method: the
-// last player fixed, the others turning), with a bye for an odd count.
-// The fixed player changes seat every round; the others' first seat goes
-// to the first of the pair on the circle.
-func (s *Section) pairRoundRobin(n int) (games [][]string, byes []string) {
+// pairRoundRobin is round n of FIDE's Berger table (Berger), the
+// players numbered in registration order; with an odd count, meeting the
+// missing last number is a bye.
+func (s *Section) pairRoundRobin(n int) (games [][]string, byes []string, err error) {
 	names := s.names()
-	if len(names)%2 == 1 {
-		names = append(names, "") // the bye
+	table, err := Berger(len(names), n)
+	if err != nil {
+		return nil, nil, err
 	}
-	m := len(names)
-	ring := slices.Clone(names[:m-1])
-	fixed := names[m-1]
-	shift := (n - 1) % (m - 1)
-	ring = append(ring[shift:], ring[:shift]...)
-	pairs := [][2]string{{ring[0], fixed}}
-	if n%2 == 0 {
-		pairs[0] = [2]string{fixed, ring[0]}
-	}
-	for i := 1; i < m/2; i++ {
-		pairs = append(pairs, [2]string{ring[i], ring[m-1-i]})
-	}
-	for _, p := range pairs {
+	for _, p := range table {
 		switch {
-		case p[0] == "":
-			byes = append(byes, p[1])
-		case p[1] == "":
-			byes = append(byes, p[0])
+		case p[0] > len(names):
+			byes = append(byes, names[p[1]-1])
+		case p[1] > len(names):
+			byes = append(byes, names[p[0]-1])
 		default:
-			games = append(games, []string{p[0], p[1]})
+			games = append(games, []string{names[p[0]-1], names[p[1]-1]})
 		}
 	}
-	return games, byes
+	return games, byes, nil
 }
 
 // names are the registered players in registration order.
@@ -380,54 +370,42 @@ func (s *Section) ranked(h *history) []string {
 	return out
 }
 
-// pairSwiss pairs by score: the bye (odd count) to the lowest-ranked
-// player without one, then from the top each player against the highest
-// ranked player not yet met, backtracking when the rest cannot be paired
-// (nil: no pairing without a rematch). The first seat goes to the player
-// who has had it less (the higher ranked when equal).
-func (s *Section) pairSwiss() (games [][]string, byes []string) {
-	h := s.history()
-	order := s.ranked(h)
-	if len(order)%2 == 1 {
-		for i := len(order) - 1; i >= 0; i-- {
-			if h.byes[order[i]] == 0 || i == 0 {
-				byes = []string{order[i]}
-				order = slices.Delete(order, i, i+1)
-				break
+// pairSwiss pairs by FIDE's Dutch system (PairDutch), the first seat
+// as white: pairing numbers by the rating the players came with (then
+// registration), the section's rounds as planned.
+func (s *Section) pairSwiss() (games [][]string, byes []string, err error) {
+	order := slices.Clone(s.Players)
+	slices.SortStableFunc(order, func(a, b Player) int { return cmp.Compare(b.Rating.R, a.Rating.R) })
+	num := map[string]int{}
+	h := &SwissHistory{Planned: s.Rounds}
+	for i, p := range order {
+		num[p.Name] = i + 1
+		h.Ratings = append(h.Ratings, int(math.Round(p.Rating.R)))
+	}
+	for _, r := range s.Played {
+		var sr SwissRound
+		for _, b := range r.Byes {
+			sr.Byes = append(sr.Byes, SwissBye{Player: num[b], Points: s.byePoints(), Allocated: true})
+		}
+		for _, g := range r.Pairings {
+			if g.Result == nil {
+				return nil, nil, fmt.Errorf("%s: round %d board %d has no result", s.Game, r.N, g.Board)
 			}
+			sr.Games = append(sr.Games, SwissGame{First: num[g.Players[0]], Second: num[g.Players[1]], Score: g.Result.Points[0]})
 		}
+		h.Rounds = append(h.Rounds, sr)
 	}
-	pairs := matchUp(order, func(a, b string) bool { return h.met[a][b] == 0 })
-	if pairs == nil {
-		return nil, nil
+	p, err := PairDutch(h)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", s.Game, err)
 	}
-	for _, p := range pairs {
-		a, b := p[0], p[1]
-		if h.seat[b][0] < h.seat[a][0] {
-			a, b = b, a
-		}
-		games = append(games, []string{a, b})
+	for _, b := range p.Boards {
+		games = append(games, []string{order[b[0]-1].Name, order[b[1]-1].Name})
 	}
-	return games, byes
-}
-
-// matchUp pairs players in order, each with the first later one ok allows,
-// backtracking (nil: impossible).
-func matchUp(order []string, ok func(a, b string) bool) [][2]string {
-	if len(order) == 0 {
-		return [][2]string{}
+	if p.Bye != 0 {
+		byes = []string{order[p.Bye-1].Name}
 	}
-	a := order[0]
-	for i := 1; i < len(order); i++ {
-		if !ok(a, order[i]) {
-			continue
-		}
-		rest := slices.Concat(order[1:i], order[i+1:])
-		if more := matchUp(rest, ok); more != nil {
-			return append([][2]string{{a, order[i]}}, more...)
-		}
-	}
-	return nil
+	return games, byes, nil
 }
 
 // pairFours seats players four to a table by rank (round 1: by rating),

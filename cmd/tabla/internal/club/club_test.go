@@ -1,6 +1,7 @@
 package club
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -86,17 +87,66 @@ func TestRoundRobin(t *testing.T) {
 	}
 }
 
-// TestSwiss: six players, four rounds, the first seat always wins. By
-// hand, ranked by points then registration (all rated 1500):
-// round 1: A-B, C-D, E-F → A, C, E 1 point.
-// round 2: the leaders A, C, E, then B, D, F: A-C, E-B (E has met F),
-// D-F; the first seat to whoever had it less (equal: the higher ranked):
-// A and C had it once: A-C; B never, E once: B-E; D and F never: D-F.
-// Winners (first seat): A, B, D → A 2, B 1, C 1, D 1, E 1, F 0.
+// TestRoundRobinBerger: a section's round robin is FIDE's Berger table
+// with the players numbered by registration, so nobody takes the same
+// seat more than twice running (16 players: Monrad's circle had 8).
+func TestRoundRobinBerger(t *testing.T) {
+	for _, n := range []int{7, 16} {
+		var names []string
+		for i := range n {
+			names = append(names, fmt.Sprintf("P%02d", i+1))
+		}
+		s := section(RoundRobin, two, roundsOf(n), 8, names...)
+		run := map[string][2]int{} // seat, how many times running
+		for r := 1; r <= s.Rounds; r++ {
+			got, err := s.PairNext()
+			if err != nil {
+				t.Fatal(err)
+			}
+			table, _ := Berger(n, r)
+			var want []string
+			for _, p := range table {
+				if p[0] <= n && p[1] <= n {
+					want = append(want, names[p[0]-1]+"-"+names[p[1]-1])
+				}
+			}
+			var have []string
+			for _, p := range got.Pairings {
+				have = append(have, p.Players[0]+"-"+p.Players[1])
+				for seat, x := range p.Players {
+					if run[x][0] == seat {
+						run[x] = [2]int{seat, run[x][1] + 1}
+					} else {
+						run[x] = [2]int{seat, 1}
+					}
+					if run[x][1] > 2 {
+						t.Errorf("%d players, round %d: %s in seat %d %d times running", n, r, x, seat, run[x][1])
+					}
+				}
+			}
+			if !slices.Equal(have, want) {
+				t.Errorf("%d players, round %d: %v, Berger %v", n, r, have, want)
+			}
+			finish(t, s)
+		}
+	}
+}
+
+// TestSwiss: six players (all rated 1500: pairing numbers by
+// registration), three rounds, the first seat always wins. By hand, the
+// Dutch system:
+// round 1: S1 = A B C against S2 = D E F, board by board; player 1 takes
+// the first seat, the seats alternate down the boards: A-D, E-B, C-F.
+// round 2: A, C, E have 1 point: A meets C (S1 A, S2 C E), E floats down
+// to B, D, F and meets the highest ranked not met, D; then B-F. Seats:
+// A and C both prefer the second (one first seat each), no round where
+// they differed, so the higher ranked A gets it: C-A; E prefers the
+// second and D the first: D-E; B and F both prefer the first, B ranks
+// higher: B-F.
 func TestSwiss(t *testing.T) {
-	s := section(Swiss, two, 4, 3, "A", "B", "C", "D", "E", "F")
+	s := section(Swiss, two, 3, 3, "A", "B", "C", "D", "E", "F")
 	var got [][]string
-	for range 4 {
+	for range 3 {
 		r, err := s.PairNext()
 		if err != nil {
 			t.Fatal(err)
@@ -106,21 +156,41 @@ func TestSwiss(t *testing.T) {
 		}
 		finish(t, s)
 	}
-	want := [][]string{{"A", "B"}, {"C", "D"}, {"E", "F"}, {"A", "C"}, {"B", "E"}, {"D", "F"}}
+	want := [][]string{{"A", "D"}, {"E", "B"}, {"C", "F"}, {"C", "A"}, {"D", "E"}, {"B", "F"}}
 	if !slices.EqualFunc(got[:6], want, slices.Equal) {
 		t.Fatalf("rounds 1-2: %v, want %v", got[:6], want)
 	}
 	met := map[[2]string]int{}
+	first := map[string]int{}
 	for _, g := range got {
 		met[[2]string{min(g[0], g[1]), max(g[0], g[1])}]++
+		first[g[0]]++
 	}
 	for k, v := range met {
 		if v != 1 {
 			t.Errorf("%v met %d times", k, v)
 		}
 	}
+	for _, p := range []string{"A", "B", "C", "D", "E", "F"} {
+		if first[p] < 1 || first[p] > 2 {
+			t.Errorf("%s had the first seat %d times in 3 rounds", p, first[p])
+		}
+	}
 	if !s.Finished() {
-		t.Error("not finished after four rounds")
+		t.Error("not finished after three rounds")
+	}
+}
+
+// TestSwissDeadEnd: when no pairing avoids a rematch, PairNext says so
+// (the hub logs it; the arbiter decides).
+func TestSwissDeadEnd(t *testing.T) {
+	s := section(Swiss, two, 3, 2, "A", "B")
+	if _, err := s.PairNext(); err != nil {
+		t.Fatal(err)
+	}
+	finish(t, s)
+	if _, err := s.PairNext(); !errors.Is(err, ErrNoPairing) {
+		t.Fatalf("two players, round 2: %v, want ErrNoPairing", err)
 	}
 }
 
@@ -198,14 +268,14 @@ func TestPoints(t *testing.T) {
 	}
 }
 
-// TestStandingsSwiss: after TestSwiss's two rounds (A-B, C-D, E-F; A-C,
-// B-E, D-F; the first seat won each), by hand —
-// points: A 2, B 1, C 1, D 1, E 1, F 0.
-// Buchholz: A: B 1 + C 1 = 2; B: A 2 + E 1 = 3; C: D 1 + A 2 = 3;
-// D: C 1 + F 0 = 1; E: F 0 + B 1 = 1; F: E 1 + D 1 = 2.
+// TestStandingsSwiss: after TestSwiss's two rounds (A-D, E-B, C-F;
+// C-A, D-E, B-F; the first seat won each), by hand —
+// points: A 1, B 1, C 2, D 1, E 1, F 0.
+// Buchholz: A: D 1 + C 2 = 3; B: E 1 + F 0 = 1; C: F 0 + A 1 = 1;
+// D: A 1 + E 1 = 2; E: B 1 + D 1 = 2; F: C 2 + B 1 = 3.
 // Sonneborn-Berger (points of those beaten, half of those drawn):
-// A: B 1 + C 1 = 2; B: E 1; C: D 1; D: F 0; E: F 0; F: 0.
-// So A; B and C equal on all (rank 2, by name); D and E equal (rank 4); F.
+// A: D 1; B: F 0; C: F 0 + A 1 = 1; D: E 1; E: B 1; F: 0.
+// So C; A; D and E equal on all (rank 3, by name); B; F.
 func TestStandingsSwiss(t *testing.T) {
 	s := section(Swiss, two, 4, 3, "A", "B", "C", "D", "E", "F")
 	for range 2 {
@@ -216,12 +286,12 @@ func TestStandingsSwiss(t *testing.T) {
 	}
 	got := s.Standings()
 	want := []Standing{
-		{1, "A", 2, 2, []float64{2, 2}},
-		{2, "B", 1, 2, []float64{3, 1}},
-		{2, "C", 1, 2, []float64{3, 1}},
-		{4, "D", 1, 2, []float64{1, 0}},
-		{4, "E", 1, 2, []float64{1, 0}},
-		{6, "F", 0, 2, []float64{2, 0}},
+		{1, "C", 2, 2, []float64{1, 1}},
+		{2, "A", 1, 2, []float64{3, 1}},
+		{3, "D", 1, 2, []float64{2, 1}},
+		{3, "E", 1, 2, []float64{2, 1}},
+		{5, "B", 1, 2, []float64{1, 0}},
+		{6, "F", 0, 2, []float64{3, 0}},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("standings\n%v\nwant\n%v", got, want)
