@@ -14,6 +14,7 @@ import (
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/aicmd"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/boardscmd"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/clubcmd"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/hubcmd"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/hwcmd"
@@ -44,7 +45,7 @@ func NewRoot(streams *cmdutil.IO) *cobra.Command {
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.Err)
-	root.AddCommand(rulescmd.NewCmd(streams), boardscmd.NewCmd(streams), aicmd.NewHintCmd(streams), aicmd.NewAnalyzeCmd(streams), aicmd.NewPlayCmd(streams), aicmd.NewStatsCmd(streams), runcmd.NewCmd(streams), simcmd.NewCmd(streams), replaycmd.NewCmd(streams), hwcmd.NewCmd(streams), librarycmd.NewCmd(streams), hubcmd.NewCmd(streams))
+	root.AddCommand(rulescmd.NewCmd(streams), boardscmd.NewCmd(streams), aicmd.NewHintCmd(streams), aicmd.NewAnalyzeCmd(streams), aicmd.NewPlayCmd(streams), aicmd.NewStatsCmd(streams), runcmd.NewCmd(streams), simcmd.NewCmd(streams), replaycmd.NewCmd(streams), hwcmd.NewCmd(streams), librarycmd.NewCmd(streams), hubcmd.NewCmd(streams), clubcmd.NewCmd(streams))
 	for _, c := range root.Commands() {
 		requireSubcommand(c)
 	}

@@ -343,11 +343,9 @@ func Write(w io.Writer, t *Tournament) error {
 		put(58, 68, p.FideID, true)
 		put(70, 79, p.Birth, false)
 		put(81, 84, formatPoints(sum), true)
-		rank := p.Rank
-		if rank == 0 {
-			rank = p.ID
+		if p.Rank > 0 {
+			put(86, 89, strconv.Itoa(p.Rank), true)
 		}
-		put(86, 89, strconv.Itoa(rank), true)
 		bw.Write(line)
 		for _, c := range p.Cells {
 			if c.Result == ' ' {
