@@ -34,7 +34,7 @@ func run(t *testing.T, system, input string) (string, error) {
 func TestPair(t *testing.T) {
 	for _, c := range []struct {
 		name, system, input, want, err string
-		code                            cmdutil.ExitCode
+		code                           cmdutil.ExitCode
 	}{
 		// Dutch round 1: 1 v n/2+1, the seats alternating down the boards
 		{"dutch round 1", "dutch", four, "2\n1 3\n4 2\n", "", 0},
