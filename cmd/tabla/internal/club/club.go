@@ -410,9 +410,11 @@ func (s *Section) pairSwiss() (games [][]string, byes []string, err error) {
 
 // pairFours seats players four to a table by rank (round 1: by rating),
 // the players left over sit out with a bye (the lowest ranked who have
-// had fewest). At each table the seats go round: each player takes the
-// seat they have taken least (ties to the higher ranked), so over four
-// rounds of the same four everyone sits every seat once.
+// had fewest). The seats go round so that each player sits each seat as
+// evenly as the evening allows: at each table the assignment of the 24
+// that least widens any player's spread (most taken seat against least,
+// seatCost), and players on equal points swap tables when that lets
+// more of them take a seat they have sat least.
 func (s *Section) pairFours(n int) (games [][]string, byes []string) {
 	h := s.history()
 	order := s.ranked(h)
@@ -426,17 +428,51 @@ func (s *Section) pairFours(n int) (games [][]string, byes []string) {
 		byes = append(byes, order[best])
 		order = slices.Delete(order, best, best+1)
 	}
+	var groups [][]string
 	for t := 0; t+4 <= len(order); t += 4 {
-		group := order[t : t+4]
-		games = append(games, seatFour(group, h, n))
+		groups = append(groups, slices.Clone(order[t:t+4]))
+	}
+	cost := make([]int, len(groups))
+	for i, g := range groups {
+		_, cost[i] = seatFour(g, h, n)
+	}
+	// swap players of equal points between tables while it lowers the
+	// seats' cost (each swap lowers it, so this ends; bounded anyway)
+	for pass, better := 0, true; better && pass < 8; pass++ {
+		better = false
+		for a := range groups {
+			for b := a + 1; b < len(groups); b++ {
+				for i := range 4 {
+					for j := range 4 {
+						x, y := groups[a][i], groups[b][j]
+						if h.points[x] != h.points[y] {
+							continue
+						}
+						groups[a][i], groups[b][j] = y, x
+						_, ca := seatFour(groups[a], h, n)
+						_, cb := seatFour(groups[b], h, n)
+						if ca+cb < cost[a]+cost[b] {
+							cost[a], cost[b], better = ca, cb, true
+						} else {
+							groups[a][i], groups[b][j] = x, y
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, g := range groups {
+		seats, _ := seatFour(g, h, n)
+		games = append(games, seats)
 	}
 	return games, byes
 }
 
 // seatFour gives the four seats of a table to a group: the assignment of
-// the 24 where the seats' past counts sum least, the first in the order
-// of permutations (rotated by the round, so that equals alternate).
-func seatFour(group []string, h *history, n int) []string {
+// the 24 that costs least (seatCost), the first in the order of
+// permutations (rotated by the round, so that equals alternate), and its
+// cost.
+func seatFour(group []string, h *history, n int) ([]string, int) {
 	var best []string
 	bestCost := -1
 	perm := []int{0, 1, 2, 3}
@@ -448,7 +484,7 @@ func seatFour(group []string, h *history, n int) []string {
 			for seat, gi := range perm {
 				p := group[(gi+n-1)%4]
 				seats[seat] = p
-				cost += h.seat[p][seat]
+				cost += seatCost(h.seat[p], seat)
 			}
 			if bestCost < 0 || cost < bestCost {
 				best, bestCost = seats, cost
@@ -462,7 +498,17 @@ func seatFour(group []string, h *history, n int) []string {
 		}
 	}
 	rec(0)
-	return best
+	return best, bestCost
+}
+
+// seatCost is what taking a seat costs a player who has sat the seats
+// counts times: most, a spread (most taken seat against least) beyond
+// one; then a seat taken more often than the least; then the count.
+func seatCost(counts []int, seat int) int {
+	after := slices.Clone(counts)
+	after[seat]++
+	spread := slices.Max(after) - slices.Min(after)
+	return 10000*max(spread-1, 0) + 100*(counts[seat]-slices.Min(counts)) + counts[seat]
 }
 
 // Find is the pairing of round n, board b (nil if none).

@@ -31,6 +31,9 @@ type SwissHistory struct {
 	// SecondSeatFirst gives player 1 the second seat in round 1 (TRF's
 	// XXC black1); by default player 1 has the first seat.
 	SecondSeatFirst bool
+	// Out are the players not to pair in the next round (withdrawn, or a
+	// bye they asked for).
+	Out []int
 }
 
 // SwissRound is one round's games and the players without a game.
@@ -85,10 +88,10 @@ func pairDutch(h *SwissHistory) (p *SwissPairing, fallback bool, err error) {
 		return nil, false, err
 	}
 	st := h.build()
-	if len(st.Ratings) < 2 {
-		return nil, false, fmt.Errorf("club: round %d: %d players, a Swiss pairs at least 2", len(h.Rounds)+1, len(st.Ratings))
+	if st.active < 2 {
+		return nil, false, fmt.Errorf("club: round %d: %d players to pair, a Swiss pairs at least 2", len(h.Rounds)+1, st.active)
 	}
-	if p := h.library(); p != nil && st.check(p) == nil {
+	if p := h.library(); p != nil && st.check(p, true) == nil {
 		return p, false, nil
 	}
 	p, err = st.match()
@@ -97,6 +100,11 @@ func pairDutch(h *SwissHistory) (p *SwissPairing, fallback bool, err error) {
 
 func (h *SwissHistory) validate() error {
 	n := len(h.Ratings)
+	for _, p := range h.Out {
+		if p < 1 || p > n {
+			return fmt.Errorf("club: no player %d (1..%d) to leave out", p, n)
+		}
+	}
 	for k, r := range h.Rounds {
 		seen := map[int]bool{}
 		mark := func(p int) error {
@@ -155,6 +163,9 @@ func (h *SwissHistory) library() (p *SwissPairing) {
 		}
 		st.Rounds = append(st.Rounds, rd)
 	}
+	for _, x := range h.Out {
+		st.PreAssignedByes = append(st.PreAssignedByes, chesspairing.ByeEntry{PlayerID: strconv.Itoa(x), Type: chesspairing.ByeAbsent})
+	}
 	top := "white"
 	if h.SecondSeatFirst {
 		top = "black"
@@ -174,10 +185,12 @@ func (h *SwissHistory) library() (p *SwissPairing) {
 	}
 	for _, b := range res.Byes {
 		x, err := strconv.Atoi(b.PlayerID)
-		if err != nil || b.Type != chesspairing.ByePAB || p.Bye != 0 {
+		switch {
+		case err != nil || p.Bye != 0 && b.Type == chesspairing.ByePAB:
 			return nil
+		case b.Type == chesspairing.ByePAB:
+			p.Bye = x
 		}
-		p.Bye = x
 	}
 	return p
 }
@@ -193,15 +206,24 @@ type swissState struct {
 	seats       [][]byte // per round: 'w', 'b' or 0 (no game)
 	played      [][]byte // seats of played games only, in order
 	secondFirst bool
+	out         []bool // not to pair this round
+	active      int    // players to pair
 }
 
 func (h *SwissHistory) build() *swissState {
 	n := len(h.Ratings)
 	st := &swissState{Ratings: h.Ratings, planned: h.Planned, round: len(h.Rounds) + 1, points: make([]float64, n),
 		met: make([]map[int]bool, n), hadBye: make([]bool, n), seats: make([][]byte, n), played: make([][]byte, n), secondFirst: h.SecondSeatFirst}
+	st.out = make([]bool, n)
+	for _, p := range h.Out {
+		st.out[p-1] = true
+	}
 	for i := range n {
 		st.met[i] = map[int]bool{}
 		st.seats[i] = make([]byte, len(h.Rounds))
+		if !st.out[i] {
+			st.active++
+		}
 	}
 	for k, r := range h.Rounds {
 		for _, g := range r.Games {
@@ -260,12 +282,12 @@ func (st *swissState) faults(first, second int) int {
 }
 
 // check is nil if the pairing (numbers 1-based) meets the absolute
-// criteria.
-func (st *swissState) check(p *SwissPairing) error {
+// criteria (with seats, the seat limits too).
+func (st *swissState) check(p *SwissPairing, seats bool) error {
 	n := len(st.Ratings)
 	seen := make([]bool, n)
 	mark := func(x int) error {
-		if x < 1 || x > n || seen[x-1] {
+		if x < 1 || x > n || seen[x-1] || st.out[x-1] {
 			return fmt.Errorf("player %d not once", x)
 		}
 		seen[x-1] = true
@@ -278,12 +300,12 @@ func (st *swissState) check(p *SwissPairing) error {
 		if st.met[b[0]-1][b[1]-1] {
 			return fmt.Errorf("%d and %d have met", b[0], b[1])
 		}
-		if st.faults(b[0]-1, b[1]-1) > 0 {
+		if seats && st.faults(b[0]-1, b[1]-1) > 0 {
 			return fmt.Errorf("%d-%d breaks the seat limits", b[0], b[1])
 		}
 	}
-	if (p.Bye != 0) != (n%2 == 1) {
-		return fmt.Errorf("bye %d in a field of %d", p.Bye, n)
+	if (p.Bye != 0) != (st.active%2 == 1) {
+		return fmt.Errorf("bye %d in a field of %d", p.Bye, st.active)
 	}
 	if p.Bye != 0 {
 		if err := mark(p.Bye); err != nil {
@@ -291,6 +313,11 @@ func (st *swissState) check(p *SwissPairing) error {
 		}
 		if st.hadBye[p.Bye-1] {
 			return fmt.Errorf("%d had the bye", p.Bye)
+		}
+	}
+	for i, ok := range seen {
+		if !ok && !st.out[i] {
+			return fmt.Errorf("player %d left out", i+1)
 		}
 	}
 	return nil
@@ -313,7 +340,7 @@ func (st *swissState) match() (*SwissPairing, error) {
 	var edges []blossom.BlossomEdge
 	for i := range n {
 		for j := i + 1; j < n; j++ {
-			if st.met[i][j] {
+			if st.met[i][j] || st.out[i] || st.out[j] {
 				continue
 			}
 			f, s := st.allocate(i, j)
@@ -329,9 +356,9 @@ func (st *swissState) match() (*SwissPairing, error) {
 			edges = append(edges, blossom.BlossomEdge{I: i, J: j, Weight: w})
 		}
 	}
-	if n%2 == 1 {
+	if st.active%2 == 1 {
 		for i := range n {
-			if !st.hadBye[i] {
+			if !st.hadBye[i] && !st.out[i] {
 				// the lowest score, then the lowest ranked
 				w := wEdge - int64(2*st.points[i])*wDiff - int64(n-1-i)*wPref
 				edges = append(edges, blossom.BlossomEdge{I: i, J: n, Weight: w})
@@ -342,6 +369,9 @@ func (st *swissState) match() (*SwissPairing, error) {
 	p := &SwissPairing{}
 	var boards [][2]int
 	for i := range n {
+		if st.out[i] {
+			continue
+		}
 		if i >= len(mate) || mate[i] < 0 {
 			return nil, fmt.Errorf("club: round %d: %w", st.round, ErrNoPairing)
 		}
