@@ -5,6 +5,28 @@
 // keeps an Event in JetStream, sends each pairing to its table, and
 // records each result as the table's journal ends the game.
 //
+// # Pairings
+//
+// Round robin: FIDE's Berger tables (C.05 Annex 1, Berger), players
+// numbered by registration; with an odd count, meeting the missing
+// number is the bye.
+//
+// Swiss: FIDE's Dutch system (C.04.3, PairDutch) with the first seat as
+// white: pairing numbers by the rating a player came with; no rematch,
+// no second pairing-allocated bye, no seat imbalance beyond ±2 and no
+// seat three times running (except the last round's topscorers); then
+// the fewest floaters and score differences, then seat preferences; the
+// seats of each board by the Dutch colour rules. The Dutch engine is
+// github.com/gnutterts/chesspairing; its pairing is checked against the
+// absolute rules and, if it breaks one, replaced by a maximum-weight
+// matching with the criteria in order. No pairing without a rematch:
+// ErrNoPairing. The oracle test (TestDutchOracle) holds it to
+// bbpPairings on ../shared/pairings. PairTRF pairs a tournament read
+// from FIDE's TRF (package club/trf) by either system.
+//
+// Tables of four: by rank, the seats rotated so that each player sits
+// each seat as evenly as the evening allows.
+//
 // # Points
 //
 // Two-player games: a win 1, a draw ½, a loss 0 (a game lost on time is a

@@ -33,7 +33,9 @@ func TestFoursSeatsEven(t *testing.T) {
 			var places [][]int
 			for range s.Current().Pairings {
 				places = append(places, []int{1, 2, 3, 4})
-				rng.Shuffle(4, func(i, j int) { places[len(places)-1][i], places[len(places)-1][j] = places[len(places)-1][j], places[len(places)-1][i] })
+				rng.Shuffle(4, func(i, j int) {
+					places[len(places)-1][i], places[len(places)-1][j] = places[len(places)-1][j], places[len(places)-1][i]
+				})
 			}
 			finish(t, s, places...)
 		}
