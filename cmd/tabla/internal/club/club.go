@@ -399,7 +399,7 @@ func (s *Section) pairSwiss() (games [][]string, byes []string, err error) {
 	order := slices.Clone(s.Players)
 	slices.SortStableFunc(order, func(a, b Player) int { return cmp.Compare(b.Rating.R, a.Rating.R) })
 	num := map[string]int{}
-	h := &SwissHistory{Planned: s.Rounds}
+	h := &SwissHistory{Planned: s.Rounds, Lookahead: true}
 	for i, p := range order {
 		num[p.Name] = i + 1
 		h.Ratings = append(h.Ratings, int(math.Round(p.Rating.R)))

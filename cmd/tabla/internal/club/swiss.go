@@ -34,6 +34,14 @@ type SwissHistory struct {
 	// Out are the players not to pair in the next round (withdrawn, or a
 	// bye they asked for).
 	Out []int
+	// Lookahead sets the Dutch pairing aside when, with rounds still to
+	// come, it would leave the next round without any pairing free of
+	// rematches (small fields: six players in four rounds can end in two
+	// triangles of players who have all met): then the best pairing by
+	// the matching's criteria with one of its boards (or its bye) left
+	// out that keeps the next round pairable. FIDE's Dutch looks no
+	// further than the round; a club evening should not dead-end.
+	Lookahead bool
 }
 
 // SwissRound is one round's games and the players without a game.
@@ -91,11 +99,59 @@ func pairDutch(h *SwissHistory) (p *SwissPairing, fallback bool, err error) {
 	if st.active < 2 {
 		return nil, false, fmt.Errorf("club: round %d: %d players to pair, a Swiss pairs at least 2", len(h.Rounds)+1, st.active)
 	}
-	if p := h.library(); p != nil && st.check(p, true) == nil {
-		return p, false, nil
+	p = h.library()
+	if p == nil || st.check(p, true) != nil {
+		fallback = true
+		if p, err = st.match(); err != nil {
+			return nil, true, err
+		}
 	}
-	p, err = st.match()
-	return p, true, err
+	if !h.Lookahead || st.round >= h.Planned || st.pairableAfter(p) {
+		return p, fallback, nil
+	}
+	var edges [][2]int
+	for _, b := range p.Boards {
+		edges = append(edges, [2]int{b[0] - 1, b[1] - 1})
+	}
+	if p.Bye != 0 {
+		edges = append(edges, [2]int{p.Bye - 1, len(st.Ratings)})
+	}
+	for _, e := range edges {
+		st.forbid = map[[2]int]bool{e: true, {e[1], e[0]}: true}
+		if q, err := st.match(); err == nil && st.pairableAfter(q) {
+			return q, true, nil
+		}
+	}
+	return p, fallback, nil
+}
+
+// pairableAfter reports whether, after the pairing p, a next round could
+// be paired without a rematch or a second bye (everyone playing).
+func (st *swissState) pairableAfter(p *SwissPairing) bool {
+	n := len(st.Ratings)
+	met := func(i, j int) bool { return st.met[i][j] }
+	now := map[[2]int]bool{}
+	for _, b := range p.Boards {
+		now[[2]int{b[0] - 1, b[1] - 1}], now[[2]int{b[1] - 1, b[0] - 1}] = true, true
+	}
+	var edges []blossom.BlossomEdge
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			if !met(i, j) && !now[[2]int{i, j}] {
+				edges = append(edges, blossom.BlossomEdge{I: i, J: j, Weight: 1})
+			}
+		}
+		if n%2 == 1 && !st.hadBye[i] && p.Bye != i+1 {
+			edges = append(edges, blossom.BlossomEdge{I: i, J: n, Weight: 1})
+		}
+	}
+	mate := blossom.MaxWeightMatching(edges, true)
+	for i := range n {
+		if i >= len(mate) || mate[i] < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func (h *SwissHistory) validate() error {
@@ -206,8 +262,9 @@ type swissState struct {
 	seats       [][]byte // per round: 'w', 'b' or 0 (no game)
 	played      [][]byte // seats of played games only, in order
 	secondFirst bool
-	out         []bool // not to pair this round
-	active      int    // players to pair
+	out         []bool          // not to pair this round
+	active      int             // players to pair
+	forbid      map[[2]int]bool // boards (indices) the matching may not make
 }
 
 func (h *SwissHistory) build() *swissState {
@@ -340,7 +397,7 @@ func (st *swissState) match() (*SwissPairing, error) {
 	var edges []blossom.BlossomEdge
 	for i := range n {
 		for j := i + 1; j < n; j++ {
-			if st.met[i][j] || st.out[i] || st.out[j] {
+			if st.met[i][j] || st.out[i] || st.out[j] || st.forbid[[2]int{i, j}] {
 				continue
 			}
 			f, s := st.allocate(i, j)
@@ -358,7 +415,7 @@ func (st *swissState) match() (*SwissPairing, error) {
 	}
 	if st.active%2 == 1 {
 		for i := range n {
-			if !st.hadBye[i] && !st.out[i] {
+			if !st.hadBye[i] && !st.out[i] && !st.forbid[[2]int{i, n}] {
 				// the lowest score, then the lowest ranked
 				w := wEdge - int64(2*st.points[i])*wDiff - int64(n-1-i)*wPref
 				edges = append(edges, blossom.BlossomEdge{I: i, J: n, Weight: w})

@@ -455,27 +455,29 @@ func sameStep(a, b Step) bool {
 func checkEvening(t *testing.T, e *EventState, v *EventView) {
 	t.Helper()
 	gy, da := e.Sections[0], e.Sections[1]
-	// GYGES, Swiss, everyone rated 1500 (RD 350): pairings by points, then
-	// registration (Ayşe, Bora, Cem, Deniz, Elif, Filiz), no rematch, the
-	// first seat (south) to whoever had it less (equal: the higher ranked).
-	// R1: Ayşe–Bora 0–1, Cem–Deniz 1–0, Elif–Filiz 1–0.
-	// R2: by points Bora 1, Cem 1, Elif 1, Ayşe 0, Deniz 0, Filiz 0:
-	//   Bora–Cem (Bora never south, Cem once), Elif–Ayşe (once each: Elif
-	//   ranks higher), Deniz–Filiz (never each): 0–1, 1–0, 1–0 (a power
-	//   cut at g1, both clocks restored).
-	// R3: Cem 2, Elif 2, Bora 1, Deniz 1, Ayşe 0, Filiz 0: Cem–Elif (south
-	//   once against twice), Bora–Deniz (once each), Filiz–Ayşe (never
-	//   against once): 1–0, 1–0 (Deniz's flag fell), 1–0.
-	// R4: Cem 3, Bora 2, Elif 2, Deniz 1, Filiz 1, Ayşe 0: Cem has met
-	//   Bora, Elif and Deniz: Cem–Filiz, then Bora–Elif, Deniz–Ayşe; south:
-	//   Filiz (once) before Cem (twice), Bora (twice, ranks higher) before
-	//   Elif (twice), Deniz (once, ranks higher) before Ayşe (once):
-	//   0–1, 0–1, 0–1 (g3 killed mid-game, back, the game finished).
+	// GYGES, Swiss by the Dutch system, everyone rated 1500 (RD 350):
+	// pairing numbers by registration (Ayşe 1, Bora 2, Cem 3, Deniz 4,
+	// Elif 5, Filiz 6), the first seat (south) as white.
+	// R1: S1 Ayşe Bora Cem against S2 Deniz Elif Filiz, seats alternating
+	//   down the boards: Ayşe–Deniz 0–1, Elif–Bora 1–0, Cem–Filiz 1–0.
+	// R2: Cem, Deniz, Elif on 1: Cem meets Deniz (Deniz due south), Elif
+	//   floats down and meets Filiz (Ayşe, like Elif, is due north; Bora
+	//   was met), then Bora–Ayşe: 0–1, 1–0, 1–0 (a power cut at g1).
+	// R3: Cem 2; Bora, Deniz, Elif, Filiz 1; Ayşe 0. The Dutch pairing,
+	//   Cem–Bora, Elif–Deniz, Ayşe–Filiz, would leave round 4 two
+	//   triangles of players who have all met; looking ahead, without
+	//   Cem–Bora: Cem–Elif (both due south, never on different seats:
+	//   Cem ranks higher), Deniz–Bora (the same: Bora ranks higher and
+	//   goes north), Ayşe–Filiz: 1–0, 1–0 (Bora's flag fell), 1–0.
+	// R4: Cem 3, Deniz 2, the rest 1; the two pairings left both differ
+	//   by 2+1+0 points; Bora–Cem, Filiz–Deniz, Elif–Ayşe, seats as due
+	//   (Elif and Deniz must not sit a third time running): 0–1, 0–1, 0–1
+	//   (g3 killed mid-game, back, the game finished).
 	wantPairs := [][][]string{
-		{{"Ayşe", "Bora"}, {"Cem", "Deniz"}, {"Elif", "Filiz"}},
-		{{"Bora", "Cem"}, {"Elif", "Ayşe"}, {"Deniz", "Filiz"}},
-		{{"Cem", "Elif"}, {"Bora", "Deniz"}, {"Filiz", "Ayşe"}},
-		{{"Filiz", "Cem"}, {"Bora", "Elif"}, {"Deniz", "Ayşe"}},
+		{{"Ayşe", "Deniz"}, {"Elif", "Bora"}, {"Cem", "Filiz"}},
+		{{"Deniz", "Cem"}, {"Filiz", "Elif"}, {"Bora", "Ayşe"}},
+		{{"Cem", "Elif"}, {"Deniz", "Bora"}, {"Ayşe", "Filiz"}},
+		{{"Bora", "Cem"}, {"Filiz", "Deniz"}, {"Elif", "Ayşe"}},
 	}
 	wantScore := [][]string{{"0–1", "1–0", "1–0"}, {"0–1", "1–0", "1–0"}, {"1–0", "1–0", "1–0"}, {"0–1", "0–1", "0–1"}}
 	// DAHA, tables of four, seats red, yellow, blue, black going round so
@@ -498,22 +500,22 @@ func checkEvening(t *testing.T, e *EventState, v *EventView) {
 		}
 	}
 	if r := gy.Played[2].Pairings[1].Result; r.End != "time" || r.Flag != "north" {
-		t.Errorf("gyges round 3 board 2: %+v, want Deniz (north) lost on time", r)
+		t.Errorf("gyges round 3 board 2: %+v, want Bora (north) lost on time", r)
 	}
-	// Standings. GYGES points: Cem 4, Elif 3, Bora 2, Ayşe 1, Deniz 1,
-	// Filiz 1. Buchholz (opponents' points): Cem D1+B2+E3+F1 = 7; Elif
-	// F1+A1+C4+B2 = 8; Bora A1+C4+D1+E3 = 9; Filiz E3+D1+A1+C4 = 9;
-	// Deniz C4+F1+B2+A1 = 8; Ayşe B2+E3+F1+D1 = 7. Sonneborn-Berger (the
-	// beaten opponents' points): Cem 1+2+3+1 = 7; Elif F1+A1+B2 = 4; Bora
-	// A1+D1 = 2; Filiz A1; Deniz F1; Ayşe D1. The three on 1 point go by
-	// Buchholz: Filiz 9, Deniz 8, Ayşe 7.
+	// Standings. GYGES points: Cem 4, Deniz 3, Ayşe 2, Bora 1, Elif 1,
+	// Filiz 1. Buchholz (opponents' points): Cem F1+D3+E1+B1 = 6; Deniz
+	// A2+C4+B1+F1 = 8; Ayşe D3+B1+F1+E1 = 6; Bora E1+A2+D3+C4 = 10;
+	// Filiz C4+E1+A2+D3 = 10; Elif B1+F1+C4+A2 = 8. Sonneborn-Berger (the
+	// beaten opponents' points): Cem 1+3+1+1 = 6; Deniz A2+B1+F1 = 4;
+	// Ayşe F1+E1 = 2; Bora A2; Filiz E1; Elif B1. The three on 1 point go
+	// by Buchholz, then Sonneborn-Berger: Bora, Filiz, Elif.
 	// DAHA points: Hakan 1+3+3+3 = 10, İpek 3+2+2+2 = 9, Gül 2+0+0+1 = 3,
 	// Kaan 0+1+1+0 = 2; first places Hakan 3, İpek 1; table mates' points:
 	// four games with the other three, 4 × (24 − own): 56, 60, 84, 88.
 	wantStand := map[string][]club.Standing{
-		"gyges": {{Rank: 1, Name: "Cem", Points: 4, Games: 4, Tiebreaks: []float64{7, 7}}, {Rank: 2, Name: "Elif", Points: 3, Games: 4, Tiebreaks: []float64{8, 4}},
-			{Rank: 3, Name: "Bora", Points: 2, Games: 4, Tiebreaks: []float64{9, 2}}, {Rank: 4, Name: "Filiz", Points: 1, Games: 4, Tiebreaks: []float64{9, 1}},
-			{Rank: 5, Name: "Deniz", Points: 1, Games: 4, Tiebreaks: []float64{8, 1}}, {Rank: 6, Name: "Ayşe", Points: 1, Games: 4, Tiebreaks: []float64{7, 1}}},
+		"gyges": {{Rank: 1, Name: "Cem", Points: 4, Games: 4, Tiebreaks: []float64{6, 6}}, {Rank: 2, Name: "Deniz", Points: 3, Games: 4, Tiebreaks: []float64{8, 4}},
+			{Rank: 3, Name: "Ayşe", Points: 2, Games: 4, Tiebreaks: []float64{6, 2}}, {Rank: 4, Name: "Bora", Points: 1, Games: 4, Tiebreaks: []float64{10, 2}},
+			{Rank: 5, Name: "Filiz", Points: 1, Games: 4, Tiebreaks: []float64{10, 1}}, {Rank: 6, Name: "Elif", Points: 1, Games: 4, Tiebreaks: []float64{8, 1}}},
 		"daha": {{Rank: 1, Name: "Hakan", Points: 10, Games: 4, Tiebreaks: []float64{3, 56}}, {Rank: 2, Name: "İpek", Points: 9, Games: 4, Tiebreaks: []float64{1, 60}},
 			{Rank: 3, Name: "Gül", Points: 3, Games: 4, Tiebreaks: []float64{0, 84}}, {Rank: 4, Name: "Kaan", Points: 2, Games: 4, Tiebreaks: []float64{0, 88}}},
 	}
@@ -524,13 +526,13 @@ func checkEvening(t *testing.T, e *EventState, v *EventView) {
 	// of n. φ* = √(φ²+σ'²) = 2.015655, φ' = 1/√(1/φ*² + 1/v), μ' = φ'²·g·(W − n/2).
 	// GYGES, n = 4: v = 2.233869, φ' = 1.200570 → RD' = 208.56.
 	//   Cem W 4: Δ 2.989226, σ' 0.060001, μ' = 1.441368·0.669069·2 = 1.928750 → r' 1835.06
-	//   Elif W 3: μ' 0.964375 → 1667.53; Bora W 2: 1500.00; the three on 1: μ' −0.964375 → 1332.47
+	//   Deniz W 3: μ' 0.964375 → 1667.53; Ayşe W 2: 1500.00; the three on 1: μ' −0.964375 → 1332.47
 	// DAHA, a game of four as three results each, n = 12: v = 0.744623,
 	// φ' = 0.793278 → RD' = 137.81; pairwise wins W (places above):
 	//   Hakan 10: μ' = 0.629290·0.669069·4 = 1.684154 → 1792.57; İpek 9: 1.263115 → 1719.43;
 	//   Gül 3: −1.263115 → 1280.57; Kaan 2: −1.684154 → 1207.43
 	wantR := map[string][2]float64{
-		"Cem": {1835.06, 208.56}, "Elif": {1667.53, 208.56}, "Bora": {1500.00, 208.56}, "Filiz": {1332.47, 208.56}, "Deniz": {1332.47, 208.56}, "Ayşe": {1332.47, 208.56},
+		"Cem": {1835.06, 208.56}, "Deniz": {1667.53, 208.56}, "Ayşe": {1500.00, 208.56}, "Filiz": {1332.47, 208.56}, "Elif": {1332.47, 208.56}, "Bora": {1332.47, 208.56},
 		"Hakan": {1792.57, 137.81}, "İpek": {1719.43, 137.81}, "Gül": {1280.57, 137.81}, "Kaan": {1207.43, 137.81},
 	}
 	for _, s := range v.Sections {
