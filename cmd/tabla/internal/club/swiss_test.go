@@ -61,3 +61,28 @@ func TestDutchRandom(t *testing.T) {
 		t.Errorf("only %d rounds", rounds)
 	}
 }
+
+// TestSwissLookahead: six players, four rounds, results that lead the
+// plain Dutch pairing of round 3 (Cem–Bora, Elif–Deniz, Ayşe–Filiz) to
+// a round 4 of two triangles who have all met; the section looks ahead
+// and plays all four rounds without a rematch (hub's TestClubEvening
+// works the rounds out by hand).
+func TestSwissLookahead(t *testing.T) {
+	s := section(Swiss, two, 4, 3, "Ayşe", "Bora", "Cem", "Deniz", "Elif", "Filiz")
+	res := [][][]int{{{2, 1}, {1, 2}, {1, 2}}, {{2, 1}, {1, 2}, {1, 2}}, {{1, 2}, {1, 2}, {1, 2}}, {{2, 1}, {2, 1}, {2, 1}}}
+	met := map[[2]string]bool{}
+	for r := range 4 {
+		rd, err := s.PairNext()
+		if err != nil {
+			t.Fatalf("round %d: %v", r+1, err)
+		}
+		for _, p := range rd.Pairings {
+			k := [2]string{min(p.Players[0], p.Players[1]), max(p.Players[0], p.Players[1])}
+			if met[k] {
+				t.Errorf("round %d: %v again", r+1, k)
+			}
+			met[k] = true
+		}
+		finish(t, s, res[r]...)
+	}
+}
