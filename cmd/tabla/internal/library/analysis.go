@@ -390,7 +390,7 @@ func (l *Library) analyse(jb *job, progress func(done, total int)) (a *Analysis,
 	if err != nil {
 		return nil, err
 	}
-	g, _, err := replay(f, id, l.jobs.done)
+	g, _, err := replay(f, id, l.jobs.done, nil, analysis.MaxMoves)
 	f.Close()
 	if err != nil {
 		return nil, err
