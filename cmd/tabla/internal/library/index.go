@@ -607,7 +607,7 @@ func replay(r io.Reader, name string, stop <-chan struct{}, each func(st engine.
 	if err != nil {
 		return nil, time.Time{}, &record.Error{File: name, Line: 1, Kind: record.ErrHeader, Msg: "header: " + err.Error(), Err: err}
 	}
-	g := &record.Game{Header: h, State: st, Max: max, MaxWhat: "the library analyses"}
+	g := &record.Game{Header: h, State: st, Max: max, MaxWhat: "the library's analysis takes (analysis.MaxMoves)"}
 	if each != nil {
 		g.Each = func(a *record.Applied) error { return each(g.State, a) }
 	}
