@@ -107,8 +107,8 @@ type Session struct {
 	retired []*Journal
 	// spareLock holds the spare folder once a journal went there
 	spareLock *DirLock
-	jpaused bool // the pause was said (paused.go)
-	halted  bool // the backlog is full: the board is not followed
+	jpaused   bool // the pause was said (paused.go)
+	halted    bool // the backlog is full: the board is not followed
 
 	beatOnce sync.Once
 	beat     chan chan struct{} // heartbeat requests Run's loop answers (heartbeat.go)
