@@ -138,6 +138,14 @@ type State interface {
 	Plies() int
 }
 
+// Forgetter is implemented by every game's State: Forget drops the undo
+// history (Undo then takes back only the moves played after it), so that
+// a reader replaying a record of a million moves holds the position, not
+// the way to it.
+type Forgetter interface {
+	Forget()
+}
+
 // Eliminator is implemented by games where players can be knocked out (DAHA).
 type Eliminator interface {
 	// Eliminated returns the eliminated seats in elimination order.

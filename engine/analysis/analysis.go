@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"time"
@@ -51,6 +52,17 @@ var ErrStopped = errors.New("analysis: stopped")
 
 // DefaultBlunder is the default blunder threshold: 20 points of win chance.
 const DefaultBlunder = 0.20
+
+// MaxMoves is the most moves and rolls Analyze takes: it keeps every
+// position before and after a move and searches each, so its memory and
+// time grow with the moves. A game at the table is a few hundred; a
+// longer record (a million back-and-forth moves are legal) is refused,
+// by the readers with the line of the first move beyond
+// (record.ReplayLimit).
+const MaxMoves = 10_000
+
+// ErrTooLong: more moves and rolls than MaxMoves.
+var ErrTooLong = errors.New("analysis: too many moves")
 
 // Move is the analysis of one move.
 type Move struct {
@@ -118,6 +130,9 @@ type job struct {
 // every move.
 func Analyze(h *record.Header, applied []record.Applied, opts Options) (*Report, error) {
 	start := time.Now()
+	if len(applied) > MaxMoves {
+		return nil, fmt.Errorf("%w: %d moves and rolls, the most analysis takes is %d (the move on line %d is beyond)", ErrTooLong, len(applied), MaxMoves, applied[MaxMoves].Line)
+	}
 	if opts.Blunder == 0 {
 		opts.Blunder = DefaultBlunder
 	}

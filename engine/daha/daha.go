@@ -417,6 +417,9 @@ func (s *State) throw(k int) (elim bool) {
 	return true
 }
 
+// Forget drops the undo history (engine.Forgetter).
+func (s *State) Forget() { s.hist = s.hist[:0] }
+
 // Undo takes back the last Play or Roll (an elimination included).
 func (s *State) Undo() {
 	if len(s.hist) == 0 {

@@ -352,6 +352,9 @@ func (g *Game) Play(m engine.Move) {
 	g.hash ^= zNorth
 }
 
+// Forget drops the undo history (engine.Forgetter).
+func (g *Game) Forget() { g.hist = g.hist[:0] }
+
 // Undo takes back the last move.
 func (g *Game) Undo() {
 	n := len(g.hist)

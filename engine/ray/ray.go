@@ -247,6 +247,9 @@ func (s *State) Roll(face int) error {
 	return nil
 }
 
+// Forget drops the undo history (engine.Forgetter).
+func (s *State) Forget() { s.hist = s.hist[:0] }
+
 func (s *State) Undo() {
 	u := s.hist[len(s.hist)-1]
 	s.hist = s.hist[:len(s.hist)-1]

@@ -10,5 +10,10 @@
 // through the engine, checking whose turn it is; other event kinds (sensor
 // changes, corrections…) are counted but not interpreted or kept, so that
 // replaying a journal of millions of board events takes the memory of its
-// moves only. Lines are at most MaxLine bytes (ErrLong beyond).
+// moves only. A game may go on for ever, so a legal record may hold a
+// million moves: Stream (Game.Each) applies them without keeping them or
+// the engine's undo history (engine.Forgetter), in the memory of one
+// position, while Replay, which keeps them, stops at MaxApplied (or the
+// Max its caller sets) with ErrTooMany naming the line of the first move
+// beyond. Lines are at most MaxLine bytes (ErrLong beyond).
 package record

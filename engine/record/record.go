@@ -424,6 +424,10 @@ func (r *Reader) Next() bool {
 		r.ev = Event{Line: r.line, Kind: kind, Raw: json.RawMessage(line)}
 		return true
 	}
+	if move, by, ok := moveShape(line); ok {
+		r.ev = Event{Line: r.line, Kind: "move", Move: move, By: by, Raw: json.RawMessage(line)}
+		return true
+	}
 	keys, f, ok := r.object(line, nl)
 	if !ok {
 		return false
@@ -594,6 +598,42 @@ func journalShape(line []byte) string {
 		return ""
 	}
 	return "sensor"
+}
+
+// moveShape recognises, without the JSON scanner, the plainest move line:
+// {"move":"TEXT"} or {"move":"TEXT","by":"SEAT"}, TEXT and SEAT printable
+// ASCII without quotes or backslashes (valid JSON by its shape), the lines
+// a long record is made of. Anything else takes the full check.
+func moveShape(line []byte) (move, by string, ok bool) {
+	rest, ok := bytes.CutPrefix(line, []byte(`{"move":"`))
+	if !ok {
+		return "", "", false
+	}
+	i := plain(rest)
+	if i == 0 || i == len(rest) {
+		return "", "", false
+	}
+	move, rest = string(rest[:i]), rest[i:]
+	if string(rest) == `"}` {
+		return move, "", true
+	}
+	if rest, ok = bytes.CutPrefix(rest, []byte(`","by":"`)); !ok {
+		return "", "", false
+	}
+	if i = plain(rest); i == 0 || string(rest[i:]) != `"}` {
+		return "", "", false
+	}
+	return move, string(rest[:i]), true
+}
+
+// plain is the length of b's prefix of printable ASCII without quotes or
+// backslashes.
+func plain(b []byte) int {
+	i := 0
+	for i < len(b) && b[i] >= 0x20 && b[i] < 0x7f && b[i] != '"' && b[i] != '\\' {
+		i++
+	}
+	return i
 }
 
 // digits: one or more decimal digits, no leading zero unless alone (a JSON

@@ -30,15 +30,41 @@ type Applied struct {
 
 // Game is a replayed record.
 type Game struct {
-	Header  *Header
-	State   engine.State
+	Header *Header
+	State  engine.State
+	// Applied is every move and roll applied, in order, when the game
+	// keeps them (Each is nil): at most Max of them.
 	Applied []Applied
 	// Other counts the events of other kinds (sensor changes, ticks,
 	// corrections…). They are not kept: a journal is mostly such lines, and
 	// a game's memory is bounded by its moves. ReplayFunc shows them.
 	Other int
 	Lines int
+	// Count is the number of moves and rolls applied.
+	Count int
+	// Each, when set, streams the game: Apply calls it with every move and
+	// roll once applied (State is then the position after it; a is valid
+	// only during the call), and keeps neither them (Applied stays empty)
+	// nor the engine's undo history, so that the game's memory does not
+	// grow with its moves. An error from Each is returned by Apply as it is.
+	Each func(a *Applied) error
+	// Max bounds the moves and rolls a game that keeps them reads: 0 is
+	// MaxApplied. MaxWhat names the reader in the error ("analyze").
+	Max     int
+	MaxWhat string
+	clock   *clock.Clock // the clocks as the timed turns left them
 }
+
+// MaxApplied is the most moves and rolls a reader that keeps them all
+// (Replay) reads: a game at the table is a few hundred. A longer record
+// is refused with ErrTooMany naming the line of the first move beyond.
+// Stream, which keeps none, reads any number (`tabla rules check`,
+// `hint`, the library's index and board).
+const MaxApplied = 100_000
+
+// ErrTooMany: a record has more moves and rolls than its reader keeps
+// (Game.Max).
+var ErrTooMany = errors.New("too many moves")
 
 // Replay reads a whole record and applies it. On error it returns the game as
 // far as it got (nil if the header failed) together with an *Error.
@@ -55,6 +81,33 @@ func ReplayFunc(r io.Reader, file string, other func(*Event) error) (*Game, erro
 
 // ReplayReader is ReplayFunc on a reader set up by the caller (SkipDamaged).
 func ReplayReader(rd *Reader, other func(*Event) error) (*Game, error) {
+	return replay(rd, other, nil)
+}
+
+// ReplayLimit is ReplayReader that keeps at most max moves and rolls
+// (Game.Max; 0: MaxApplied): a record with more is refused with an *Error
+// of kind ErrTooMany naming the line of the first one beyond, where what
+// ("analyze reads") is said to stop.
+func ReplayLimit(rd *Reader, other func(*Event) error, max int, what string) (*Game, error) {
+	return replayWith(rd, other, func(g *Game) { g.Max, g.MaxWhat = max, what })
+}
+
+// Stream reads a record as ReplayReader does, but streams it (Game.Each):
+// each, if not nil, is called with every move and roll once applied, and
+// neither they nor the engine's undo history are kept. Its memory is that
+// of one position whatever the number of moves.
+func Stream(rd *Reader, other func(*Event) error, each func(*Applied) error) (*Game, error) {
+	if each == nil {
+		each = func(*Applied) error { return nil }
+	}
+	return replay(rd, other, each)
+}
+
+func replay(rd *Reader, other func(*Event) error, each func(*Applied) error) (*Game, error) {
+	return replayWith(rd, other, func(g *Game) { g.Each = each })
+}
+
+func replayWith(rd *Reader, other func(*Event) error, set func(*Game)) (*Game, error) {
 	file := rd.file
 	h, err := rd.Header()
 	if err != nil {
@@ -65,10 +118,11 @@ func ReplayReader(rd *Reader, other func(*Event) error) (*Game, error) {
 		return nil, &Error{File: file, Line: 1, Kind: ErrHeader, Msg: "header: " + err.Error(), Err: err}
 	}
 	g := &Game{Header: h, State: st}
+	set(g)
 	for rd.Next() {
 		ev := rd.Event()
 		if err := g.Apply(ev); err != nil {
-			return g, &Error{File: file, Line: ev.Line, Offset: rd.Offset(), Kind: ErrEvent, Msg: err.Error(), Err: err}
+			return g, g.LineError(rd, err)
 		}
 		if other != nil && ev.Kind != "move" && ev.Kind != "roll" {
 			if err := other(ev); err != nil {
@@ -79,6 +133,27 @@ func ReplayReader(rd *Reader, other func(*Event) error) (*Game, error) {
 	g.Lines = rd.Line()
 	return g, rd.Err()
 }
+
+// LineError is the error of Apply on the event rd read last: an *Error
+// naming its line (of kind ErrTooMany or ErrEvent), or Each's error as it
+// is.
+func (g *Game) LineError(rd *Reader, err error) error {
+	var ee *eachError
+	if errors.As(err, &ee) {
+		return ee.err
+	}
+	kind := ErrEvent
+	if errors.Is(err, ErrTooMany) {
+		kind = ErrTooMany
+	}
+	return &Error{File: rd.file, Line: rd.Event().Line, Offset: rd.Offset(), Kind: kind, Msg: err.Error(), Err: err}
+}
+
+// eachError carries Each's error through Apply.
+type eachError struct{ err error }
+
+func (e *eachError) Error() string { return e.err.Error() }
+func (e *eachError) Unwrap() error { return e.err }
 
 // Apply applies one event to the game (other kinds are only counted).
 func (g *Game) Apply(ev *Event) error {
@@ -91,6 +166,18 @@ func (g *Game) Apply(ev *Event) error {
 	if st.Awaiting() == engine.AwaitNone {
 		return fmt.Errorf("%s after the game is over (%s)", ev.Kind, describeResult(st))
 	}
+	if g.Each == nil {
+		max, what := g.Max, g.MaxWhat
+		if max <= 0 {
+			max = MaxApplied
+		}
+		if what == "" {
+			what = "a reader that keeps every move holds (record.MaxApplied; `tabla rules check`, `hint` and the library's board read games of any length)"
+		}
+		if len(g.Applied) >= max {
+			return fmt.Errorf("%w: this %s is move or roll %d, beyond the %d %s", ErrTooMany, ev.Kind, g.Count+1, max, what)
+		}
+	}
 	seat := st.ToMove()
 	if ev.By != "" && ev.By != info.Seats[seat] {
 		if info.SeatIndex(ev.By) < 0 {
@@ -98,6 +185,7 @@ func (g *Game) Apply(ev *Event) error {
 		}
 		return fmt.Errorf("%s by %s, but it is %s's turn", ev.Kind, ev.By, info.Seats[seat])
 	}
+	var a Applied
 	if ev.Kind == "roll" {
 		if st.Awaiting() != engine.AwaitRoll {
 			return fmt.Errorf("roll %s: %s must move, not roll", ev.Roll, info.Seats[seat])
@@ -114,19 +202,36 @@ func (g *Game) Apply(ev *Event) error {
 		if err := st.Roll(face); err != nil {
 			return fmt.Errorf("roll %s: %w", ev.Roll, err)
 		}
-		g.Applied = append(g.Applied, Applied{Line: ev.Line, Roll: true, Face: face, Text: ev.Roll, Seat: seat, MS: ev.MS, Timed: ev.Timed})
+		a = Applied{Line: ev.Line, Roll: true, Face: face, Text: ev.Roll, Seat: seat, MS: ev.MS, Timed: ev.Timed}
+	} else {
+		if st.Awaiting() == engine.AwaitRoll {
+			return fmt.Errorf("move %q: %s must roll first", ev.Move, info.Seats[seat])
+		}
+		m, err := st.ParseMove(ev.Move)
+		if err != nil {
+			return fmt.Errorf("move %q: %w", ev.Move, err)
+		}
+		text := engine.MoveString(st, m) // notation belongs to the position before the move
+		st.Play(m)
+		a = Applied{Line: ev.Line, Move: m, Text: text, Seat: seat, MS: ev.MS, Timed: ev.Timed}
+	}
+	g.Count++
+	if a.Timed && len(g.Header.Clock) > 0 {
+		if g.clock == nil {
+			g.clock = g.Header.Clock.New(info.Seats)
+		}
+		g.clock.Charge(a.Seat, time.Duration(a.MS)*time.Millisecond)
+	}
+	if g.Each == nil {
+		g.Applied = append(g.Applied, a)
 		return nil
 	}
-	if st.Awaiting() == engine.AwaitRoll {
-		return fmt.Errorf("move %q: %s must roll first", ev.Move, info.Seats[seat])
+	if f, ok := st.(engine.Forgetter); ok {
+		f.Forget()
 	}
-	m, err := st.ParseMove(ev.Move)
-	if err != nil {
-		return fmt.Errorf("move %q: %w", ev.Move, err)
+	if err := g.Each(&a); err != nil {
+		return &eachError{err}
 	}
-	text := engine.MoveString(st, m) // notation belongs to the position before the move
-	st.Play(m)
-	g.Applied = append(g.Applied, Applied{Line: ev.Line, Move: m, Text: text, Seat: seat, MS: ev.MS, Timed: ev.Timed})
 	return nil
 }
 
@@ -160,20 +265,18 @@ type Status struct {
 	Flag string `json:"flag,omitempty"`
 }
 
-// Clock rebuilds a game's clocks from its header's time control and the
-// turn times its lines kept ("ms"); nil when the header has no clock.
-// No clock runs in the result: the caller starts the seat to move's.
+// Clock is the game's clocks as its header's time control and the turn
+// times its lines kept ("ms") leave them; nil when the header has no
+// clock. No clock runs in the result: the caller starts the seat to
+// move's. It is the game's own: a later Apply charges it.
 func (g *Game) Clock() *clock.Clock {
 	if len(g.Header.Clock) == 0 {
 		return nil
 	}
-	c := g.Header.Clock.New(g.State.Info().Seats)
-	for _, a := range g.Applied {
-		if a.Timed {
-			c.Charge(a.Seat, time.Duration(a.MS)*time.Millisecond)
-		}
+	if g.clock == nil {
+		g.clock = g.Header.Clock.New(g.State.Info().Seats)
 	}
-	return c
+	return g.clock
 }
 
 // Summary describes a game state for `tabla rules check`.

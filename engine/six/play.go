@@ -244,6 +244,10 @@ func (s *State) shiftTo(oq, or int32) {
 	s.setOffset(oq, or)
 }
 
+// Forget drops the undo history and the removals only it refers to
+// (engine.Forgetter).
+func (s *State) Forget() { s.hist, s.removed = s.hist[:0], s.removed[:0] }
+
 // Undo takes back the last move.
 func (s *State) Undo() {
 	u := s.hist[len(s.hist)-1]

@@ -314,6 +314,9 @@ func (s *State) Play(m engine.Move) {
 	}
 }
 
+// Forget drops the undo history (engine.Forgetter).
+func (s *State) Forget() { s.hist = s.hist[:0] }
+
 func (s *State) Undo() {
 	u := s.hist[len(s.hist)-1]
 	s.hist = s.hist[:len(s.hist)-1]

@@ -74,3 +74,21 @@ func Budget(b *testing.B, cpu0 time.Duration) {
 		b.ReportMetric(float64(peak)/(1<<20), "peak-MB")
 	}
 }
+
+// BackAndForth writes to w a legal STAR record of moves moves (a
+// multiple of 4 keeps the start position): red's b1-f3, white's d13-h11
+// and both back, again and again, as a game of STAR may go on for ever.
+// header is the header line without its newline ("" is a plain STAR
+// record's). A million moves make 18 MB.
+func BackAndForth(w io.Writer, header string, moves int) error {
+	bw := bufio.NewWriter(w)
+	if header == "" {
+		header = `{"tabla":1,"game":"star","first":"red"}`
+	}
+	bw.WriteString(header + "\n")
+	cycle := [4]string{`{"move":"b1-f3"}` + "\n", `{"move":"d13-h11"}` + "\n", `{"move":"f3-b1"}` + "\n", `{"move":"h11-d13"}` + "\n"}
+	for i := 0; i < moves; i++ {
+		bw.WriteString(cycle[i%4])
+	}
+	return bw.Flush()
+}

@@ -64,7 +64,7 @@ func AnalyzeRun(opts *AnalyzeOptions) error {
 	if !(opts.Blunder >= 0 && opts.Blunder <= 1) {
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("--blunder %v: want a loss of win probability from 0 (the default, %v) to 1", opts.Blunder, analysis.DefaultBlunder))
 	}
-	g, err := replay(opts.Context, "analyze", opts.IO, opts.File)
+	g, err := replay(opts.Context, "analyze", opts.IO, opts.File, true, analysis.MaxMoves)
 	if err != nil {
 		return err
 	}

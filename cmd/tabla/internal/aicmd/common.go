@@ -80,14 +80,22 @@ func checkAlgo(so search.Options, info *engine.Info) error {
 	return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("--algo %s cannot search %s: %s (want auto or mcts)", so.Algo, info.Game, why))
 }
 
-// replay reads a record until ctx (which may be nil) ends.
-func replay(ctx context.Context, cmd string, streams *cmdutil.IO, file string) (*record.Game, error) {
+// replay reads a record until ctx (which may be nil) ends. With keep it
+// keeps every move, at most max (analyze: analysis.MaxMoves); without,
+// it streams them (hint: the position is all it needs).
+func replay(ctx context.Context, cmd string, streams *cmdutil.IO, file string, keep bool, max int) (*record.Game, error) {
 	f, name, err := cmdutil.OpenInput(streams, file)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	g, err := record.Replay(cmdutil.ContextReader(ctx, f), name)
+	rd := record.NewReader(cmdutil.ContextReader(ctx, f), name)
+	var g *record.Game
+	if keep {
+		g, err = record.ReplayLimit(rd, nil, max, cmd+" reads")
+	} else {
+		g, err = record.Stream(rd, nil, nil)
+	}
 	if stop := cmdutil.Stopped(cmd, ctx); stop != nil {
 		return nil, stop
 	}

@@ -64,7 +64,7 @@ func HintRun(opts *HintOptions) error {
 	if err != nil {
 		return err
 	}
-	g, err := replay(opts.Context, "hint", opts.IO, opts.File)
+	g, err := replay(opts.Context, "hint", opts.IO, opts.File, false, 0)
 	if err != nil {
 		return err
 	}

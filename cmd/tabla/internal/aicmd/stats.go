@@ -169,7 +169,14 @@ func CollectContext(ctx context.Context, dir string, warn io.Writer) (*Stats, er
 			return nil, err
 		}
 		var end gameEnd
-		g, err := record.ReplayFunc(f, path, end.watch)
+		var first *record.Applied
+		g, err := record.Stream(record.NewReader(f, path), end.watch, func(a *record.Applied) error {
+			if first == nil && !a.Roll {
+				c := *a
+				first = &c
+			}
+			return nil
+		})
 		f.Close()
 		if err != nil {
 			st.Unreadable++
@@ -188,13 +195,6 @@ func CollectContext(ctx context.Context, dir string, warn io.Writer) (*Stats, er
 		gs.Games++
 		gs.Lengths = append(gs.Lengths, s.Plies())
 		res := s.Result()
-		var first *record.Applied
-		for i := range g.Applied {
-			if !g.Applied[i].Roll {
-				first = &g.Applied[i]
-				break
-			}
-		}
 		switch {
 		case end.reason == "time" && res.Status == engine.Playing:
 			gs.OnTime++

@@ -567,6 +567,10 @@ func readJournal(path, game string) (*Unfinished, error) {
 			}
 		case re.Line == 1 || g == nil:
 			return nil, bad(re.Line, re.Offset, "%s", re.Msg)
+		case errors.Is(err, record.ErrTooMany):
+			// a game no table plays (record.MaxApplied moves): the whole
+			// journal is set aside, every byte kept, rather than cut there
+			return nil, bad(re.Line, re.Offset, "%s", re.Msg)
 		default:
 			tail = &Unreadable{Path: path, Line: re.Line, Offset: re.Offset, What: re.Msg}
 		}

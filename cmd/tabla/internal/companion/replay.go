@@ -185,7 +185,8 @@ func seekable(r io.Reader) (io.ReadSeeker, func(), error) {
 // by line (a first pass for the journal's decisions and tabla's rolls, a
 // second one through the referee), so its memory does not grow with the
 // board events; r that cannot seek (standard input) is copied to a
-// temporary file first.
+// temporary file first. It compares at most record.MaxApplied decisions:
+// a longer journal is refused naming the line of the first beyond.
 func Replay(r io.Reader, name string) (*ReplayResult, error) {
 	return ReplayContext(context.Background(), r, name)
 }
@@ -256,6 +257,10 @@ func ReplayContext(ctx context.Context, r io.Reader, name string) (*ReplayResult
 			}
 			decodeDecision(&u, inner)
 			ev = u
+		}
+		if len(wants) >= record.MaxApplied {
+			return nil, fmt.Errorf("%s:%d: line %d: %w: more than %d decisions (moves, rolls, takebacks, new games); replay keeps every one to compare them and reads at most record.MaxApplied of them (tabla rules check reads a journal of any length)",
+				name, rd.Line(), rd.Line(), record.ErrTooMany, record.MaxApplied)
 		}
 		switch ev.Kind {
 		case "move":

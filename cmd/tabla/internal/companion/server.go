@@ -39,6 +39,9 @@ type Status struct {
 	// takebacks kept in memory meanwhile, not yet on disk.
 	JournalProblem string `json:"journal_problem,omitempty"`
 	Unrecorded     int    `json:"unrecorded,omitempty"`
+	// SpareJournal: while paused, the journal can be written to the
+	// spare folder instead (the command spare; spare.go).
+	SpareJournal bool `json:"spare_journal,omitempty"`
 }
 
 // PairingStatus is a standing pairing request.
@@ -65,6 +68,7 @@ func (s *Session) StatusJSON() Status {
 	}
 	if p := s.JournalProblem(); p != nil {
 		out.JournalProblem, out.Unrecorded = p.People(), p.Held
+		out.SpareJournal = s.opts.SpareJournalDir != ""
 	}
 	if pending, left := s.Pairing(); pending {
 		out.Pairing = &PairingStatus{Seconds: int(math.Ceil(left.Seconds()))}

@@ -29,6 +29,9 @@ type Options struct {
 	HW hardware.Board
 	// JournalDir holds the journals; "" keeps no journal (and resumes nothing).
 	JournalDir string
+	// SpareJournalDir is where the command "spare" writes a journal that
+	// cannot be written in JournalDir (spare.go); "" has none.
+	SpareJournalDir string
 	// NoResume starts a new game even if the journal holds an unfinished one.
 	NoResume bool
 	// Source is the record source of physical actions: "board" or "sim".
@@ -102,8 +105,10 @@ type Session struct {
 	// retired are journals of games left for a new one while they could
 	// not be written: written before the current one (paused.go)
 	retired []*Journal
-	jpaused bool // the pause was said (paused.go)
-	halted  bool // the backlog is full: the board is not followed
+	// spareLock holds the spare folder once a journal went there
+	spareLock *DirLock
+	jpaused   bool // the pause was said (paused.go)
+	halted    bool // the backlog is full: the board is not followed
 
 	beatOnce sync.Once
 	beat     chan chan struct{} // heartbeat requests Run's loop answers (heartbeat.go)
@@ -522,17 +527,22 @@ func ledsEqual(a, b []hardware.LED) bool {
 }
 
 // Commands a control endpoint or a test may run.
-var Commands = []string{"takeback", "new", "roll", "hint", "confirm", "choose"}
+var Commands = []string{"takeback", "new", "roll", "hint", "confirm", "choose", "spare"}
 
 // MaxTakeback bounds the moves one takeback command undoes.
 const MaxTakeback = 8
 
 // Command runs a control command at the current board time: takeback (arg:
 // how many moves, 1 to MaxTakeback, default 1), new, roll, hint, confirm,
-// choose (arg: the candidate's index).
+// choose (arg: the candidate's index); spare writes a paused journal to
+// the spare folder (spare.go: not a move of the game, not journalled).
 func (s *Session) Command(name, arg string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if name == "spare" {
+		_, err := s.moveJournalsLocked()
+		return err
+	}
 	at := s.nowLocked()
 	s.clkNow = at
 	s.journalRetryLocked(false)
@@ -672,6 +682,10 @@ func (s *Session) Close() error {
 		errs = append(errs, j.Close())
 	}
 	s.retired = nil
+	if s.spareLock != nil {
+		errs = append(errs, s.spareLock.Unlock())
+		s.spareLock = nil
+	}
 	return errors.Join(errs...)
 }
 

@@ -130,3 +130,77 @@ func TestJournalStartsOnFullTmpfs(t *testing.T) {
 		t.Errorf("the journal replays otherwise than it was played:\n%s", rr.Diff())
 	}
 }
+
+// The kept moves written, on request, to another folder (issue 36 item
+// 1): the card fills during a STAR game, the moves made meanwhile (a
+// takeback among them) wait in memory, and the command "spare" (the
+// page's button, POST /api/spare) writes the journal to the spare folder
+// — the bytes on the card, then the moves kept — and the game goes on
+// there without space being freed: the spare journal holds every move
+// played, replays as played, and a session resumed from the spare folder
+// stands at the last move; the card's copy is renamed so that it is not
+// resumed. Before that, the command is refused in words without a spare
+// folder and while the journal is written.
+func TestJournalSpareFolderTmpfs(t *testing.T) {
+	dir := testfs.Tmpfs(t, "64k")
+	spare := filepath.Join(testfs.Tmpfs(t, "1m"), "spare")
+	clk := &fakeClock{t: time.Date(2026, 11, 28, 21, 0, 0, 0, time.UTC)}
+	p, s := faultySession(t, dir, &faultFS{}, clk, nil, 0)
+	rng := rand.New(rand.NewPCG(36, 4))
+	played := playMoves(t, p, s, 3, rng)
+	if err := s.Command("spare", ""); !errors.Is(err, ErrNoSpare) {
+		t.Errorf("spare without a spare folder: %v, want ErrNoSpare", err)
+	}
+	s.mu.Lock()
+	s.opts.SpareJournalDir = spare
+	s.mu.Unlock()
+	if err := s.Command("spare", ""); !errors.Is(err, ErrNotPaused) {
+		t.Errorf("spare while the journal is written: %v, want ErrNotPaused", err)
+	}
+	path := s.JournalPath()
+	fill(t, dir)
+	for n := 0; s.JournalProblem() == nil; n++ {
+		if n == 100 {
+			t.Fatalf("100 moves on a full disk, and the journal is not paused")
+		}
+		played = append(played, playMoves(t, p, s, 1, rng)...)
+	}
+	played = append(played, playMoves(t, p, s, 10, rng)...)
+	if err := s.Command("takeback", ""); err != nil {
+		t.Fatal(err)
+	}
+	from, to, _ := strings.Cut(played[len(played)-1], "-")
+	act(t, p, `{"lift":"`+to+`"}`)
+	act(t, p, `{"place":"`+from+`"}`)
+	played = played[:len(played)-1]
+	held := s.JournalProblem().Held
+
+	if err := s.Command("spare", ""); err != nil {
+		t.Fatalf("spare: %v", err)
+	}
+	if pr := s.JournalProblem(); pr != nil {
+		t.Fatalf("written to the spare folder, and still paused: %v", pr)
+	}
+	moved := s.JournalPath()
+	if moved != filepath.Join(spare, filepath.Base(path)) {
+		t.Errorf("the journal is %s, want it in %s", moved, spare)
+	}
+	if got := diskMoves(t, moved); !slices.Equal(got, played) {
+		t.Errorf("the spare journal: %d moves %v\nplayed %d moves %v", len(got), got, len(played), played)
+	}
+	if _, err := os.Stat(path + ".moved"); err != nil {
+		t.Errorf("the card's copy: %v, want it renamed .moved", err)
+	}
+	t.Logf("%d decisions held in memory written to the spare folder with the card's %d moves", held, len(played))
+	played = append(played, playMoves(t, p, s, 2, rng)...) // on the spare folder, the card still full
+	if got := diskMoves(t, moved); !slices.Equal(got, played) {
+		t.Errorf("after 2 more moves: %v, want %v", got, played)
+	}
+	if err := s.Command("spare", ""); !errors.Is(err, ErrNotPaused) {
+		t.Errorf("spare again: %v, want ErrNotPaused", err)
+	}
+	if u, err := FindUnfinished(dir, "star", nil); err == nil {
+		t.Errorf("the card's folder still resumes %s", u.Path)
+	}
+	replaysAndResumes(t, s, moved, spare, played)
+}

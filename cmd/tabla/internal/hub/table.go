@@ -20,6 +20,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/wire"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/watchers"
 )
 
@@ -711,6 +712,11 @@ func (t *Table) sync(ctx context.Context) time.Duration {
 				retired[i] = false // not all of it read: not to be marked sent
 			}
 		}
+		if tl.over > 0 && !tl.overSaid {
+			tl.overSaid = true
+			t.log.Error("hub: the journal holds more moves than the hub's copy of a game: published up to the limit, the rest left out (the journal keeps it)",
+				"journal", tl.path, "line", tl.over, "limit", wire.MaxSteps)
+		}
 		live = append(live, tl)
 		wasRetired[tl] = retired[i]
 		backlog += len(tl.events) - (tl.hubN + 1)
@@ -859,16 +865,24 @@ func (t *Table) finish(ctx context.Context, tl *tail, retired bool) {
 // TABLA_JOURNALS, or its game record if the journal is larger than the
 // server takes.
 func (t *Table) upload(ctx context.Context, tl *tail) error {
-	data, err := os.ReadFile(tl.path)
+	fi, err := os.Stat(tl.path)
 	if err != nil {
 		return err
 	}
-	size := int64(len(data))
+	size := fi.Size()
 	msg := nats.NewMsg(JournalSubject(t.name, tl.gid))
 	msg.Header.Set("Tabla-Journal", tl.name)
-	if int64(len(data))+1024 > t.nc.MaxPayload() && tl.game != nil {
+	var data []byte
+	if size+1024 > t.nc.MaxPayload() && tl.game != nil {
+		// not read into memory: the game's record is all that is sent
 		data = tl.game.Record()
 		msg.Header.Set("Tabla-Cut", "board events left out: the journal is larger than the server takes")
+	} else {
+		data, err = os.ReadFile(tl.path)
+		if err != nil {
+			return err
+		}
+		size = int64(len(data))
 	}
 	msg.Data = data
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/wire"
+	"github.com/tabla-board/tabla/engine/record"
 )
 
 // tail follows one journal file and turns its header and decision lines
@@ -30,6 +31,11 @@ type tail struct {
 	game    *Game    // the game as the events make it (nil until the header)
 	skip    int      // after a rewrite: events to skip before taking new ones
 	lines   int      // lines read in this pass over the file
+	// over is the journal line of the first decision beyond
+	// wire.MaxSteps (0: none); overSaid once the table said so
+	over     int
+	overSaid bool
+	long     bool // in a line longer than record.MaxLine, left out
 
 	// publishing state (the table's loop only)
 	synced   bool
@@ -53,7 +59,7 @@ func (t *tail) read(table string) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		t.f, t.off, t.partial, t.lines = f, 0, nil, 0
+		t.f, t.off, t.partial, t.lines, t.long = f, 0, nil, 0, false
 	}
 	pfi, err := os.Stat(t.path)
 	if err != nil {
@@ -66,36 +72,58 @@ func (t *tail) read(table string) (bool, error) {
 			return false, err
 		}
 		t.f.Close()
-		t.f, t.off, t.partial, t.skip, t.lines = f, 0, nil, len(t.events), 0
+		t.f, t.off, t.partial, t.skip, t.lines, t.long = f, 0, nil, len(t.events), 0, false
 	}
 	if fi, err := t.f.Stat(); err == nil {
 		t.fi = fi
 	}
-	data, err := io.ReadAll(io.NewSectionReader(t.f, t.off, 1<<62))
-	if err != nil {
-		return false, err
-	}
-	if len(data) == 0 {
-		return false, nil
-	}
-	t.off += int64(len(data))
-	if len(t.partial) > 0 {
-		data = append(t.partial, data...)
-		t.partial = nil
-	}
+	// a chunk at a time: the memory of a read is the chunk's and a line's,
+	// whatever was written since the last one (a whole journal at first)
 	before := len(t.events)
-	for len(data) > 0 {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			t.partial = bytes.Clone(data)
+	buf := make([]byte, readChunk)
+	for {
+		n, err := t.f.ReadAt(buf, t.off)
+		if n == 0 {
+			if err != nil && err != io.EOF {
+				return len(t.events) > before, err
+			}
 			break
 		}
-		line := data[:i]
-		data = data[i+1:]
-		t.take(table, line)
+		t.off += int64(n)
+		data := buf[:n]
+		for len(data) > 0 {
+			i := bytes.IndexByte(data, '\n')
+			if i < 0 {
+				if t.long || len(t.partial)+len(data) > record.MaxLine {
+					t.partial, t.long = nil, true // no line of a journal: left out to its end
+				} else {
+					t.partial = append(t.partial, data...)
+				}
+				break
+			}
+			if t.long {
+				t.long = false
+				t.lines++
+				data = data[i+1:]
+				continue
+			}
+			line := data[:i]
+			if len(t.partial) > 0 {
+				line = append(t.partial, line...)
+				t.partial = nil
+			}
+			data = data[i+1:]
+			t.take(table, line)
+		}
+		if n < len(buf) {
+			break
+		}
 	}
 	return len(t.events) > before, nil
 }
+
+// readChunk is how much of a journal read takes at a time.
+const readChunk = 256 << 10
 
 // close closes the file read.
 func (t *tail) close() {
@@ -131,6 +159,12 @@ func (t *tail) take(table string, line []byte) {
 		return
 	}
 	n := len(t.events)
+	if n > wire.MaxSteps {
+		if t.over == 0 {
+			t.over = t.lines
+		}
+		return
+	}
 	var body []byte
 	if first {
 		ev := Event{N: 0, Table: table, Game: t.gid, Journal: t.name, Header: bytes.Clone(line), Remote: t.remote}

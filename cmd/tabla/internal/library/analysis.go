@@ -257,6 +257,20 @@ func (l *Library) Analyze(id string) (Progress, error) {
 	if e.Error != nil {
 		return p, e.Error
 	}
+	if e.Plies > analysis.MaxMoves {
+		// refused at once, naming the line beyond the limit: reading
+		// stops there
+		f, err := l.open(filepath.FromSlash(e.ID))
+		if err != nil {
+			return p, fmt.Errorf("library: %q: %w", id, ErrNotFound)
+		}
+		_, _, err = replay(f, e.ID, l.jobs.done, nil, analysis.MaxMoves)
+		f.Close()
+		if err == nil {
+			err = fmt.Errorf("library: %s: %d moves, more than the %d the analysis takes (analysis.MaxMoves)", e.ID, e.Plies, analysis.MaxMoves)
+		}
+		return Progress{State: "failed", Error: err.Error()}, err
+	}
 	st, err := l.stamp(filepath.FromSlash(e.ID))
 	if err != nil {
 		return p, err
@@ -390,7 +404,7 @@ func (l *Library) analyse(jb *job, progress func(done, total int)) (a *Analysis,
 	if err != nil {
 		return nil, err
 	}
-	g, _, err := replay(f, id, l.jobs.done)
+	g, _, err := replay(f, id, l.jobs.done, nil, analysis.MaxMoves)
 	f.Close()
 	if err != nil {
 		return nil, err

@@ -17,10 +17,17 @@
 // listing reads files (the first index of a large library takes a while),
 // Progress counts them without waiting for it.
 //
+// Every reader here streams a record (record.Game.Each) in the memory of
+// one position, however many moves it holds (a legal record may hold a
+// million): the index, Explore and GamePage, which steps a page of at most
+// MaxPage steps. The analysis keeps every move and refuses a game of more
+// than analysis.MaxMoves, naming the line beyond.
+//
 // # Search
 //
 // Search matches every word of a query against each game's file name, game,
-// seats and result, every move it holds (not only the first), and every
+// seats and result, every move it holds (not only the first; the first
+// MaxSearchMoves of a longer game), and every
 // field of its header as key:value, read generically (the record package's
 // fields, meta's nested keys joined by dots), so a header field added to
 // records is searchable without a change here. The search texts are kept

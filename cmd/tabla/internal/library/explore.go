@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tabla-board/tabla/engine"
+	"github.com/tabla-board/tabla/engine/record"
 	"github.com/tabla-board/tabla/engine/search"
 )
 
@@ -31,6 +32,9 @@ type Explored struct {
 // RollPrefix marks a roll in a variation's line: "roll:4".
 const RollPrefix = "roll:"
 
+// errReached stops a replay at the step asked for.
+var errReached = errors.New("library: step reached")
+
 // ErrVariation: a variation's move or roll cannot be played.
 var ErrVariation = errors.New("cannot be played here")
 
@@ -41,34 +45,37 @@ func (l *Library) explore(id string, ply int, line []string) (engine.State, []st
 	if err != nil {
 		return nil, nil, err
 	}
-	g, _, err := replay(f, e.ID, nil)
-	f.Close()
-	if err != nil {
-		return nil, nil, err
-	}
-	st, err := newState(g.Header)
-	if err != nil {
-		return nil, nil, err
-	}
 	if ply < 0 || len(line) > 1000 {
+		f.Close()
 		return nil, nil, fmt.Errorf("library: ply %d, %d moves: %w", ply, len(line), ErrVariation)
 	}
+	// streamed to the step: the position after ply moves and the rolls
+	// that follow it, whatever the length of the game
+	var st engine.State
 	k := 0
-	for _, a := range g.Applied {
-		if !a.Roll && k == ply {
-			break
+	g, _, err := replay(f, e.ID, nil, func(at engine.State, a *record.Applied) error {
+		if !a.Roll {
+			k++
 		}
-		if a.Roll {
-			if err := st.Roll(a.Face); err != nil {
-				return nil, nil, err
-			}
-			continue
+		if k > ply {
+			return errReached
 		}
-		st.Play(a.Move)
-		k++
+		if k == ply {
+			st = at.Clone()
+		}
+		return nil
+	}, 0)
+	f.Close()
+	if err != nil && !errors.Is(err, errReached) {
+		return nil, nil, err
 	}
 	if k < ply {
 		return nil, nil, fmt.Errorf("library: %s has %d moves, not %d: %w", id, k, ply, ErrVariation)
+	}
+	if st == nil { // step 0, with no roll before the first move
+		if st, err = newState(g.Header); err != nil {
+			return nil, nil, err
+		}
 	}
 	played := make([]string, 0, len(line))
 	info := st.Info()

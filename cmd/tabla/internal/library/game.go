@@ -1,6 +1,7 @@
 package library
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -34,7 +35,8 @@ type Step struct {
 	Hands      map[string]any    `json:"hands,omitempty"`
 }
 
-// Game is one game of the library, stepped.
+// Game is one game of the library, stepped: a page of its steps, Steps[i]
+// being step From+i of Total (the moves and the start).
 type Game struct {
 	Entry  Entry          `json:"entry"`
 	Header *record.Header `json:"header"`
@@ -42,11 +44,32 @@ type Game struct {
 	Seats  []string       `json:"seats"`
 	Sides  []string       `json:"sides"`
 	Die    []string       `json:"die"`
+	From   int            `json:"from"`
+	Total  int            `json:"total"`
 	Steps  []Step         `json:"steps"`
 }
 
-// Game reads and steps one game.
+// MaxPage is the most steps a page of a game holds: a step holds the
+// whole position, so a game of a million moves is read a page at a time.
+const MaxPage = 1000
+
+// ErrPage: a page starts beyond the game's last step.
+var ErrPage = errors.New("no such step")
+
+// Game reads and steps one game: its first page (the whole game up to
+// MaxPage steps).
 func (l *Library) Game(id string) (*Game, error) {
+	return l.GamePage(id, 0, MaxPage)
+}
+
+// GamePage reads one game and steps it from step from, count steps (at
+// most MaxPage; fewer at the end of the game). The record is streamed to
+// the page's end: its memory is the page's whatever the game's length.
+func (l *Library) GamePage(id string, from, count int) (*Game, error) {
+	if from < 0 || count < 1 {
+		return nil, fmt.Errorf("library: steps from %d, %d of them: want from 0 or more and at least one: %w", from, count, ErrPage)
+	}
+	count = min(count, MaxPage)
 	e, _, err := l.Entry(id)
 	if err != nil {
 		return nil, err
@@ -59,7 +82,7 @@ func (l *Library) Game(id string) (*Game, error) {
 		return nil, fmt.Errorf("library: %q: %w", id, ErrNotFound)
 	}
 	defer f.Close()
-	return stepGame(e, f)
+	return stepGame(e, f, from, count)
 }
 
 // Record opens a game's record file for reading, with its entry; the
@@ -79,44 +102,60 @@ func (l *Library) Record(id string) (*os.File, *Entry, error) {
 	return f, e, nil
 }
 
-func stepGame(e *Entry, r io.Reader) (*Game, error) {
-	g, _, err := replay(r, e.ID, nil)
-	if err != nil {
-		return nil, err
-	}
-	name := g.Header.Board
-	if name == "" {
-		name = g.Header.Game
-	}
-	def, err := boards.Open(name)
-	if err != nil {
-		return nil, fmt.Errorf("library: %s: board %s: %w", e.ID, name, err)
-	}
-	st, err := newState(g.Header)
-	if err != nil {
-		return nil, err
-	}
-	info := st.Info()
-	out := &Game{Entry: *e, Header: g.Header, Board: def, Seats: info.Seats, Sides: info.Sides}
-	if info.Die != nil {
-		out.Die = info.Die.Faces
-	}
-	out.Steps = append(out.Steps, stepOf(st))
-	roll := ""
-	for _, a := range g.Applied {
+func stepGame(e *Entry, r io.Reader, from, count int) (*Game, error) {
+	var out *Game
+	var info *engine.Info
+	k, roll := 0, ""
+	last := from + count - 1 // the page's last step
+	_, _, err := replay(r, e.ID, nil, func(st engine.State, a *record.Applied) error {
 		if a.Roll {
-			if err := st.Roll(a.Face); err != nil {
-				return nil, fmt.Errorf("library: %s:%d: %w", e.ID, a.Line, err)
-			}
 			roll = a.Text
-			out.Steps[len(out.Steps)-1].NextRoll = a.Text
-			continue
+			if k >= from && k <= last {
+				out.Steps[len(out.Steps)-1].NextRoll = a.Text
+			}
+			return nil
 		}
-		st.Play(a.Move)
-		s := stepOf(st)
-		s.Move, s.Seat, s.Line, s.Roll = a.Text, info.Seats[a.Seat], a.Line, roll
+		k++
+		if k > last {
+			return errReached // the page is full, with the roll after its last step
+		}
+		if k >= from {
+			s := stepOf(st)
+			s.Move, s.Seat, s.Line, s.Roll = a.Text, info.Seats[a.Seat], a.Line, roll
+			out.Steps = append(out.Steps, s)
+		}
 		roll = ""
-		out.Steps = append(out.Steps, s)
+		return nil
+	}, 0, func(g *record.Game) error {
+		// the header read: the game's frame, and step 0 if on the page
+		name := g.Header.Board
+		if name == "" {
+			name = g.Header.Game
+		}
+		def, err := boards.Open(name)
+		if err != nil {
+			return fmt.Errorf("library: %s: board %s: %w", e.ID, name, err)
+		}
+		info = g.State.Info()
+		out = &Game{Entry: *e, Header: g.Header, Board: def, Seats: info.Seats, Sides: info.Sides, From: from, Total: e.Plies + 1}
+		if info.Die != nil {
+			out.Die = info.Die.Faces
+		}
+		if from == 0 {
+			out.Steps = append(out.Steps, stepOf(g.State))
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errReached) {
+		return nil, err
+	}
+	if from > k {
+		return nil, fmt.Errorf("library: %s: step %d: the game has %d moves (steps 0 to %d): %w", e.ID, from, k, k, ErrPage)
+	}
+	if errors.Is(err, errReached) {
+		out.Total = max(out.Total, last+2)
+	} else {
+		out.Total = k + 1
 	}
 	return out, nil
 }

@@ -520,7 +520,15 @@ func (l *Library) readEntry(f found) *Entry {
 		return bad(0, 0, "cannot be read: %v", err)
 	}
 	defer in.Close()
-	g, first, err := replay(in, f.id, l.jobs.done)
+	var moves searchMoves
+	firstMove, firstSeat := "", -1
+	g, first, err := replay(in, f.id, l.jobs.done, func(_ engine.State, a *record.Applied) error {
+		if !a.Roll && firstSeat < 0 {
+			firstMove, firstSeat = a.Text, a.Seat
+		}
+		moves.add(a)
+		return nil
+	}, 0)
 	if errors.Is(err, ErrClosed) {
 		return nil
 	}
@@ -547,13 +555,10 @@ func (l *Library) readEntry(f found) *Entry {
 	default:
 		e.Result = "unfinished"
 	}
-	for _, a := range g.Applied {
-		if !a.Roll {
-			e.FirstMove, e.FirstSide = a.Text, info.Sides[info.SideOf[a.Seat]]
-			break
-		}
+	if firstSeat >= 0 {
+		e.FirstMove, e.FirstSide = firstMove, info.Sides[info.SideOf[firstSeat]]
 	}
-	e.text = searchText(g)
+	e.text = searchText(&moves, g.Header)
 	switch {
 	case !first.IsZero():
 		e.Date = first
@@ -586,8 +591,13 @@ const stopEvery = 1024
 
 // replay replays a record line by line and returns the time of its first
 // timed event. It returns ErrClosed (bare) when stop is closed before the
-// end (nil: never).
-func replay(r io.Reader, name string, stop <-chan struct{}) (*record.Game, time.Time, error) {
+// end (nil: never). With each it streams the game (record.Game.Each: each
+// is called with the position after every move and roll, and the memory
+// is one position's whatever the number of moves); without, the
+// game keeps its moves, at most max (analysis.MaxMoves for the analysis),
+// and a longer record is refused naming the line beyond. start, if given,
+// is called with the game as set up from the header, before its events.
+func replay(r io.Reader, name string, stop <-chan struct{}, each func(st engine.State, a *record.Applied) error, max int, start ...func(*record.Game) error) (*record.Game, time.Time, error) {
 	rd := record.NewReader(r, name)
 	h, err := rd.Header()
 	if err != nil {
@@ -597,7 +607,15 @@ func replay(r io.Reader, name string, stop <-chan struct{}) (*record.Game, time.
 	if err != nil {
 		return nil, time.Time{}, &record.Error{File: name, Line: 1, Kind: record.ErrHeader, Msg: "header: " + err.Error(), Err: err}
 	}
-	g := &record.Game{Header: h, State: st}
+	g := &record.Game{Header: h, State: st, Max: max, MaxWhat: "the library's analysis takes (analysis.MaxMoves)"}
+	if each != nil {
+		g.Each = func(a *record.Applied) error { return each(g.State, a) }
+	}
+	for _, f := range start {
+		if err := f(g); err != nil {
+			return g, time.Time{}, err
+		}
+	}
 	var first time.Time
 	for n := 1; rd.Next(); n++ {
 		if stop != nil && n%stopEvery == 0 {
@@ -612,7 +630,7 @@ func replay(r io.Reader, name string, stop <-chan struct{}) (*record.Game, time.
 			first = ev.T
 		}
 		if err := g.Apply(ev); err != nil {
-			return g, first, &record.Error{File: name, Line: ev.Line, Offset: rd.Offset(), Kind: record.ErrEvent, Msg: err.Error(), Err: err}
+			return g, first, g.LineError(rd, err)
 		}
 	}
 	g.Lines = rd.Line()

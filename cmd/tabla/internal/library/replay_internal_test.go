@@ -42,7 +42,7 @@ func TestReplayStops(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &countingReader{r: bytes.NewReader(buf.Bytes())}
-			g, _, err := replay(r, "chatter.jsonl", tc.stop)
+			g, _, err := replay(r, "chatter.jsonl", tc.stop, nil, 0)
 			if !errors.Is(err, tc.want) && err != tc.want {
 				t.Fatalf("got %v, want %v", err, tc.want)
 			}

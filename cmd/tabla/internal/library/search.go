@@ -11,25 +11,41 @@ import (
 	"github.com/tabla-board/tabla/engine/record"
 )
 
-// searchText is what Search looks through in a game beyond its entry: every
-// move in order, then every field of the header as key:value, lower case.
+// MaxSearchMoves is how many of a game's moves Search looks through: the
+// first ones, so that the index of a record of a million moves holds a
+// few kilobytes of it, not megabytes.
+const MaxSearchMoves = 5000
+
+// searchMoves gathers the moves searchText looks through, the first
+// MaxSearchMoves.
+type searchMoves struct {
+	b strings.Builder
+	n int
+}
+
+func (s *searchMoves) add(a *record.Applied) {
+	if a.Roll || s.n >= MaxSearchMoves {
+		return
+	}
+	s.n++
+	s.b.WriteString(a.Text)
+	s.b.WriteByte(' ')
+}
+
+// searchText is what Search looks through in a game beyond its entry: its
+// moves in order (the first MaxSearchMoves), then every field of the
+// header as key:value, lower case.
 // The header is read generically (whatever fields the record package
 // knows, and all of meta, nested keys joined by dots), so a field added to
 // records is searchable without a change here; the start position is left
 // out (its cells would match every move).
-func searchText(g *record.Game) string {
-	var b strings.Builder
-	for _, a := range g.Applied {
-		if !a.Roll {
-			b.WriteString(a.Text)
-			b.WriteByte(' ')
-		}
-	}
-	if data, err := json.Marshal(g.Header); err == nil {
-		var h map[string]any
-		if json.Unmarshal(data, &h) == nil {
-			delete(h, "start")
-			flatten(&b, "", h)
+func searchText(moves *searchMoves, h *record.Header) string {
+	b := &moves.b
+	if data, err := json.Marshal(h); err == nil {
+		var fields map[string]any
+		if json.Unmarshal(data, &fields) == nil {
+			delete(fields, "start")
+			flatten(b, "", fields)
 		}
 	}
 	return strings.ToLower(b.String())

@@ -75,13 +75,14 @@ func replayEnd(opts *Options) (*record.Game, ending, error) {
 		return nil, end, err
 	}
 	defer f.Close()
-	g, err := record.ReplayFunc(cmdutil.ContextReader(opts.Context, f), name, func(ev *record.Event) error {
+	// streamed: a record of a million moves takes the memory of one position
+	g, err := record.Stream(record.NewReader(cmdutil.ContextReader(opts.Context, f), name), func(ev *record.Event) error {
 		if ev.Kind == "end" {
 			end = ending{}
 			json.Unmarshal(ev.Raw, &end)
 		}
 		return nil
-	})
+	}, nil)
 	if stop := cmdutil.Stopped("rules", opts.Context); stop != nil {
 		return nil, end, stop
 	}

@@ -44,7 +44,7 @@ func TestCardFullPausesTheGame(t *testing.T) {
 	ready := make(chan started, 1)
 	var log lockedBuffer
 	o := &Options{IO: &cmdutil.IO{Out: &log, Err: &log}, Game: "star", First: "red", Board: "sim", Journal: journal,
-		Listen: "127.0.0.1:0", Seed: 1, Ready: func(s *companion.Session, addr string) { ready <- started{s, addr} }}
+		SpareJournal: filepath.Join(t.TempDir(), "spare"), Listen: "127.0.0.1:0", Seed: 1, Ready: func(s *companion.Session, addr string) { ready <- started{s, addr} }}
 	done := make(chan error, 1)
 	go func() { done <- Run(ctx, o) }()
 	var sess *companion.Session
@@ -143,6 +143,12 @@ func TestCardFullPausesTheGame(t *testing.T) {
 		`document.getElementById("conn").textContent === "game paused" && document.getElementById("sync").textContent === "paused: moves not recorded" && `+
 			`document.getElementById("message").textContent.startsWith("Game paused: the table's memory card is full")`, shown)
 	browsertest.Screenshot(t, page, "table-card-full")
+	// the spare folder offered, to a paired phone only (this one is not)
+	browsertest.WaitJS(t, page, "the spare folder's button",
+		`!document.getElementById("spare").hidden && document.getElementById("spare").disabled`, `document.getElementById("spare").outerHTML`)
+	if doc["spare_journal"] != true {
+		t.Errorf("GET /api/state: spare_journal %v, want true", doc["spare_journal"])
+	}
 
 	// space is back: the daemon writes what it kept by itself
 	if err := os.Remove(filler); err != nil {

@@ -34,23 +34,26 @@ import (
 
 // Options are `tabla run`'s inputs (flags override the config file).
 type Options struct {
-	IO        *cmdutil.IO
-	Config    string
-	Game      string
-	Variant   string
-	First     string
-	Players   int
-	N         int
-	BoardDef  string // a board definition other than the game's default
-	Board     string // serial:/dev/ttyUSB0, serial:auto, gpio, sim
-	Journal   string
-	Listen    string
-	Token     string
-	Sensors   string // sim only
-	Seed      uint64
-	Settle    time.Duration
-	NoResume  bool
-	LogFormat string
+	IO       *cmdutil.IO
+	Config   string
+	Game     string
+	Variant  string
+	First    string
+	Players  int
+	N        int
+	BoardDef string // a board definition other than the game's default
+	Board    string // serial:/dev/ttyUSB0, serial:auto, gpio, sim
+	Journal  string
+	// SpareJournal is where the page's "spare" writes a journal the card
+	// cannot take (companion.Options.SpareJournalDir).
+	SpareJournal string
+	Listen       string
+	Token        string
+	Sensors      string // sim only
+	Seed         uint64
+	Settle       time.Duration
+	NoResume     bool
+	LogFormat    string
 	// AI are seats the engine plays (SEAT or SEAT=LEVEL): tabla rolls for
 	// them and lights their moves for the person at the table.
 	AI []string
@@ -150,6 +153,7 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 	f.StringVar(&o.BoardDef, "board-file", "", "board definition (builtin name or file) instead of the game's default")
 	f.StringVar(&o.Board, "board", "", "serial:/dev/ttyUSB0, serial:auto, gpio or sim")
 	f.StringVar(&o.Journal, "journal", "", "journal directory (default $STATE_DIRECTORY or ./tabla-journal)")
+	f.StringVar(&o.SpareJournal, "spare-journal", "", "a folder on another disk (a USB stick) where a paired phone's \"write to the spare folder\" moves the game's journal while the card cannot be written")
 	f.StringVar(&o.Listen, "listen", "127.0.0.1:7420", "address of the live board page, library and status API (\"\" or \"off\": none; 0.0.0.0:7420 for the phones on the LAN)")
 	f.StringVar(&o.Token, "token", "", "token for scripts on the control endpoints (phones pair by the board's confirm button instead)")
 	f.StringSliceVar(&o.AllowHosts, "allow-host", nil, "further host names the API answers to, e.g. tabla.local (besides the listen address)")
@@ -169,7 +173,7 @@ func NewCmd(streams *cmdutil.IO) *cobra.Command {
 }
 
 var configKeys = map[string]string{"game": "game", "variant": "variant", "first": "first", "players": "players",
-	"n": "n", "ai": "ai", "board-file": "board-file", "board": "board", "journal": "journal", "listen": "listen", "token": "token",
+	"n": "n", "ai": "ai", "board-file": "board-file", "board": "board", "journal": "journal", "spare-journal": "spare-journal", "listen": "listen", "token": "token",
 	"allow-host": "allow-host", "sensors": "sensors", "seed": "seed", "settle": "settle", "log-format": "log-format",
 	"analysis-level": "analysis-level", "hub": "hub", "table": "table", "hub-ca": "hub-ca", "remote": "remote",
 	"player": "player", "event": "event", "round": "round", "site": "site", "date": "date",
@@ -199,7 +203,7 @@ func (o *Options) load(path string, changed func(string) bool) error {
 		k, v, ok := strings.Cut(text, "=")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !ok || configKeys[k] == "" {
-			return fmt.Errorf("%s:%d: want KEY = VALUE with KEY one of game, variant, first, players, n, ai, board-file, board, journal, listen, token, allow-host, sensors, seed, settle, log-format, analysis-level, hub, table, hub-ca, remote, player, event, round, site, date, clock, clock-pause", path, line)
+			return fmt.Errorf("%s:%d: want KEY = VALUE with KEY one of game, variant, first, players, n, ai, board-file, board, journal, spare-journal, listen, token, allow-host, sensors, seed, settle, log-format, analysis-level, hub, table, hub-ca, remote, player, event, round, site, date, clock, clock-pause", path, line)
 		}
 		// a key set twice is a mistake to show, not a silent choice (the
 		// player lines, one per seat, are the one list of lines)
@@ -236,6 +240,8 @@ func (o *Options) load(path string, changed func(string) bool) error {
 			o.Board = v
 		case "journal":
 			o.Journal = v
+		case "spare-journal":
+			o.SpareJournal = v
 		case "listen":
 			o.Listen = v
 		case "token":
@@ -388,7 +394,7 @@ func Run(ctx context.Context, o *Options) error {
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("run: %v", err))
 	}
 	ai := companion.NewEngines(seatsAI, seats)
-	copts := companion.Options{Header: h, Board: def, HW: hw, JournalDir: o.Journal, NoResume: o.NoResume,
+	copts := companion.Options{Header: h, Board: def, HW: hw, JournalDir: o.Journal, SpareJournalDir: o.SpareJournal, NoResume: o.NoResume,
 		Source: source, Settle: o.Settle, Seed: o.Seed, Logger: log, Hint: companion.SearchHint(ai.Level), Engines: ai,
 		ClockPause: o.Clock.Pause}
 	var link *hub.Linked

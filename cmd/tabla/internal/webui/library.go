@@ -49,7 +49,9 @@ type AnalysisView struct {
 //	GET  /stats.html          the statistics as charts
 //	GET  /api/info            the library's folder and the live page's path
 //	GET  /api/games           every game as JSON; unreadable files with their error
-//	GET  /api/game?id=ID      one game: its board and every step
+//	GET  /api/game?id=ID[&from=K&count=N]  one game: its board, its number of
+//	                          steps (total) and a page of them: N steps from
+//	                          step K (default 0 and library.MaxPage, the most)
 //	GET  /api/analysis?id=ID  where its analysis stands, the analysis when done
 //	POST /api/analysis?id=ID  start the analysis in the background (a stopped one resumes)
 //	DELETE /api/analysis?id=ID  stop the analysis under way (returns once stopped)
@@ -211,7 +213,26 @@ func Library(lib *library.Library, o LibraryOptions) http.Handler {
 }
 
 func game(w http.ResponseWriter, r *http.Request, lib *library.Library) (*library.Game, bool) {
-	g, err := lib.Game(r.URL.Query().Get("id"))
+	q := r.URL.Query()
+	from, count := 0, library.MaxPage
+	for _, p := range []struct {
+		name string
+		v    *int
+	}{{"from", &from}, {"count", &count}} {
+		if s := q.Get(p.name); s != "" {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 0 {
+				httpError(w, http.StatusBadRequest, "webui: %s=%q: want a step number, 0 or more", p.name, s)
+				return nil, false
+			}
+			*p.v = n
+		}
+	}
+	g, err := lib.GamePage(q.Get("id"), from, count)
+	if errors.Is(err, library.ErrPage) {
+		httpError(w, http.StatusBadRequest, "webui: %v", err)
+		return nil, false
+	}
 	if err != nil {
 		libraryError(w, err)
 		return nil, false

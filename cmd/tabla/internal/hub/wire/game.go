@@ -153,6 +153,16 @@ type Game struct {
 	Seq uint64
 }
 
+// MaxSteps is the most decision events (moves, rolls, takebacks, ends,
+// who lines) the hub's copy of a game holds, record.MaxApplied: it keeps
+// them all (a takeback undoes them), and a game at the table is a few
+// hundred. A table publishes a longer journal up to there and says where
+// it stopped; the hub refuses an event beyond.
+const MaxSteps = record.MaxApplied
+
+// ErrTooMany: an event beyond MaxSteps.
+var ErrTooMany = errors.New("hub: too many events")
+
 // ErrOrder: an event came out of order (a gap or a repeat).
 var ErrOrder = errors.New("hub: event out of order")
 
@@ -194,6 +204,10 @@ func (g *Game) Apply(n int, raw json.RawMessage) error {
 	}
 	g.N = n
 	if g.Err != nil {
+		return g.Err
+	}
+	if n > MaxSteps {
+		g.Err = fmt.Errorf("hub: %s/%s event %d: %w: the hub's copy of a game holds at most %d (wire.MaxSteps)", g.Table, g.ID, n, ErrTooMany, MaxSteps)
 		return g.Err
 	}
 	l, err := ParseLine(raw)

@@ -49,13 +49,32 @@ function arrowAt(i) {
   return ana.best[i] || null;
 }
 
+// A long game comes a page of steps at a time (api/game's from and count):
+// game.steps holds the page loaded, by step number, game.total counts them.
+const PAGE = 1000;
+let pageSeq = 0;
+function pageIn(p) { const page = p.steps; game.steps = []; page.forEach((s, i) => { game.steps[p.from + i] = s; }); }
+async function loadPage(i) {
+  const seq = ++pageSeq, from = Math.max(0, i - PAGE / 2);
+  const r = await fetch("api/game?id=" + encodeURIComponent(id) + "&from=" + from + "&count=" + PAGE);
+  if (!r.ok || seq !== pageSeq) return false;
+  pageIn(await r.json());
+  moveList();
+  return true;
+}
+
 function go(i) {
   variation = null; selected = null;
   $("varbox").hidden = true;
-  k = Math.max(0, Math.min(game.steps.length - 1, i));
+  k = Math.max(0, Math.min(game.total - 1, i));
+  if (!game.steps[k] || (k > 0 && !game.steps[k - 1])) { // off the page loaded
+    const want = k;
+    loadPage(k).then(ok => { if (ok && k === want && game.steps[k]) go(k); });
+    return;
+  }
   const s = game.steps[k];
   board.render({ pieces: s.pieces, leds: Tabla.positionLEDs(s.painted, lastCells(k)), arrow: arrowAt(k) });
-  $("ply").textContent = k === 0 ? "start" : "move " + k + " of " + (game.steps.length - 1);
+  $("ply").textContent = k === 0 ? "start" : "move " + k + " of " + (game.total - 1);
   document.querySelectorAll("#movelist li").forEach(li => li.classList.toggle("current", +li.dataset.step === k));
   const cur = document.querySelector("#movelist li.current"), list = $("movelist");
   if (cur) { // keep the current move in view, scrolling the list only
@@ -127,7 +146,7 @@ function renderAccuracy() {
 // wins squares), a cursor at the current step. A tap or a drag anywhere
 // jumps to the nearest step.
 const C = { w: 600, h: 190, l: 34, r: 8, t: 8, b: 22 };
-function cx(i) { return C.l + (C.w - C.l - C.r) * i / Math.max(1, game.steps.length - 1); }
+function cx(i) { return C.l + (C.w - C.l - C.r) * i / Math.max(1, game.total - 1); }
 function cy(p) { return C.t + (C.h - C.t - C.b) * (1 - p); }
 function drawCurve() {
   const svg = $("curve"), el = Tabla.el;
@@ -136,7 +155,7 @@ function drawCurve() {
     el("line", { x1: C.l, x2: C.w - C.r, y1: cy(p), y2: cy(p), class: "grid" }, svg);
     el("text", { x: C.l - 4, y: cy(p) + 4, "text-anchor": "end", class: "axis" }, svg).textContent = (100 * p) + "%";
   }
-  const n = game.steps.length - 1, step = Math.max(1, Math.ceil(n / 10 / 5) * 5);
+  const n = game.total - 1, step = Math.max(1, Math.ceil(n / 10 / 5) * 5);
   for (let i = 0; i <= n; i += step) el("text", { x: cx(i), y: C.h - 6, "text-anchor": "middle", class: "axis" }, svg).textContent = i;
   el("line", { class: "cursor", id: "cursor", y1: C.t, y2: C.h - C.b }, svg);
   if (!ana) return;
@@ -155,9 +174,10 @@ function drawCurve() {
     shape.dataset.step = i + 1;
     el("title", {}, shape).textContent = (i + 1) + ". " + m.seat + " " + m.move + ": " + (m.missed_win ? "missed win" : m.tier) + ", " + Tabla.pct(m.before) + " → " + Tabla.pct(m.after) + (m.best ? " (better " + m.best + ")" : "");
   });
-  // columns per step (titles and tests); the svg's own handler jumps
+  // columns per step (titles and tests), not for a long game; the svg's
+  // own handler jumps
   const w = (C.w - C.l - C.r) / Math.max(1, n);
-  for (let i = 0; i <= n; i++) {
+  for (let i = 0; i <= n && n <= 2 * PAGE; i++) {
     const r = el("rect", { x: cx(i) - w / 2, y: 0, width: w, height: C.h, class: "hitcol" }, svg);
     r.dataset.step = i;
   }
@@ -169,7 +189,7 @@ function renderCursor() {
 }
 function curveStep(ev) {
   const r = $("curve").getBoundingClientRect(), x = (ev.clientX - r.left) * C.w / r.width;
-  const n = game.steps.length - 1;
+  const n = game.total - 1;
   return Math.max(0, Math.min(n, Math.round((x - C.l) / ((C.w - C.l - C.r) / Math.max(1, n)))));
 }
 
@@ -177,7 +197,7 @@ function moveList() {
   const ol = $("movelist");
   ol.innerHTML = "";
   const add = (i, html) => { const li = document.createElement("li"); li.dataset.step = i; li.innerHTML = html; li.onclick = () => go(i); ol.appendChild(li); };
-  add(0, '<span class="n"></span><span>start</span>');
+  if (game.steps[0]) add(0, '<span class="n"></span><span>start</span>');
   game.steps.forEach((s, i) => {
     if (i === 0) return;
     const m = ana ? ana.report.moves[i - 1] : null;
@@ -473,6 +493,7 @@ async function start() {
   const r = await fetch("api/game?id=" + encodeURIComponent(id));
   if (!r.ok) { document.querySelector("main").innerHTML = '<p class="error"></p>'; document.querySelector(".error").textContent = await Tabla.failText(r, "api/game"); return; }
   game = await r.json();
+  pageIn(game);
   const e = game.entry;
   document.title = "tabla — " + e.game + " " + e.id;
   $("title").textContent = e.game + (e.variant && e.variant !== "basic" ? " " + e.variant : "") + " — " + e.id;
@@ -491,13 +512,13 @@ async function start() {
   $("first").onclick = () => go(0);
   $("prev").onclick = () => step(-1);
   $("next").onclick = () => step(1);
-  $("last").onclick = () => go(game.steps.length - 1);
+  $("last").onclick = () => go(game.total - 1);
   $("backtogame").onclick = () => go(variation ? variation.ply : k);
   document.addEventListener("keydown", ev => {
     if (ev.target.tagName === "INPUT") return;
     if (ev.key === "Escape" && variation) { ev.preventDefault(); go(variation.ply); return; }
     if (ev.key === "ArrowLeft" || ev.key === "ArrowRight") { ev.preventDefault(); step(ev.key === "ArrowLeft" ? -1 : 1); return; }
-    const to = { Home: 0, End: game.steps.length - 1 }[ev.key];
+    const to = { Home: 0, End: game.total - 1 }[ev.key];
     if (to !== undefined) { ev.preventDefault(); go(to); }
   });
   // the board: a tap plays (variations), a horizontal swipe steps; a

@@ -19,7 +19,7 @@ function normal(d) {
   const s = Object.assign({}, d.state);
   s.pieces = d.pieces; s.ai = d.ai; s.pairing = d.pairing; s.lifted = []; s.log = d.log; s.hint_move = d.hint_move;
   s.who = d.who; s.clock = d.clock; s.board_problem = d.board_problem;
-  s.journal_problem = d.journal_problem; s.unrecorded = d.unrecorded;
+  s.journal_problem = d.journal_problem; s.unrecorded = d.unrecorded; s.spare_journal = d.spare_journal;
   return s;
 }
 
@@ -208,6 +208,10 @@ function render(s) {
   hl.hidden = !hint;
   if (hint) hl.textContent = (engineSeat(s) ? s.to_move + " (engine) plays " : "Hint: ") + moveWords(hint);
   setMessage(s.board_problem || s.journal_problem || peopleMessage(s) || liftedText(s, holding));
+  // paused with a spare folder: a paired phone writes the game there
+  $("spare").hidden = !(s.journal_problem && s.spare_journal);
+  $("spare").disabled = !canControl();
+  $("spare").onclick = () => control("spare");
   plugged = s.plugged !== false;
   $("plug").textContent = plugged ? "Pull cable" : "Plug cable back";
   $("rolled").textContent = s.roll ? "shows " + s.roll + (s.roll_by ? " (" + s.roll_by + ")" : "") : "";
