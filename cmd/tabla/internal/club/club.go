@@ -62,6 +62,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tabla-board/tabla/engine/rating"
 )
@@ -91,19 +92,45 @@ type Section struct {
 	Tables  []string `json:"tables"` // the hub's tables that play it, board 1 first
 	Players []Player `json:"players"`
 	Played  []*Round `json:"played,omitempty"` // rounds paired so far
+	// Ended: the arbiter ended the section (its final standings are
+	// those of the rounds played).
+	Ended bool `json:"ended,omitempty"`
+	// Stuck says why the next round could not be paired (the arbiter
+	// pairs it by hand, allows a rematch, or ends the section).
+	Stuck string `json:"stuck,omitempty"`
 }
 
 // Player is a registered player and the rating they came with.
 type Player struct {
 	Name   string        `json:"name"`
 	Rating rating.Rating `json:"rating"`
+	// From is the first round a late entry plays (0: from the start);
+	// the rounds before score nothing.
+	From int `json:"from,omitempty"`
+	// Out is Withdrawn or Paused: the player is not paired.
+	Out string `json:"out,omitempty"`
+	// Byes are the rounds the player asked a half-point bye for.
+	Byes []int `json:"byes,omitempty"`
 }
+
+// Why a player is not paired (Player.Out).
+const (
+	Withdrawn = "withdrawn" // for the rest of the event
+	Paused    = "paused"    // until the arbiter enters them again
+)
 
 // Round is one round's pairings.
 type Round struct {
 	N        int        `json:"n"`
 	Pairings []*Pairing `json:"pairings"`
-	Byes     []string   `json:"byes,omitempty"`
+	Byes     []string   `json:"byes,omitempty"` // the pairing-allocated byes (a full bye)
+	Half     []string   `json:"half,omitempty"` // half-point byes the players asked for
+	Absent   []string   `json:"absent,omitempty"` // withdrawn or paused: no game, no points
+	// By is who paired the round by hand ("" the pairing system).
+	By string `json:"by,omitempty"`
+	// Clocks is when the arbiter started the round's clocks (zero: each
+	// game's clocks start with its first move).
+	Clocks time.Time `json:"clocks,omitzero"`
 }
 
 // Pairing is one game of a round: who sits at which seat of which table.
@@ -119,7 +146,10 @@ type Pairing struct {
 type Result struct {
 	Places []int     `json:"places"`
 	Points []float64 `json:"points"`
-	End    string    `json:"end"`            // won, draw, time
+	End    string    `json:"end"`            // won, draw, time, arbiter, forfeit
+	// Forfeit: a game not played (a player did not come): scored, not
+	// rated, not a meeting (the two may be paired again).
+	Forfeit bool `json:"forfeit,omitempty"`
 	Flag   string    `json:"flag,omitempty"` // end time: the seat whose flag fell
 	Game   string    `json:"game,omitempty"` // the hub's TABLE/GAME it came from
 	By     string    `json:"by"`             // "table" or "arbiter"
@@ -217,7 +247,7 @@ func (r *Round) Complete() bool {
 // Finished reports whether the section has played all its rounds.
 func (s *Section) Finished() bool {
 	c := s.Current()
-	return len(s.Played) == s.Rounds && c != nil && c.Complete()
+	return (len(s.Played) == s.Rounds || s.Ended) && c != nil && c.Complete()
 }
 
 // ErrRoundOpen: the current round still waits for results.
@@ -232,11 +262,21 @@ func (s *Section) PairNext() (*Round, error) {
 	if len(s.Played) >= s.Rounds {
 		return nil, fmt.Errorf("%s: all %d rounds are played", s.Game, s.Rounds)
 	}
-	need := len(s.Seats)
-	if len(s.Players) < need {
-		return nil, fmt.Errorf("%s: %d players, a game needs %d", s.Game, len(s.Players), need)
+	return s.pairNext(0)
+}
+
+// pairNext is PairNext; a Swiss with rematches > 0 may repeat the
+// games of the first rematches rounds (PairAllowingRematch).
+func (s *Section) pairNext(rematches int) (*Round, error) {
+	if s.Ended {
+		return nil, fmt.Errorf("%s: the arbiter ended it", s.Game)
 	}
+	need := len(s.Seats)
 	n := len(s.Played) + 1
+	half, absent := s.notPaired(n)
+	if active := len(s.Players) - len(half) - len(absent); active < need {
+		return nil, fmt.Errorf("%s: %d players to pair, a game needs %d", s.Game, active, need)
+	}
 	var games [][]string
 	var byes []string
 	var err error
@@ -247,22 +287,45 @@ func (s *Section) PairNext() (*Round, error) {
 		}
 		games, byes, err = s.pairRoundRobin(n)
 	case Swiss:
-		games, byes, err = s.pairSwiss()
+		games, byes, err = s.pairSwiss(rematches)
 	case Fours:
 		games, byes = s.pairFours(n)
 	}
 	if err != nil {
+		if errors.Is(err, ErrNoPairing) {
+			s.Stuck = err.Error()
+		}
 		return nil, err
 	}
 	if len(games) > len(s.Tables) {
 		return nil, fmt.Errorf("%s: round %d has %d games and %d tables", s.Game, n, len(games), len(s.Tables))
 	}
-	r := &Round{N: n, Byes: byes}
+	r := &Round{N: n, Byes: byes, Half: half, Absent: absent}
 	for i, g := range games {
 		r.Pairings = append(r.Pairings, &Pairing{Board: i + 1, Table: s.Tables[i], Players: g})
 	}
 	s.Played = append(s.Played, r)
+	s.Stuck = ""
 	return r, nil
+}
+
+// notPaired are the players round n leaves out: those who asked a
+// half-point bye, and those withdrawn or paused (or entering later).
+func (s *Section) notPaired(n int) (half, absent []string) {
+	for _, p := range s.Players {
+		switch {
+		case p.Out != "" || p.From > n:
+			absent = append(absent, p.Name)
+		case slices.Contains(p.Byes, n):
+			half = append(half, p.Name)
+		}
+	}
+	return half, absent
+}
+
+// plays reports whether a player is paired in round n.
+func (s *Section) plays(p Player, n int) bool {
+	return p.Out == "" && p.From <= n && !slices.Contains(p.Byes, n)
 }
 
 // roundsOf is how many rounds a round robin of n players has.
@@ -282,14 +345,17 @@ func (s *Section) pairRoundRobin(n int) (games [][]string, byes []string, err er
 	if err != nil {
 		return nil, nil, err
 	}
+	// a player not paired this round (a bye asked for, withdrawn) leaves
+	// the opponent the table's bye
+	in := func(k int) bool { return k <= len(names) && s.plays(s.Players[k-1], n) }
 	for _, p := range table {
 		switch {
-		case p[0] > len(names):
-			byes = append(byes, names[p[1]-1])
-		case p[1] > len(names):
-			byes = append(byes, names[p[0]-1])
-		default:
+		case in(p[0]) && in(p[1]):
 			games = append(games, []string{names[p[0]-1], names[p[1]-1]})
+		case in(p[0]):
+			byes = append(byes, names[p[0]-1])
+		case in(p[1]):
+			byes = append(byes, names[p[1]-1])
 		}
 	}
 	return games, byes, nil
@@ -328,19 +394,28 @@ func (s *Section) history() *history {
 			h.byes[b]++
 			h.points[b] += s.byePoints()
 		}
+		for _, b := range r.Half {
+			h.points[b] += s.byePoints() / 2
+		}
 		for _, g := range r.Pairings {
+			forfeit := g.Result != nil && g.Result.Forfeit
 			for i, a := range g.Players {
-				h.seat[a][i]++
+				if !forfeit {
+					h.seat[a][i]++
+				}
 				for j, b := range g.Players {
-					if i != j {
+					if i != j && !forfeit {
 						h.met[a][b]++
 					}
 				}
 				if g.Result == nil {
 					continue
 				}
-				h.games[a]++
 				h.points[a] += g.Result.Points[i]
+				if forfeit {
+					continue // scored; not a game, not a meeting, not rated
+				}
+				h.games[a]++
 				if g.Result.Places[i] == 1 && !slices.Contains(g.Result.Places[:i], 1) && !slices.Contains(g.Result.Places[i+1:], 1) {
 					h.wins[a]++
 				}
@@ -385,9 +460,12 @@ func (s *Section) ranked(h *history) []string {
 	slices.SortStableFunc(ps, func(a, b Player) int {
 		return cmp.Or(cmp.Compare(h.points[b.Name], h.points[a.Name]), cmp.Compare(b.Rating.R, a.Rating.R), cmp.Compare(idx[a.Name], idx[b.Name]))
 	})
-	out := make([]string, len(ps))
-	for i, p := range ps {
-		out[i] = p.Name
+	out := make([]string, 0, len(ps))
+	n := len(s.Played) + 1
+	for _, p := range ps {
+		if s.plays(p, n) {
+			out = append(out, p.Name)
+		}
 	}
 	return out
 }
@@ -395,27 +473,15 @@ func (s *Section) ranked(h *history) []string {
 // pairSwiss pairs by FIDE's Dutch system (PairDutch), the first seat
 // as white: pairing numbers by the rating the players came with (then
 // registration), the section's rounds as planned.
-func (s *Section) pairSwiss() (games [][]string, byes []string, err error) {
-	order := slices.Clone(s.Players)
-	slices.SortStableFunc(order, func(a, b Player) int { return cmp.Compare(b.Rating.R, a.Rating.R) })
-	num := map[string]int{}
-	h := &SwissHistory{Planned: s.Rounds, Lookahead: true}
-	for i, p := range order {
-		num[p.Name] = i + 1
-		h.Ratings = append(h.Ratings, int(math.Round(p.Rating.R)))
-	}
-	for _, r := range s.Played {
-		var sr SwissRound
-		for _, b := range r.Byes {
-			sr.Byes = append(sr.Byes, SwissBye{Player: num[b], Points: s.byePoints(), Allocated: true})
-		}
-		for _, g := range r.Pairings {
-			if g.Result == nil {
-				return nil, nil, fmt.Errorf("%s: round %d board %d has no result", s.Game, r.N, g.Board)
-			}
-			sr.Games = append(sr.Games, SwissGame{First: num[g.Players[0]], Second: num[g.Players[1]], Score: g.Result.Points[0]})
-		}
-		h.Rounds = append(h.Rounds, sr)
+//
+// Players not paired in a round (a bye asked for, withdrawn, paused, not
+// yet entered) have a bye without the allocated bye's bar; a forfeit is
+// no meeting. rematches > 0 counts the games of the first rematches
+// rounds as no meeting either (the arbiter allowing a rematch).
+func (s *Section) pairSwiss(rematches int) (games [][]string, byes []string, err error) {
+	h, order, err := s.SwissHistory(rematches)
+	if err != nil {
+		return nil, nil, err
 	}
 	p, err := PairDutch(h)
 	if err != nil {
@@ -428,6 +494,58 @@ func (s *Section) pairSwiss() (games [][]string, byes []string, err error) {
 		byes = []string{order[p.Bye-1].Name}
 	}
 	return games, byes, nil
+}
+
+// SwissHistory is the section as the Swiss pairing sees it before its
+// next round, and the players in pairing-number order (by the rating
+// they came with, then registration). See pairSwiss for rematches.
+func (s *Section) SwissHistory(rematches int) (*SwissHistory, []Player, error) {
+	order := slices.Clone(s.Players)
+	slices.SortStableFunc(order, func(a, b Player) int { return cmp.Compare(b.Rating.R, a.Rating.R) })
+	num := map[string]int{}
+	h := &SwissHistory{Planned: s.Rounds, Lookahead: true}
+	for i, p := range order {
+		num[p.Name] = i + 1
+		h.Ratings = append(h.Ratings, int(math.Round(p.Rating.R)))
+	}
+	for k, r := range s.Played {
+		var sr SwissRound
+		for _, b := range r.Byes {
+			sr.Byes = append(sr.Byes, SwissBye{Player: num[b], Points: s.byePoints(), Allocated: true})
+		}
+		for _, b := range r.Half {
+			sr.Byes = append(sr.Byes, SwissBye{Player: num[b], Points: s.byePoints() / 2})
+		}
+		seen := map[string]bool{}
+		for _, b := range append(slices.Clone(r.Byes), r.Half...) {
+			seen[b] = true
+		}
+		for _, g := range r.Pairings {
+			if g.Result == nil {
+				return nil, nil, fmt.Errorf("%s: round %d board %d has no result", s.Game, r.N, g.Board)
+			}
+			seen[g.Players[0]], seen[g.Players[1]] = true, true
+			if g.Result.Forfeit && g.Result.Points[0]+g.Result.Points[1] != 1 {
+				// both lost by forfeit: two rounds without a game
+				sr.Byes = append(sr.Byes, SwissBye{Player: num[g.Players[0]]}, SwissBye{Player: num[g.Players[1]]})
+				continue
+			}
+			sr.Games = append(sr.Games, SwissGame{First: num[g.Players[0]], Second: num[g.Players[1]], Score: g.Result.Points[0], Forfeit: g.Result.Forfeit || k < rematches})
+		}
+		for _, p := range order { // absent, or not yet entered: no points
+			if !seen[p.Name] {
+				sr.Byes = append(sr.Byes, SwissBye{Player: num[p.Name]})
+			}
+		}
+		h.Rounds = append(h.Rounds, sr)
+	}
+	n := len(s.Played) + 1
+	for _, p := range order {
+		if !s.plays(p, n) {
+			h.Out = append(h.Out, num[p.Name])
+		}
+	}
+	return h, order, nil
 }
 
 // pairFours seats players four to a table by rank (round 1: by rating),

@@ -57,6 +57,7 @@ type EventLogEntry struct {
 	What    string    `json:"what"`
 	Refused bool      `json:"refused,omitempty"`
 	Game    string    `json:"game,omitempty"` // TABLE/GAME the entry is about
+	Who     string    `json:"who,omitempty"`  // the arbiter who made the change
 }
 
 // maxEventLog bounds an event's log (the oldest lines go).
@@ -491,12 +492,18 @@ func resultText(s *club.Section, r *club.Result) string {
 // complete and rounds are left.
 func (h *Hub) advance(e *EventState, s *club.Section, now time.Time) {
 	c := s.Current()
-	if c == nil || !c.Complete() || len(s.Played) >= s.Rounds {
+	if c == nil || !c.Complete() || len(s.Played) >= s.Rounds || s.Ended {
 		return
 	}
+	was := s.Stuck
 	r, err := s.PairNext()
 	if err != nil {
-		e.logf("", true, now, "%s round %d cannot be paired: %v", s.Game, c.N+1, err)
+		// the arbiter decides: a pairing by hand, a rematch allowed, or
+		// the end (the page and `tabla hub event` offer the three)
+		s.Stuck = err.Error()
+		if was != s.Stuck {
+			e.logf("", true, now, "%s round %d cannot be paired: %v — the arbiter may pair it by hand, allow a rematch or end the game", s.Game, c.N+1, err)
+		}
 		return
 	}
 	e.logf("", false, now, "%s round %d paired: %s", s.Game, r.N, describeRound(s, r))
@@ -550,11 +557,12 @@ func (h *Hub) sendPairings(ctx context.Context, e *EventState) {
 			}
 			if old, err := kv.Get(ctx, p.Table); err == nil {
 				var op wire.Pairing
-				if json.Unmarshal(old.Value(), &op) == nil && op.EventID == e.ID && op.Game == s.Game && samePairingWho(op.Who, w) && op.Clock == s.Clock {
+				if json.Unmarshal(old.Value(), &op) == nil && op.EventID == e.ID && op.Game == s.Game && samePairingWho(op.Who, w) && op.Clock == s.Clock &&
+					(op.Start == nil) == r.Clocks.IsZero() {
 					continue
 				}
 			}
-			data, _ := json.Marshal(wire.Pairing{EventID: e.ID, Game: s.Game, Who: w, Clock: s.Clock, Sent: h.now().UTC()})
+			data, _ := json.Marshal(wire.Pairing{EventID: e.ID, Game: s.Game, Who: w, Clock: s.Clock, Sent: h.now().UTC(), Start: arbiterTime(r.Clocks)})
 			if _, err := kv.Put(ctx, p.Table, data); err != nil {
 				h.log.Warn("hub: sending a pairing", "table", p.Table, "err", err)
 			}

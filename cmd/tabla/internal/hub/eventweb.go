@@ -46,6 +46,15 @@ type SectionView struct {
 	Standings []club.Standing `json:"standings"`
 	Ratings   []RatingView    `json:"ratings"`
 	Finished  bool            `json:"finished"`
+	Ended     bool            `json:"ended,omitempty"` // by the arbiter
+	// Stuck says why the next round cannot be paired: the arbiter pairs
+	// it by hand, allows a rematch (a Swiss) or ends the game.
+	Stuck string `json:"stuck,omitempty"`
+	// Exports: the crosstable (HTML, CSV) and, for two-player games, the
+	// TRF report.
+	Crosstable string `json:"crosstable"`
+	CSV        string `json:"csv"`
+	TRF        string `json:"trf,omitempty"`
 }
 
 // Waiting is a game of the round the hub has no result of yet.
@@ -64,8 +73,13 @@ type RoundView struct {
 	N        int           `json:"n"`
 	Complete bool          `json:"complete"`
 	Byes     []string      `json:"byes,omitempty"`
+	Half     []string      `json:"half,omitempty"`   // half-point byes asked for
+	Absent   []string      `json:"absent,omitempty"` // withdrawn or paused
+	By       string        `json:"by,omitempty"`     // paired by hand by
+	Clocks   time.Time     `json:"clocks,omitzero"`  // the arbiter started its clocks
 	Pairings []PairingView `json:"pairings"`
 	Download string        `json:"download,omitempty"`
+	Print    string        `json:"print"` // its pairings and result slips, for A4
 }
 
 // PairingView is a game of a round.
@@ -111,7 +125,12 @@ func (h *Hub) EventView(id string) *EventView {
 	for _, s := range e.Sections {
 		sv := SectionView{Game: s.Game, System: s.System, Rounds: s.Rounds, Clock: s.Clock, Seats: s.Seats, Tables: s.Tables,
 			Players: s.Players, Played: []RoundView{}, Waiting: []Waiting{}, Tiebreaks: club.TiebreakNames(s.System),
-			Standings: s.Standings(), Finished: s.Finished()}
+			Standings: s.Standings(), Finished: s.Finished(), Ended: s.Ended, Stuck: s.Stuck}
+		base := fmt.Sprintf("/api/club/%s/%s/", e.ID, s.Game)
+		sv.Crosstable, sv.CSV = base+"crosstable.html", base+"crosstable.csv"
+		if len(s.Seats) == 2 {
+			sv.TRF = base + "report.trf"
+		}
 		if sv.Players == nil {
 			sv.Players = []club.Player{}
 		}
@@ -126,7 +145,8 @@ func (h *Hub) EventView(id string) *EventView {
 			}
 		}
 		for _, r := range s.Played {
-			rv := RoundView{N: r.N, Complete: r.Complete(), Byes: r.Byes, Pairings: []PairingView{}}
+			rv := RoundView{N: r.N, Complete: r.Complete(), Byes: r.Byes, Half: r.Half, Absent: r.Absent, By: r.By, Clocks: r.Clocks,
+				Pairings: []PairingView{}, Print: fmt.Sprintf("/api/club/%s/%s/round/%d/print.html", e.ID, s.Game, r.N)}
 			if rv.Complete {
 				rv.Download = fmt.Sprintf("/api/club/%s/%s/round/%d", e.ID, s.Game, r.N)
 			}
@@ -285,6 +305,9 @@ func (h *Hub) broadcastAt(at time.Time) *Broadcast {
 //	POST /api/club/ID/players               {"game":G,"name":N}: register a player (the token)
 //	POST /api/club/ID/start                 pair the first round and send it to the tables (the token)
 //	POST /api/club/ID/result                {"game","round","board","places":[…],"why"}: the arbiter's result (the token)
+//	POST /api/club/ID/arbiter               ArbiterAction: enter, withdraw, bye, forfeit, pair, rematch, result, end,
+//	                                        clocks (the token); answers {"ok":true,"warnings":[…]}
+//	…/crosstable.html|csv, round/N/print.html, report.trf, records.zip   the exports (eventexport.go)
 //	GET  /api/broadcast                     every table's game, BroadcastDelay behind (Broadcast)
 //	GET  /api/broadcast/events              server-sent events: "state" (Broadcast) at once and per change
 func (h *Hub) eventRoutes(mux *http.ServeMux) {
@@ -343,12 +366,37 @@ func (h *Hub) eventRoutes(mux *http.ServeMux) {
 		}
 	}
 	mux.HandleFunc("POST /api/club/{id}/players", func(w http.ResponseWriter, r *http.Request) {
-		var body struct{ Game, Name string }
+		var body struct {
+			Game, Name string
+			Rating, RD float64
+			By         string
+		}
 		if !h.authorize(w, r, &body) {
 			return
 		}
-		answer(w, h.Register(r.Context(), r.PathValue("id"), body.Game, body.Name))
+		if body.Rating == 0 && body.RD == 0 && body.By == "" {
+			answer(w, h.Register(r.Context(), r.PathValue("id"), body.Game, body.Name))
+			return
+		}
+		_, err := h.Arbiter(r.Context(), r.PathValue("id"), ArbiterAction{Do: ActEnter, Game: body.Game, Name: body.Name, Rating: body.Rating, RD: body.RD, By: body.By})
+		answer(w, err)
 	})
+	mux.HandleFunc("POST /api/club/{id}/arbiter", func(w http.ResponseWriter, r *http.Request) {
+		var body ArbiterAction
+		if !h.authorize(w, r, &body) {
+			return
+		}
+		warnings, err := h.Arbiter(r.Context(), r.PathValue("id"), body)
+		if err != nil {
+			answer(w, err)
+			return
+		}
+		if warnings == nil {
+			warnings = []string{}
+		}
+		writeJSON(w, map[string]any{"ok": true, "warnings": warnings})
+	})
+	h.exportRoutes(mux)
 	mux.HandleFunc("POST /api/club/{id}/start", func(w http.ResponseWriter, r *http.Request) {
 		var body struct{}
 		if !h.authorize(w, r, &body) {

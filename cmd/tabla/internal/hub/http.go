@@ -186,7 +186,7 @@ func (h *Hub) authorize(w http.ResponseWriter, r *http.Request, v any) bool {
 			errors.New("hub: bad or missing token (Authorization: Bearer TOKEN)")))
 		return false
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, 4096))
+	body, err := io.ReadAll(io.LimitReader(r.Body, 16<<10)) // an arbiter's pairing of 32 boards fits
 	if err == nil {
 		dec := json.NewDecoder(strings.NewReader(string(body)))
 		dec.DisallowUnknownFields()

@@ -31,4 +31,8 @@ type Pairing struct {
 	Who     record.Who `json:"who"`
 	Clock   string     `json:"clock,omitempty"`
 	Sent    time.Time  `json:"sent"`
+	// Start is when the arbiter started the round's clocks: the table
+	// starts the first mover's clock then, if no move is made yet
+	// (without it, the clocks start with the first move).
+	Start *time.Time `json:"start,omitempty"`
 }
