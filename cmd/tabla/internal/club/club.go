@@ -123,8 +123,8 @@ const (
 type Round struct {
 	N        int        `json:"n"`
 	Pairings []*Pairing `json:"pairings"`
-	Byes     []string   `json:"byes,omitempty"` // the pairing-allocated byes (a full bye)
-	Half     []string   `json:"half,omitempty"` // half-point byes the players asked for
+	Byes     []string   `json:"byes,omitempty"`   // the pairing-allocated byes (a full bye)
+	Half     []string   `json:"half,omitempty"`   // half-point byes the players asked for
 	Absent   []string   `json:"absent,omitempty"` // withdrawn or paused: no game, no points
 	// By is who paired the round by hand ("" the pairing system).
 	By string `json:"by,omitempty"`
@@ -146,13 +146,13 @@ type Pairing struct {
 type Result struct {
 	Places []int     `json:"places"`
 	Points []float64 `json:"points"`
-	End    string    `json:"end"`            // won, draw, time, arbiter, forfeit
+	End    string    `json:"end"` // won, draw, time, arbiter, forfeit
 	// Forfeit: a game not played (a player did not come): scored, not
 	// rated, not a meeting (the two may be paired again).
-	Forfeit bool `json:"forfeit,omitempty"`
-	Flag   string    `json:"flag,omitempty"` // end time: the seat whose flag fell
-	Game   string    `json:"game,omitempty"` // the hub's TABLE/GAME it came from
-	By     string    `json:"by"`             // "table" or "arbiter"
+	Forfeit bool   `json:"forfeit,omitempty"`
+	Flag    string `json:"flag,omitempty"` // end time: the seat whose flag fell
+	Game    string `json:"game,omitempty"` // the hub's TABLE/GAME it came from
+	By      string `json:"by"`             // "table" or "arbiter"
 }
 
 // Round is the Round tag of a pairing's game record: "3.2", round 3,

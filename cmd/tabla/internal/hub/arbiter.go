@@ -41,11 +41,11 @@ type ArbiterAction struct {
 	Name string `json:"name,omitempty"` // enter, withdraw, bye
 	// Rating and RD a player comes with (enter; 0: the hub's rating of
 	// the player from earlier evenings, else a new player's 1500 ± 350).
-	Rating float64 `json:"rating,omitempty"`
-	RD     float64 `json:"rd,omitempty"`
-	Pause  bool    `json:"pause,omitempty"`  // withdraw: until entered again
-	Round  int     `json:"round,omitempty"`  // bye (0 the next), forfeit, result
-	Board  int     `json:"board,omitempty"`  // forfeit, result
+	Rating float64  `json:"rating,omitempty"`
+	RD     float64  `json:"rd,omitempty"`
+	Pause  bool     `json:"pause,omitempty"`  // withdraw: until entered again
+	Round  int      `json:"round,omitempty"`  // bye (0 the next), forfeit, result
+	Board  int      `json:"board,omitempty"`  // forfeit, result
 	Absent []string `json:"absent,omitempty"` // forfeit: who did not come
 	// Games are a hand-made pairing's boards, each its players by seat;
 	// Byes its pairing-allocated byes.
