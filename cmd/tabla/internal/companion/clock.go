@@ -1,6 +1,7 @@
 package companion
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -18,8 +19,13 @@ import (
 // has a clock per seat. The referee knows nothing of them: the session
 // keeps them beside it, on the referee's board time.
 //
-//   - The clocks start with the game: the first board event a session
-//     handles (a new game, or a game resumed), or the new game command.
+//   - The clocks of a new game start at its first move (the press that
+//     ends the first turn: the first mover's turn is free, as when a
+//     chess player starts the opponent's clock), or earlier when the
+//     arbiter starts them (StartClocks; a club evening's round, the
+//     hub's pairing carrying its start): never while the pieces are set
+//     up. A game resumed with moves made starts the seat to move's clock
+//     at the first board event after the restart.
 //   - The press is the referee's acceptance of a move or roll that passes
 //     the turn, stamped with the instant the reading it accepted settled
 //     (the move's last placement plus the settle window: the referee reads
@@ -147,14 +153,37 @@ func (cs *clockState) rebuild(st engine.State, hist []referee.Applied, at time.D
 	return nil
 }
 
-// startClockLocked starts the clocks at the first board event.
+// startClockLocked starts a resumed game's clocks at the first board
+// event (a game with no move waits for its first move or the arbiter).
 func (s *Session) startClockLocked(at time.Duration) {
 	cs := s.clocks
-	if cs == nil || cs.started || cs.ended {
+	if cs == nil || cs.started || cs.ended || len(cs.turns) == 0 {
 		return
 	}
 	cs.started, cs.startAt = true, at
 	cs.clk.Start(cs.shadow.ToMove(), at)
+}
+
+// ErrClocksRunning: the clocks were started already (or the game has no
+// clock, or is over on time).
+var ErrClocksRunning = errors.New("companion: the clocks run already (or the game has none)")
+
+// StartClocks starts the first mover's clock now, before the first move:
+// the arbiter starting the round. A game under way, or without a clock,
+// is left alone (ErrClocksRunning).
+func (s *Session) StartClocks() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cs := s.clocks
+	if cs == nil || cs.started || cs.ended || len(s.ref.History()) > 0 {
+		return ErrClocksRunning
+	}
+	at := s.nowLocked()
+	s.clkNow = at
+	cs.started, cs.startAt = true, at
+	cs.clk.Start(cs.shadow.ToMove(), at)
+	s.notifyLocked()
+	return nil
 }
 
 // checkFlagLocked lets the running seat's flag fall if its time is used
@@ -200,9 +229,7 @@ func (s *Session) checkFlagLocked(at time.Duration) bool {
 func (s *Session) clockDecisionLocked(a referee.Action) (int64, bool) {
 	cs := s.clocks
 	if cs != nil && a.Kind == referee.NewGame {
-		cs.reset(s.ref.Game())
-		cs.started, cs.startAt = true, a.At
-		cs.clk.Start(cs.shadow.ToMove(), a.At)
+		cs.reset(s.ref.Game()) // the clocks wait for the first move (or StartClocks)
 		return 0, false
 	}
 	if cs == nil || cs.ended {
@@ -395,6 +422,21 @@ func (s *Session) lowTimeOverlayLocked(frame []hardware.LED, now time.Duration) 
 		}
 	}
 	return frame
+}
+
+// timeStateLocked says in the state that a game whose flag fell is over:
+// status "time", no one to move, the winner the other seat of a
+// two-player game.
+func (s *Session) timeStateLocked(st *referee.State) {
+	cs := s.clocks
+	if cs == nil || !cs.ended {
+		return
+	}
+	st.Status, st.ToMove, st.Awaiting = "time", nil, "none"
+	if f := cs.clk.Flag(); f >= 0 && len(cs.seats) == 2 {
+		w := cs.seats[1-f]
+		st.Winner = &w
+	}
 }
 
 // Ended reports whether the game ended on time (a flag fell).

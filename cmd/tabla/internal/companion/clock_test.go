@@ -11,6 +11,7 @@ import (
 	"github.com/tabla-board/tabla/boards"
 	"github.com/tabla-board/tabla/engine/clock"
 	"github.com/tabla-board/tabla/engine/record"
+	"github.com/tabla-board/tabla/engine/referee"
 	"github.com/tabla-board/tabla/hardware"
 	"github.com/tabla-board/tabla/sim"
 )
@@ -54,6 +55,12 @@ func journalled(t testing.TB, s *Session) (*record.Game, string) {
 func TestClockPress(t *testing.T) {
 	h := record.Header{Game: "star", First: "red", Clock: controls(t, "5m+2s")}
 	p, s := newSimSession(t, h, t.TempDir(), true)
+	if err := s.StartClocks(); err != nil { // the arbiter starts the round
+		t.Fatal(err)
+	}
+	if err := s.StartClocks(); err != ErrClocksRunning {
+		t.Fatalf("the clocks started twice: %v", err)
+	}
 	rng := rand.New(rand.NewPCG(7, 8))
 	for i := range 4 {
 		wait(t, p, time.Duration(3+i)*time.Second)
@@ -65,8 +72,8 @@ func TestClockPress(t *testing.T) {
 	}
 	for i, a := range g.Applied {
 		// the wait, the lift and the place's 200 ms each, and the settle
-		// window before the referee accepts it: the first turn began at
-		// the board's first event
+		// window before the referee accepts it: the first turn began
+		// when the arbiter started the clocks
 		if !a.Timed || a.MS < int64(3+i)*1000 || a.MS > int64(3+i)*1000+2000 {
 			t.Errorf("move %d: ms %d timed %v, want about %d", i+1, a.MS, a.Timed, (3+i)*1000)
 		}
@@ -155,7 +162,8 @@ func TestClockResume(t *testing.T) {
 	}
 }
 
-// TestFlagFall: with no move, red's flag falls at 1 min: the journal ends
+// TestFlagFall: the arbiter starts the clocks; with no move, red's flag
+// falls at 1 min: the journal ends
 // with the time result, the game is over (no takeback, a move on the
 // board is not journalled, the game is not resumed), and the new game
 // command starts a new game with full clocks. The low time showed on the
@@ -164,6 +172,9 @@ func TestFlagFall(t *testing.T) {
 	dir := t.TempDir()
 	h := record.Header{Game: "star", First: "red", Clock: controls(t, "1m")}
 	p, s := newSimSession(t, h, dir, true)
+	if err := s.StartClocks(); err != nil {
+		t.Fatal(err)
+	}
 	turnCell := func() (string, hardware.LED) {
 		for name, l := range s.State().LEDs {
 			if l.Role == "turn" {
@@ -191,6 +202,10 @@ func TestFlagFall(t *testing.T) {
 	if st := s.Clock(); st.Flag != "red" || st.LeftMs["red"] != 0 || st.Running != "" {
 		t.Errorf("clock after the flag: %+v", st)
 	}
+	// the game is over everywhere: the state (GET /api/state) says so
+	if st := s.StatusJSON().State.(referee.State); st.Status != "time" || st.ToMove != nil || st.Winner == nil || *st.Winner != "white" {
+		t.Errorf("the state after red's flag fell: status %s, to move %v, winner %v", st.Status, st.ToMove, st.Winner)
+	}
 	if name, l := turnCell(); l.Blink != hardware.Steady {
 		t.Errorf("after the flag, %s blinks %v, want steady", name, l.Blink)
 	}
@@ -201,7 +216,9 @@ func TestFlagFall(t *testing.T) {
 	if err := s.Command("takeback", ""); err != ErrGameOver {
 		t.Errorf("takeback after the flag: %v", err)
 	}
-	playRandomStar(t, p, s, 1, rand.New(rand.NewPCG(1, 1)))
+	act(t, p, `{"lift":"b1"}`) // a red piece moved on the board
+	act(t, p, `{"place":"c1"}`)
+	wait(t, p, time.Second)
 	if _, after := journalled(t, s); after != data {
 		t.Errorf("the journal grew after the flag fell:\n%s", after[len(data):])
 	}
@@ -218,10 +235,8 @@ func TestFlagFall(t *testing.T) {
 	if s.JournalPath() == old || s.Ended() {
 		t.Errorf("new game: journal %s, ended %v", s.JournalPath(), s.Ended())
 	}
-	// (red's clock runs from the command on the host's clock: its time
-	// left and its turn add up to the full minute, whenever it is read)
-	if st := s.Clock(); st.Flag != "" || st.LeftMs["white"] != 60000 || st.LeftMs["red"]+st.TurnMs < 59999 ||
-		st.LeftMs["red"]+st.TurnMs > 60000 || st.Running != "red" {
+	// the new game's clocks wait for its first move (or the arbiter)
+	if st := s.Clock(); st.Flag != "" || st.LeftMs["white"] != 60000 || st.LeftMs["red"] != 60000 || st.Running != "" {
 		t.Errorf("new game's clocks: %+v", st)
 	}
 	_, data = journalled(t, s)
@@ -245,6 +260,9 @@ func TestClockPause(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := NewPlayer(b, s)
+		if err := s.StartClocks(); err != nil {
+			t.Fatal(err)
+		}
 		// a red piece put where no move takes it: correction mode
 		act(t, p, `{"lift":"b1"}`)
 		act(t, p, `{"place":"c1"}`)
@@ -271,6 +289,9 @@ func TestClockPause(t *testing.T) {
 func TestClockRollIsPartOfTheTurn(t *testing.T) {
 	h := record.Header{Game: "ray", Clock: controls(t, "5m+1s")}
 	p, s := newSimSession(t, h, t.TempDir(), true)
+	if err := s.StartClocks(); err != nil {
+		t.Fatal(err)
+	}
 	wait(t, p, 2*time.Second)
 	act(t, p, `{"roll":"E"}`)
 	wait(t, p, 3*time.Second)
@@ -343,5 +364,44 @@ func TestClockRevision(t *testing.T) {
 	}
 	if st := s.ClockAt(p.Sim.Now()); st.LeftMs["red"] != 600000-1300 || st.Running != "yellow" {
 		t.Errorf("clocks %+v", st)
+	}
+}
+
+// TestClockWaitsForSetUp (issue 37): a 3 s game whose pieces are set up
+// for 10 s (pieces lifted and put back, the board read all the while)
+// loses no time: the clocks start with the first move, which is free;
+// the second mover's clock runs from it and its flag falls 3 s later,
+// and then the state says the game is over on time, not playing.
+func TestClockWaitsForSetUp(t *testing.T) {
+	h := record.Header{Game: "star", First: "red", Clock: controls(t, "3s")}
+	p, s := newSimSession(t, h, t.TempDir(), true)
+	for _, cell := range []string{"b1", "b1", "b1", "b1", "b1"} {
+		act(t, p, `{"lift":"`+cell+`"}`)
+		wait(t, p, time.Second)
+		act(t, p, `{"place":"`+cell+`"}`)
+		wait(t, p, time.Second)
+	}
+	if st := s.ClockAt(p.Sim.Now()); s.Ended() || st.Running != "" || st.LeftMs["red"] != 3000 || st.LeftMs["white"] != 3000 {
+		t.Fatalf("after 10 s of setting up: ended %v, clocks %+v", s.Ended(), st)
+	}
+	playRandomStar(t, p, s, 1, rand.New(rand.NewPCG(3, 3)))
+	g, _ := journalled(t, s)
+	if len(g.Applied) != 1 || !g.Applied[0].Timed || g.Applied[0].MS != 0 {
+		t.Fatalf("the first move: %+v, want timed, 0 ms", g.Applied)
+	}
+	if st := s.ClockAt(p.Sim.Now()); st.Running != "white" || st.LeftMs["red"] != 3000 {
+		t.Fatalf("after the first move: %+v, want white's clock running, red's full", st)
+	}
+	if st := s.State(); st.Status != "playing" {
+		t.Fatalf("status %s before the flag", st.Status)
+	}
+	wait(t, p, 4*time.Second)
+	if !s.Ended() {
+		t.Fatalf("no flag 4 s into white's 3 s: %+v", s.ClockAt(p.Sim.Now()))
+	}
+	for name, st := range map[string]referee.State{"State": s.State(), "StatusJSON": s.StatusJSON().State.(referee.State)} {
+		if st.Status != "time" || st.ToMove != nil || st.Awaiting != "none" || st.Winner == nil || *st.Winner != "red" {
+			t.Errorf("%s after white's flag fell: status %s, awaiting %s, to move %v, winner %v", name, st.Status, st.Awaiting, st.ToMove, st.Winner)
+		}
 	}
 }

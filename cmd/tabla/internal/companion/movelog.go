@@ -113,6 +113,7 @@ func (s *Session) Glance() (st referee.State, log []MoveEntry, hint *MoveEntry) 
 	st = s.ref.State()
 	s.pairingStateLocked(&st)
 	s.pausedStateLocked(&st)
+	s.timeStateLocked(&st)
 	return st, slices.Clone(s.moveLogLocked()), s.hintMoveLocked(st.Hint)
 }
 

@@ -301,6 +301,7 @@ func (s *Session) State() referee.State {
 	st := s.ref.State()
 	s.pairingStateLocked(&st)
 	s.pausedStateLocked(&st)
+	s.timeStateLocked(&st)
 	return st
 }
 

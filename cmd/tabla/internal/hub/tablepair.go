@@ -18,7 +18,9 @@ import (
 // game starts, with the names, event, round and time control in its
 // header, as soon as the game on the board is over or has not begun
 // (companion.Session.StartPaired); a game under way is never abandoned.
-// A pairing for another game than the table's is logged and left.
+// A pairing for another game than the table's is logged and left. The
+// game's clocks start with its first move, or when the arbiter starts
+// the round (the pairing's Start).
 func (t *Table) followPairings(sess *companion.Session) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -117,6 +119,13 @@ func (t *Table) applyPairing(sess *companion.Session, p *wire.Pairing) bool {
 		return true
 	case started:
 		t.log.Info("hub: the paired game started", "event", p.Who.Event, "round", p.Who.Round, "names", p.Who.Names)
+	}
+	// the arbiter started the round's clocks: the first mover's runs now
+	// (unless a move is made already); else the first move starts them
+	if p.Start != nil {
+		if err := sess.StartClocks(); err == nil {
+			t.log.Info("hub: the arbiter started the clocks", "round", p.Who.Round)
+		}
 	}
 	return true
 }
