@@ -129,7 +129,7 @@ func TestEventPages(t *testing.T) {
 	}
 	q := ev.Sections[0].Played[1].Pairings[1]
 	browsertest.Eval[any](t, ctx, `(() => { const v = (id, x) => document.getElementById(id).value = x;
-		v("resGame", "gyges"); v("resRound", "2"); v("resBoard", "2"); v("resPlaces", "2,1"); v("resWhy", "south stopped the clock and resigned");
+		v("resGame", "gyges"); v("resRound", "2"); v("resBoard", "2"); v("resPlaces", "0-1"); v("resWhy", "south stopped the clock and resigned");
 		document.getElementById("result").requestSubmit(); })()`)
 	browsertest.WaitJS(t, ctx, "the arbiter's result in the log", `document.getElementById("log").innerText.includes("the arbiter changed gyges round 2 board 2") &&
 		document.getElementById("log").innerText.includes("south stopped the clock and resigned")`, `document.getElementById("log").innerText + document.getElementById("evmessage").textContent`)
