@@ -255,6 +255,9 @@ func standingsText(s *club.Section) string {
 	for _, st := range s.Standings() {
 		parts = append(parts, fmt.Sprintf("%d. %s %s", st.Rank, st.Name, club.FormatPoints(st.Points)))
 	}
+	if len(parts) == 0 {
+		return "no players"
+	}
 	return strings.Join(parts, ", ")
 }
 

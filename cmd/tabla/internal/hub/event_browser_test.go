@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -105,6 +106,14 @@ func TestEventPages(t *testing.T) {
 			strings.Contains(text, "Buchholz") && strings.Contains(text, "first places") &&
 			browsertest.Read[int](l, ctx, `document.querySelectorAll('.evdl a[href$="/round/1"]').length`) == 2
 	}, func(*browsertest.Look) string { return text })
+	// ratings as r ± RD with a word on what it means; points exact (a
+	// Sonneborn-Berger of 0.25 is not 0.3)
+	if !regexp.MustCompile(`\d{3,4} ± \d{2,3}`).MatchString(text) || !strings.Contains(text, "within two RDs of r 95 times in 100") {
+		t.Errorf("no rating as r ± RD explained on the page:\n%s", text)
+	}
+	if got := browsertest.Eval[string](t, ctx, `[0.25, 1.5, 0.5, 2, 2.75].map(num).join(" ")`); got != "0.25 1½ ½ 2 2.75" {
+		t.Errorf("points on the page: %q", got)
+	}
 	if px := browsertest.Eval[int](t, ctx, browsertest.Overflow); px > 0 {
 		t.Errorf("the event page is %d px wider than a 390-px phone", px)
 	}

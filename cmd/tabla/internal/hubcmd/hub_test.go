@@ -118,6 +118,40 @@ func TestHubCommands(t *testing.T) {
 		t.Fatalf("DAHA paired Swiss: %d %q", code, errs)
 	}
 
+	// the arbiter's tools on the running hub (its pages, its token read
+	// from --data): registrations with ratings, refusals in words, the end
+	// with the final standings
+	pages := regexp.MustCompile(`pages on (http://[^/]+)/`).FindStringSubmatch(hout.String())[1]
+	arb := func(args ...string) (cmdutil.ExitCode, string, string) {
+		return run(t, t.Context(), append(append([]string{"hub", "event"}, args...), "--data", dir, "--url", pages, "--by", "Zeynep")...)
+	}
+	if code, out, errs := arb("enter", "moda", "Ayşe", "--game", "gyges", "--rating", "1720", "--rd", "90"); code != 0 ||
+		!strings.Contains(out, "Ayşe registered for gyges, rated 1720 ± 90 (Zeynep)") {
+		t.Fatalf("tabla hub event enter: %d %q %q", code, out, errs)
+	}
+	if code, out, errs := arb("enter", "moda", "Bora", "--game", "gyges"); code != 0 || !strings.Contains(out, "Bora registered for gyges, rated 1500 ± 350") {
+		t.Fatalf("tabla hub event enter without a rating: %d %q %q", code, out, errs)
+	}
+	if code, _, errs := arb("enter", "moda", "Cem"); code == 0 || !strings.Contains(errs, "the event has 2 games: say which") {
+		t.Fatalf("an entry without --game: %d %q", code, errs)
+	}
+	if code, _, errs := arb("withdraw", "moda", "Bora", "--game", "gyges"); code == 0 || !strings.Contains(errs, "withdraw: say why") {
+		t.Fatalf("a withdrawal without a reason: %d %q", code, errs)
+	}
+	if code, _, errs := arb("result", "moda", "1-0", "--game", "gyges", "--round", "1", "--board", "1", "--why", "x"); code == 0 || !strings.Contains(errs, "gyges has no round 1 board 1") {
+		t.Fatalf("a result before the first round: %d %q", code, errs)
+	}
+	if code, _, errs := run(t, t.Context(), "hub", "event", "bye", "moda", "Ayşe", "--game", "gyges", "--why", "x", "--url", pages, "--token", "wrong"); code == 0 || !strings.Contains(errs, "token") {
+		t.Fatalf("a wrong token: %d %q", code, errs)
+	}
+	if code, out, errs := arb("bye", "moda", "Ayşe", "--game", "gyges", "--round", "2", "--why", "a wedding"); code != 0 || !strings.Contains(out, "Ayşe has a half-point bye in gyges round 2: a wedding (Zeynep)") {
+		t.Fatalf("tabla hub event bye: %d %q %q", code, out, errs)
+	}
+	if code, out, errs := arb("end", "moda", "--why", "too few players"); code != 0 || !strings.Contains(out, "gyges final standings:") ||
+		!regexp.MustCompile(`1\. Ayşe +0 +Buchholz 0, Sonneborn-Berger 0 +rated 1720 ± 91`).MatchString(out) { // a rating period without games widens the RD
+		t.Fatalf("tabla hub event end: %d %q %q", code, out, errs)
+	}
+
 	// a table publishes a finished game
 	jdir := t.TempDir()
 	path := writeGame(t, jdir)
