@@ -42,17 +42,43 @@
 //
 // Swiss: points, then Buchholz (the sum of the opponents' points), then
 // Sonneborn-Berger (the opponents' points weighted by the score against
-// each). Round robin: points, then Sonneborn-Berger, then wins. Tables
+// each; a forfeit counts for neither). Round robin: points, then Sonneborn-Berger, then wins. Tables
 // of four: points, then first places, then the sum of the table mates'
 // points over the evening. The name decides last, so the order is total.
+//
+// # The arbiter's tools (arbiter.go)
+//
+// Enter registers a player, or after round 1 enters one late: they play
+// from the next round and score nothing for the rounds missed (a round
+// robin takes no late entries). Withdraw takes a player out for good or
+// pauses them (Enter again brings them back); RequestBye gives a
+// half-point bye (¾ at a table of four) in a round to come, which does
+// not bar the pairing-allocated bye. Forfeit scores a game not played:
+// the absent lose, the others win; it is scored but not rated, not a
+// meeting (the two may be paired again) and no game for the tie-breaks.
+// PairByHand sets a round (every player once; rematches are warned of);
+// a Swiss round that cannot be paired leaves Section.Stuck set for the
+// arbiter to pair by hand, PairAllowingRematch (the earliest rounds'
+// games count as not met, one round more at a time), or End.
+// ParseResult reads "1-0", "½-½", "0-1" and a table of four's places.
+//
+// # Exports (export.go)
+//
+// Crosstable and WriteCrosstableCSV: the players by rank, each round's
+// cell (opponent's line, w or b for the first or second seat, the score,
+// + and − for forfeits). TRF: FIDE's TRF-16 of a two-player game's
+// complete rounds (package trf), numbered as the Swiss numbers its
+// players, so that PairTRF pairs the next round as the section does.
 //
 // # Ratings
 //
 // One Glicko-2 rating per game (engine/rating), the evening one rating
 // period: every player's games of the evening are rated at once against
-// the opponents' ratings as they stood before it. A game of four counts
-// as three results for each player, one against each table mate: 1 for a
-// better place, ½ for the same, 0 for a worse. Byes are not rated.
+// the opponents' ratings as they stood before it (the rating the arbiter
+// entered at registration, else the hub's). A game of four counts as
+// three results for each player, one against each table mate: 1 for a
+// better place, ½ for the same, 0 for a worse. Byes and forfeits are not
+// rated.
 package club
 
 import (
