@@ -47,6 +47,12 @@
 // header (tablepair.go, companion.Session.StartPaired), takes each result
 // from the game's record as the table's journal ends it (refusing one
 // from another table or under other names), and pairs the next round.
+// The arbiter's tools (arbiter.go: late entries, withdrawals, requested
+// byes, forfeits, pairings by hand, a stuck round's way out, the end,
+// the round's clocks; each logged with who and why) come from the event
+// page and `tabla hub event …` through POST /api/club/ID/arbiter; the
+// exports (eventexport.go) are the crosstable (HTML, CSV), each round's
+// printable pairings and slips, the TRF report and the records' zip.
 // The public broadcast (/api/broadcast) may run a delay behind.
 //
 // # Remote play
