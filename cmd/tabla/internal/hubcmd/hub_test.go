@@ -147,6 +147,19 @@ func TestHubCommands(t *testing.T) {
 	if code, out, errs := arb("bye", "moda", "Ayşe", "--game", "gyges", "--round", "2", "--why", "a wedding"); code != 0 || !strings.Contains(out, "Ayşe has a half-point bye in gyges round 2: a wedding (Zeynep)") {
 		t.Fatalf("tabla hub event bye: %d %q %q", code, out, errs)
 	}
+	// the event's TRF report, as the page links it, read back by tabla
+	// club pair: Ayşe (1720) is number 1, Bora 2, round 1 board 1
+	resp, err := http.Get(pages + "/api/club/moda/gyges/report.trf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	trfData, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	trfFile := filepath.Join(t.TempDir(), "moda.trf")
+	os.WriteFile(trfFile, trfData, 0o644)
+	if code, out, errs := run(t, t.Context(), "club", "pair", trfFile); code != 0 || out != "1\n1 2\n" {
+		t.Fatalf("tabla club pair on the hub's TRF: %d %q %q\n%s", code, out, errs, trfData)
+	}
 	if code, out, errs := arb("end", "moda", "--why", "too few players"); code != 0 || !strings.Contains(out, "gyges final standings:") ||
 		!regexp.MustCompile(`1\. Ayşe +0 +Buchholz 0, Sonneborn-Berger 0 +rated 1720 ± 91`).MatchString(out) { // a rating period without games widens the RD
 		t.Fatalf("tabla hub event end: %d %q %q", code, out, errs)
