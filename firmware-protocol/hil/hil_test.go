@@ -356,12 +356,12 @@ type scanEvent struct {
 // Wire types the checks look for (PROTOCOL.md §4.1).
 const (
 	typeCellChange = 0x03
-	typeHeartbeat = 0x06
-	typeError     = 0x07
-	typeAck       = 0x20
-	typeConfig    = 0x42
-	typeLEDFrame  = 0x43
-	typeLEDSet    = 0x44
+	typeHeartbeat  = 0x06
+	typeError      = 0x07
+	typeAck        = 0x20
+	typeConfig     = 0x42
+	typeLEDFrame   = 0x43
+	typeLEDSet     = 0x44
 )
 
 // startHarnessOn runs the build for mcu: atmega2560 or atmega328p under
@@ -630,7 +630,7 @@ func unanswered(log []lineFrame, grace int64) (missing, stray []string, commands
 	pending, forgiven := map[key]int{}, map[key]int{}
 	at := map[key]int64{}
 	seen := map[key]bool{}
-	badDown := 0     // frames to the MCU that failed to decode, not yet answered
+	badDown := 0    // frames to the MCU that failed to decode, not yet answered
 	var order []key // commands received, latest last
 	var end int64
 	if len(log) > 0 {
