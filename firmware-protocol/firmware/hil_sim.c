@@ -51,7 +51,9 @@
  *   scan MS, set CELL VALUE MS   (scans on) a latch of the chain, a set
  *   error TEXT        something the test must fail on (bad WS2812 pulses, a
  *                     crashed CPU)
- *   stats ...         at the end: MCU seconds, wall seconds, frames
+ *   stats ...         at the end: MCU seconds, wall seconds, frames, and the
+ *                     most stack the run used (RAMEND - the lowest SP seen
+ *                     after any instruction, interrupts included)
  */
 #define _DEFAULT_SOURCE
 #define _XOPEN_SOURCE 600
@@ -497,6 +499,7 @@ static void no_sleep(avr_t *a, avr_cycle_count_t how_long)
 static char line[256];
 static size_t line_len;
 static int quit, started;
+static uint16_t min_sp = 0xFFFFu; /* the lowest stack pointer seen */
 
 static void command(char *l)
 {
@@ -751,6 +754,11 @@ int main(int argc, char **argv)
         double ahead;
         while (avr->cycle < end) {
             int st = avr_run(avr);
+            /* The deepest the stack went: SP after every instruction. */
+            uint16_t sp = (uint16_t)(avr->data[R_SPL] | (avr->data[R_SPH] << 8));
+            if (sp < min_sp) {
+                min_sp = sp;
+            }
             if (st == cpu_Done || st == cpu_Crashed) {
                 out("error the CPU stopped (state %d) at %.3f s\n", st,
                     (double)avr->cycle / F_CPU);
@@ -778,9 +786,9 @@ int main(int argc, char **argv)
             usleep((useconds_t)(ahead * 1e6));
         }
     }
-    out("stats mcu %.3f s wall %.3f s busy %.0f%% frames %d\n", (double)avr->cycle / F_CPU,
+    out("stats mcu %.3f s wall %.3f s busy %.0f%% frames %d stack %u B\n", (double)avr->cycle / F_CPU,
         wall() - start, avr->cycle ? 100.0 * (double)(avr->cycle - slept) / (double)avr->cycle : 0.0,
-        frames);
+        frames, (unsigned)(avr->ramend - min_sp));
     unplug();
     return 0;
 }
