@@ -889,8 +889,8 @@ func play(t *testing.T, e *env, mcu, path string, data []byte, h script.Header) 
 	g.h.mu.Lock()
 	stats := g.h.stats
 	g.h.mu.Unlock()
-	t.Logf("%s: %d script lines, %d moves, %d LED frames compared with the pin; %d commands answered (%d sent again); %s; %.1f s",
-		def.Name, len(lines)-1, g.moves, g.ledChk, commands, copies, stats, time.Since(start).Seconds())
+	t.Logf("%s on %s: %d script lines, %d moves, %d LED frames compared with the pin; %d commands answered (%d sent again); %s; %.1f s",
+		def.Name, mcu, len(lines)-1, g.moves, g.ledChk, commands, copies, stats, time.Since(start).Seconds())
 }
 
 // silentQuiet is how long endSilent leaves the line quiet with the board
