@@ -7,6 +7,12 @@
 #ifndef TABLA_HAL_H
 #define TABLA_HAL_H
 
+/* The Arduino IDE has no -include: the sketch's generated tabla_board.h
+ * (../arduino/tabla) comes in here, before anything uses it. */
+#if defined(ARDUINO) && !defined(TABLA_BOARD_H)
+#include "tabla_board.h"
+#endif
+
 #include <stdint.h>
 
 /* What the board is: fixed at build time on real hardware. */

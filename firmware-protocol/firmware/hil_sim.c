@@ -30,6 +30,11 @@
  *   tap B MS          press button B for MS milliseconds of MCU time
  *   roll FACE         the next roll of the die shows FACE (1..6, or 1..4 N E S W)
  *   unplug, replug    the cable
+ *   mute, unmute      the cable's MCU-to-host wire cut and mended: the MCU's
+ *                     bytes are lost, the host's still reach it
+ *   scans on|off      (on) report every latch of the sensor chain and every
+ *                     set, for the test to count the scans between a change
+ *                     on a sensor and the MCU's CellChange
  *   reset             the MCU's reset line
  *   quit
  * Lines on standard output:
@@ -41,9 +46,14 @@
  *                     UART receives it), type and seq in decimal, MCU time;
  *                     Acks and Errors add the frame they answer
  *   reset MS          (-frames) the MCU's reset line was pulled
+ *   bad DIR CODE MS   (-frames) a frame on the line that failed to decode
+ *                     (CODE: tabla_rx_feed's negative result)
+ *   scan MS, set CELL VALUE MS   (scans on) a latch of the chain, a set
  *   error TEXT        something the test must fail on (bad WS2812 pulses, a
  *                     crashed CPU)
- *   stats ...         at the end: MCU seconds, wall seconds, frames
+ *   stats ...         at the end: MCU seconds, wall seconds, frames, and the
+ *                     most stack the run used (RAMEND - the lowest SP seen
+ *                     after any instruction, interrupts included)
  */
 #define _DEFAULT_SOURCE
 #define _XOPEN_SOURCE 600
@@ -116,9 +126,14 @@ static void set_qh(void)
     drive(chain_port, qh_bit, v, 0);
 }
 
+static int report_scans; /* "scans on" */
+
 static void latch(void)
 {
     int i, k;
+    if (report_scans) {
+        out("scan %lu\n", (unsigned long)(avr->cycle / CYCLES_PER_MS));
+    }
     chain_len = ncells * sensor_bits;
     for (i = 0; i < ncells; i++) {
         for (k = 0; k < sensor_bits; k++) {
@@ -325,6 +340,10 @@ static void trace(tracer_t *tr, uint8_t b)
         tabla_rx_init(&tr->rx, tr->buf, sizeof tr->buf);
     }
     r = tabla_rx_feed(&tr->rx, b);
+    if (r < 0 && report_frames) {
+        out("bad %s %d %lu\n", tr == &trace_up ? "up" : "down", r,
+            (unsigned long)(avr->cycle / CYCLES_PER_MS));
+    }
     if (r == TABLA_RX_FRAME && report_frames) {
         unsigned long ms = (unsigned long)(avr->cycle / CYCLES_PER_MS);
         const char *dir = tr == &trace_up ? "up" : "down";
@@ -360,6 +379,7 @@ static int master = -1, slave = -1;
 static uint8_t to_mcu[1 << 16];
 static size_t to_mcu_len, to_mcu_off;
 static int uart_xon = 1;
+static int muted; /* "mute": the MCU's bytes never reach the host */
 
 static void uart_out(struct avr_irq_t *irq, uint32_t value, void *param)
 {
@@ -367,7 +387,7 @@ static void uart_out(struct avr_irq_t *irq, uint32_t value, void *param)
     (void)irq;
     (void)param;
     trace(&trace_up, b);
-    if (master >= 0 && write(master, &b, 1) != 1) {
+    if (master >= 0 && !muted && write(master, &b, 1) != 1) {
         /* nobody reads the other end (or its buffer is full): the byte is
          * lost, as on a cable nobody listens to */
     }
@@ -479,6 +499,7 @@ static void no_sleep(avr_t *a, avr_cycle_count_t how_long)
 static char line[256];
 static size_t line_len;
 static int quit, started;
+static uint16_t min_sp = 0xFFFFu; /* the lowest stack pointer seen */
 
 static void command(char *l)
 {
@@ -489,6 +510,9 @@ static void command(char *l)
     }
     if (strcmp(word, "set") == 0 && sscanf(l, "set %d %d", &a, &b) == 2 && a >= 0 && a < ncells) {
         sensors[a] = (uint8_t)b;
+        if (report_scans) {
+            out("set %d %d %lu\n", a, b, (unsigned long)(avr->cycle / CYCLES_PER_MS));
+        }
     } else if (strcmp(word, "go") == 0) {
         started = 1;
     } else if (strcmp(word, "press") == 0 && sscanf(l, "press %d", &a) == 1 && a >= 0 && a < 5) {
@@ -514,6 +538,10 @@ static void command(char *l)
         if (master < 0 && plug() != 0) {
             out("error replug: %s\n", strerror(errno));
         }
+    } else if (strcmp(word, "mute") == 0 || strcmp(word, "unmute") == 0) {
+        muted = strcmp(word, "mute") == 0;
+    } else if (strcmp(word, "scans") == 0 && sscanf(l, "scans %31s", word) == 1) {
+        report_scans = strcmp(word, "on") == 0;
     } else if (strcmp(word, "reset") == 0) {
         if (tracing) {
             fprintf(stderr, "trace %s %.3f reset\n", trace_name, (double)avr->cycle / F_CPU);
@@ -726,6 +754,11 @@ int main(int argc, char **argv)
         double ahead;
         while (avr->cycle < end) {
             int st = avr_run(avr);
+            /* The deepest the stack went: SP after every instruction. */
+            uint16_t sp = (uint16_t)(avr->data[R_SPL] | (avr->data[R_SPH] << 8));
+            if (sp < min_sp) {
+                min_sp = sp;
+            }
             if (st == cpu_Done || st == cpu_Crashed) {
                 out("error the CPU stopped (state %d) at %.3f s\n", st,
                     (double)avr->cycle / F_CPU);
@@ -753,9 +786,9 @@ int main(int argc, char **argv)
             usleep((useconds_t)(ahead * 1e6));
         }
     }
-    out("stats mcu %.3f s wall %.3f s busy %.0f%% frames %d\n", (double)avr->cycle / F_CPU,
+    out("stats mcu %.3f s wall %.3f s busy %.0f%% frames %d stack %u B\n", (double)avr->cycle / F_CPU,
         wall() - start, avr->cycle ? 100.0 * (double)(avr->cycle - slept) / (double)avr->cycle : 0.0,
-        frames);
+        frames, (unsigned)(avr->ramend - min_sp));
     unplug();
     return 0;
 }

@@ -8,6 +8,12 @@
 #ifndef TABLA_PROTO_H
 #define TABLA_PROTO_H
 
+/* The Arduino IDE has no -include: the sketch's generated tabla_board.h
+ * (../arduino/tabla) comes in here, before anything uses it. */
+#if defined(ARDUINO) && !defined(TABLA_BOARD_H)
+#include "tabla_board.h"
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 

@@ -1013,6 +1013,39 @@ static void test_many_changes(void)
           "%d frames", nout);
 }
 
+/* Cell indexes past 8 bits: 255, 256 and 840 (RAY's last of 841) changed
+ * in one scan are reported as themselves, in one CellChange, and each
+ * reads its own sensor (a cell 256 that read cell 0's would report
+ * nothing here, cell 0 being empty). */
+static void test_cell_index(void)
+{
+    static const uint16_t cells[] = {255, 256, 840};
+    int i, k;
+    boot_running();
+    hal_host_board.cells = 841;
+    for (k = 0; k < 2; k++) {
+        for (i = 0; i < 3; i++) {
+            hal_host_cells[cells[i]] = (uint8_t)(k == 0 ? 7 + i : 0);
+        }
+        step(10);
+        step(10);
+        step(10);
+        collect();
+        CHECK(nout == 1 && otype(0) == TABLA_T_CELL_CHANGE, "%d frames for cells 255, 256, 840", nout);
+        if (nout != 1) {
+            return;
+        }
+        CHECK(opay(0)[4] == 3, "%u changes, want 3", opay(0)[4]);
+        for (i = 0; i < 3 && i < opay(0)[4]; i++) {
+            uint16_t c = tabla_get_u16(opay(0) + 5 + 3 * i);
+            uint8_t code = opay(0)[7 + 3 * i];
+            CHECK(c == cells[i] && code == (uint8_t)(k == 0 ? 7 + i : 0),
+                  "change %d: cell %u code %u, want cell %u code %u", i, c, code, cells[i],
+                  k == 0 ? 7 + i : 0);
+        }
+    }
+}
+
 static void test_sequence_wrap(void)
 {
     boot_running();
@@ -1374,6 +1407,7 @@ int main(int argc, char **argv)
     run("scan same", test_scan_same);
 #endif
     run("many changes", test_many_changes);
+    run("cell index", test_cell_index);
     run("sequence wrap", test_sequence_wrap);
     run("snapshots", test_snapshots);
     run("led frames", test_leds);

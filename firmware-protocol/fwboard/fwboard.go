@@ -42,6 +42,11 @@ type Options struct {
 	Die string
 	// Model is the Hello model string ("" for the board's name).
 	Model string
+	// Arduino adds to the header the build settings the Makefile gives on
+	// its command line (BAUD, TABLA_LED_BITS, TABLA_LED_DEFER_MS,
+	// TABLA_RX_CAP per MCU), for the Arduino sketch
+	// (firmware-protocol/arduino/tabla), which has no command line.
+	Arduino bool
 }
 
 // Layout is a board as the firmware sees it.
@@ -63,11 +68,13 @@ type Layout struct {
 	// Buttons has bit b-1 set for each button b (all five).
 	Buttons uint8
 	Model   string
+	// Arduino: the header carries the build settings (Options.Arduino).
+	Arduino bool
 }
 
 // New works out the layout of a board.
 func New(b *boards.Board, o Options) (*Layout, error) {
-	l := &Layout{Board: b, Cells: len(b.Sensors), LEDs: b.LEDCount, Buttons: 0x1F, Model: o.Model}
+	l := &Layout{Board: b, Cells: len(b.Sensors), LEDs: b.LEDCount, Buttons: 0x1F, Model: o.Model, Arduino: o.Arduino}
 	if l.Cells < 1 || l.Cells > MaxCells {
 		return nil, fmt.Errorf("fwboard: %s has %d sensors; the protocol allows 1–%d", b.Name, l.Cells, MaxCells)
 	}
@@ -212,7 +219,11 @@ func Header(l *Layout) []byte {
 		}
 		p(" * %4d  %s\n", n, cComment(name))
 	}
-	p(" */\n\n#endif /* TABLA_BOARD_H */\n")
+	p(" */\n")
+	if l.Arduino {
+		w.WriteString(arduinoSettings)
+	}
+	p("\n#endif /* TABLA_BOARD_H */\n")
 	return w.Bytes()
 }
 
@@ -239,3 +250,28 @@ func cString(s string) string {
 
 // cComment keeps a name from ending a C comment.
 func cComment(s string) string { return strings.ReplaceAll(s, "*/", "* /") }
+
+// arduinoSettings are the Makefile's build settings for the board-file
+// builds (BAUD, BOARD_DEFS, MEGA_DEFS, UNO_DEFS), as the Arduino sketch's
+// header states them; the shared sources include tabla_board.h themselves
+// when ARDUINO is defined (the IDE has no -include).
+const arduinoSettings = `
+/*
+ * Build settings of the Arduino sketch (firmware-protocol/arduino/tabla),
+ * the same as the Makefile's command line: 115200 baud, LEDs as 4-bit
+ * palette indices, the strip driven once the line has been quiet 2 ms, and
+ * the receive buffer the MCU chosen in Tools > Board can afford.
+ */
+#ifndef BAUD
+#define BAUD 115200UL
+#endif
+#define TABLA_LED_BITS 4
+#define TABLA_LED_DEFER_MS 2
+#if defined(__AVR_ATmega2560__)
+#define TABLA_RX_CAP 512
+#elif defined(__AVR_ATmega328P__)
+#define TABLA_RX_CAP 256
+#else
+#error "tabla builds for the Arduino Mega 2560 (ATmega2560) or the Uno (ATmega328P): choose one in Tools > Board"
+#endif
+`

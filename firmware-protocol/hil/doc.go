@@ -14,19 +14,31 @@
 // The test plays a physical-action script (SCRIPTS.md) per board from
 // testdata: lift and place become sensor values in the chain, roll a die
 // roll, press a button, {"fault":"unplug"}/{"fault":"replug"} the cable and
-// {"fault":"reset"} (for this test only) the MCU's reset line. Each expect
+// {"fault":"reset"} (for this test only) the MCU's reset line. The scripts
+// play on the Mega, on the Uno (the four boards it holds) and on the
+// RP2040. Each expect
 // line is awaited in the daemon's status API (/api/state), and after every
 // recognised move the colours decoded from the LED pin must equal the
 // referee's LED frame, and every command the MCU received must have been
 // answered by one Ack or Error (the harness reports every frame on the
-// line).
+// line). DAHA's game on the Mega ends with the heartbeats stopped: a quiet
+// line first (the heartbeats must keep the daemon connected), then the
+// MCU-to-host wire cut (hil_sim's "mute"), after which the daemon must
+// call the board silent (its heartbeat watchdog) and show it disconnected.
 //
 // TestHILDriver runs each board's firmware, on the Mega and (where it
 // fits) on the Uno, under the serial driver (hardware/serial) itself:
 // every command acknowledged, Config brightness and blinking LEDs on the
 // pin, heartbeats through 3 s of quiet line, and cell changes with their
-// full index on RAY's cells 256 and above. mutate.sh builds firmware
-// mutants and shows that these tests catch each (firmware/README.md).
+// full index on RAY's cells 256 and above; on the AVR builds a change
+// reported after exactly `debounce` scans that read it (hil_sim's "scans
+// on" reports the chain's latches); and frames from the host damaged on
+// the line (a payload bit under the CRC, a cut frame, garbage before a
+// frame), each answered by Error bad-frame, applied in no part, and sent
+// again by the driver. It also runs the Arduino sketch (../arduino/tabla)
+// as arduino-builder builds it for the Mega and the Uno. mutate.sh builds
+// firmware mutants and shows that the tests CI runs catch each
+// (firmware/README.md).
 //
 // The RP2040 build (firmware/hal_rp2040.c) runs in the rp2040js emulator
 // (npm, pinned by rp2040/package-lock.json) under rp2040/hil_rp2040.mjs, a
@@ -38,7 +50,8 @@
 // AVR, and the sensor chain is shifted bit by bit at its clock.
 //
 // The tests need gcc-avr, avr-libc, binutils-avr, libsimavr-dev,
-// gcc-arm-none-eabi, make, cc, node and the npm package (npm ci --prefix
+// gcc-arm-none-eabi, arduino-builder, arduino-core-avr, make, cc, node and
+// the npm package (npm ci --prefix
 // firmware-protocol/hil/rp2040); without them they skip, unless CI is set,
 // when they fail.
 package hil

@@ -1,11 +1,14 @@
 package hil_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -40,7 +43,14 @@ const (
 //   - after 3 s of quiet line the board has sent a heartbeat every
 //     heartbeatms and the driver is still connected;
 //   - cell changes on the last cell, and on RAY on cells 256 and above,
-//     arrive with their full index while connected.
+//     arrive with their full index while connected;
+//   - on the AVR builds, a change is reported after exactly `debounce`
+//     scans (3) that read it, counted at the sensor chain's latch;
+//   - what a bad line does to the host's frames: a command whose payload
+//     was damaged under its CRC, one cut short, garbage before one; the
+//     MCU answers each bad frame with Error bad-frame and applies nothing
+//     of it, the driver sends the command again, and the pin shows the
+//     colours sent.
 func TestHILDriver(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the hardware-in-the-loop driver test runs for about 20 s")
@@ -53,6 +63,9 @@ func TestHILDriver(t *testing.T) {
 		// The RP2040 build (rp2040js) on the smallest board and on RAY (cells
 		// past 255, the longest strip); the games play it on the others.
 		{"rp2040", "daha"}, {"rp2040", "ray"},
+		// The Arduino sketch (../arduino/tabla) built by arduino-builder,
+		// as the Arduino IDE builds it, for both boards.
+		{"arduino-mega", "daha"}, {"arduino-uno", "daha"},
 	}
 	for _, g := range slices.Sorted(func(yield func(string) bool) {
 		for g := range boards.Games {
@@ -116,7 +129,8 @@ func driverRun(t *testing.T, e *env, mcu, name string) {
 	// watchdog (wall time) is given 10 intervals, so that a harness that
 	// falls a second or two behind the wall clock on a loaded machine does
 	// not count as a lost board.
-	sc := serial.Config{Dial: serial.PortDialer(link, 115200, nil), Board: &cfg,
+	line := &faultyLine{}
+	sc := serial.Config{Dial: line.dialer(serial.PortDialer(link, 115200, nil)), Board: &cfg,
 		Heartbeat: time.Second, MissedHeartbeats: 10}
 	if mcu == "rp2040" {
 		// rp2040js needs a third of a core or more to emulate a second of
@@ -205,6 +219,9 @@ func driverRun(t *testing.T, e *env, mcu, name string) {
 	if d := ev.disconnects(); len(d) > 0 {
 		t.Fatalf("disconnected during %v of quiet: %v", quiet, d)
 	}
+
+	checkDebounce(t, h, ev, lay, mcu, int(cfg.Debounce))
+	checkLineFaults(t, h, board, line, frame, want)
 
 	// Cell changes with their full index, while connected.
 	cells := []int{lay.Cells - 1}
@@ -366,4 +383,206 @@ func (e *events) change(timeout time.Duration) (hardware.Event, error) {
 	case <-time.After(timeout):
 		return hardware.Event{}, fmt.Errorf("no cell change within %v", timeout)
 	}
+}
+
+// checkDebounce sets a cell with the chain's latches reported and counts
+// the scans that read the new value before the MCU's CellChange: exactly
+// the Config debounce (PROTOCOL.md §6.11: a change counts when the sensor
+// read the same new value for `debounce` consecutive scans). AVR builds
+// only: hil_sim sees the latch pin; rp2040js's harness does not report it
+// (the debounce code is the same C).
+func checkDebounce(t *testing.T, h *harness, ev *events, lay *fwboard.Layout, mcu string, debounce int) {
+	t.Helper()
+	if mcu == "rp2040" {
+		return
+	}
+	cell := 0
+	code := byte(hardware.Occupied)
+	if lay.Identifying() {
+		code = lay.Codes[0]
+	}
+	h.untimed()
+	h.scanLog(true)
+	for _, v := range []struct {
+		raw  int
+		code byte
+	}{{1, code}, {0, hardware.Empty}} {
+		h.send("set %d %d", cell, v.raw)
+		got, err := ev.change(5 * time.Second)
+		if err != nil {
+			t.Fatalf("debounce: cell %d to %d: %v", cell, v.code, err)
+		}
+		if got.Sensor != cell || got.Code != v.code {
+			t.Fatalf("debounce: cell %d to %d: the driver got cell %d to %d", cell, v.code, got.Sensor, got.Code)
+		}
+	}
+	// The CellChanges as hil_sim saw them leave the MCU (the driver may
+	// have them before this test has read hil_sim's line).
+	deadline := time.After(5 * time.Second)
+	for changes := 0; changes < 2; {
+		changes = 0
+		h.mu.Lock()
+		for _, e := range h.scans {
+			if e.kind == "change" {
+				changes++
+			}
+		}
+		h.mu.Unlock()
+		if changes < 2 && !h.next(deadline) {
+			t.Fatalf("debounce: hil_sim reported %d CellChanges, want 2", changes)
+		}
+	}
+	log := h.scanLog(false)
+	// Each set, the scans after it, up to the CellChange.
+	var counts []int
+	var trace []string
+	n := -1
+	for _, e := range log {
+		trace = append(trace, fmt.Sprintf("%s@%d", e.kind, e.ms))
+		switch e.kind {
+		case "set":
+			n = 0
+		case "scan":
+			if n >= 0 {
+				n++
+			}
+		case "change":
+			if n >= 0 {
+				counts = append(counts, n)
+			}
+			n = -1
+		}
+	}
+	if len(counts) != 2 || counts[0] != debounce || counts[1] != debounce {
+		if len(trace) > 40 {
+			trace = trace[len(trace)-40:]
+		}
+		t.Fatalf("debounce %d: changes reported after %v scans that read them, want %d each (last events: %s)",
+			debounce, counts, debounce, strings.Join(trace, " "))
+	}
+}
+
+// faultyLine wraps the serial line the driver writes to and damages the
+// next command frames it is told to, once each: the driver's resend goes
+// out intact. A fault is "crc" (one payload bit flipped, the CRC left as
+// it was: the frame decodes but fails its CRC), "truncated" (the frame
+// cut in the middle, the delimiter sent) or "garbage" (line noise and a
+// delimiter before the intact frame).
+type faultyLine struct {
+	mu      sync.Mutex
+	faults  []string
+	damaged []string // what was sent, for the failure message
+}
+
+func (f *faultyLine) dialer(d serial.Dialer) serial.Dialer {
+	return func(ctx context.Context) (io.ReadWriteCloser, error) {
+		rw, err := d(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &faultyPort{ReadWriteCloser: rw, line: f}, nil
+	}
+}
+
+func (f *faultyLine) arm(faults ...string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.faults = append(f.faults, faults...)
+}
+
+type faultyPort struct {
+	io.ReadWriteCloser
+	line *faultyLine
+}
+
+// Write takes one whole frame (the driver writes each frame at once).
+func (p *faultyPort) Write(b []byte) (int, error) {
+	f := p.line
+	f.mu.Lock()
+	fault := ""
+	body, err := wire.AppendDecodedCOBS(nil, bytes.TrimSuffix(b, []byte{0}))
+	if len(f.faults) > 0 && err == nil && len(body) > 5 &&
+		slices.Contains([]wire.Type{wire.TypeConfig, wire.TypeLEDFrame, wire.TypeLEDSet}, wire.Type(body[0])) {
+		fault, f.faults = f.faults[0], f.faults[1:]
+		f.damaged = append(f.damaged, fmt.Sprintf("%s %v seq %d", fault, wire.Type(body[0]), uint16(body[1])|uint16(body[2])<<8))
+	}
+	f.mu.Unlock()
+	var out []byte
+	switch fault {
+	case "":
+		return p.ReadWriteCloser.Write(b)
+	case "crc":
+		body[len(body)-3] ^= 0x40 // the last payload byte (a colour), under the CRC
+		out = append(wire.AppendCOBS(nil, body), 0)
+	case "truncated":
+		out = append(slices.Clone(b[:len(b)/2]), 0)
+	case "garbage":
+		out = append([]byte("\xff\x13AT+GMR\r\n\x7f\x05\x05\x05\x00\x11\x22\x33\x44\x55\x66\x00"), b...)
+	}
+	if _, err := p.ReadWriteCloser.Write(out); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// checkLineFaults sends LED frames through damaged command frames: each
+// bad frame must be answered by Error bad-frame (PROTOCOL.md §5.2 and
+// §5.4) and applied in no part, the command sent again must be applied.
+func checkLineFaults(t *testing.T, h *harness, board *serial.Board, line *faultyLine, frame []hardware.LED, want []byte) {
+	t.Helper()
+	n := len(frame)
+	// Wait until every command so far is answered, so that the Errors
+	// below answer the damaged frames.
+	deadline := time.After(10 * time.Second)
+	for {
+		missing, _, _, _ := unanswered(h.lineLog(), 0)
+		if len(missing) == 0 {
+			break
+		}
+		if !h.next(deadline) {
+			t.Fatalf("commands unanswered before the line faults: %q", missing)
+		}
+	}
+	for i, fault := range [][]string{{"crc"}, {"truncated"}, {"garbage"}, {"crc", "truncated"}} {
+		before := len(h.lineLog())
+		line.arm(fault...)
+		// A new colour on the first and the last LED each time.
+		frame[0] = hardware.LED{R: uint8(40 + 30*i), G: 7, B: uint8(200 - 20*i)}
+		frame[n-1] = hardware.LED{R: 3, G: uint8(90 + 25*i), B: 60}
+		if err := board.SetLEDs(frame); err != nil {
+			t.Fatal(err)
+		}
+		w := slices.Clone(want)
+		for _, k := range []int{0, n - 1} {
+			w[3*k], w[3*k+1], w[3*k+2] = scaled(frame[k].R), scaled(frame[k].G), scaled(frame[k].B)
+		}
+		if err := waitPin(h, w, 5*time.Second); err != nil {
+			line.mu.Lock()
+			t.Fatalf("line faults %v (damaged %q): %v", fault, line.damaged, err)
+		}
+		// Every bad frame answered with Error bad-frame, and nothing
+		// acknowledged that the MCU did not receive intact.
+		deadline := time.After(5 * time.Second)
+		for {
+			log := h.lineLog()[before:]
+			bad, errs := 0, 0
+			for _, f := range log {
+				if f.bad && !f.up {
+					bad++
+				}
+				if f.up && f.typ == typeError && f.isRef && f.refType == 0 {
+					errs++
+				}
+			}
+			if bad >= len(fault) && errs >= bad {
+				break
+			}
+			if !h.next(deadline) {
+				line.mu.Lock()
+				t.Fatalf("line faults %v (damaged %q): %d bad frames reached the MCU, it answered %d with Error bad-frame",
+					fault, line.damaged, bad, errs)
+			}
+		}
+	}
+	copy(want, h.shown())
 }

@@ -53,7 +53,7 @@ func need(t *testing.T, what string, ok bool) {
 	if ok {
 		return
 	}
-	msg := what + " missing (apt-get install make gcc gcc-avr avr-libc binutils-avr libsimavr-dev gcc-arm-none-eabi nodejs npm; npm ci --prefix firmware-protocol/hil/rp2040)"
+	msg := what + " missing (apt-get install make gcc gcc-avr avr-libc binutils-avr libsimavr-dev gcc-arm-none-eabi nodejs npm arduino-builder arduino-core-avr; npm ci --prefix firmware-protocol/hil/rp2040)"
 	if os.Getenv("CI") == "" {
 		t.Skip(msg)
 	}
@@ -107,6 +107,10 @@ func setup(t *testing.T) *env {
 	need(t, "node", err == nil)
 	_, err = os.Stat("rp2040/node_modules/rp2040js/package.json")
 	need(t, "the rp2040js package", err == nil)
+	_, err = os.Stat(arduinoHardware)
+	need(t, "arduino-core-avr", err == nil)
+	_, err = exec.LookPath("arduino-builder")
+	need(t, "arduino-builder", err == nil)
 	buildOnce.Do(func() { built, buildErr = build() })
 	if buildErr != nil {
 		t.Fatal(buildErr)
@@ -145,12 +149,102 @@ func build() (*env, error) {
 	if out, err := gb.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("go build tabla: %v\n%s", err, out)
 	}
+	for _, b := range arduinoBuilds {
+		if err := buildSketch(e, goBin, top, b.fqbn, b.dir, "daha"); err != nil {
+			return nil, err
+		}
+	}
 	return e, nil
 }
 
-// gameMCUs are the builds TestHIL plays the scripts on: the Mega's under
-// simavr, the RP2040's under rp2040js.
-var gameMCUs = []string{"atmega2560", "rp2040"}
+// arduinoHardware is where Debian's arduino-core-avr puts the Arduino AVR
+// platform (boards.txt, the core), arduinoTools arduino-builder's own
+// platform file (the ctags recipe).
+const (
+	arduinoHardware = "/usr/share/arduino/hardware"
+	arduinoTools    = "/usr/share/arduino-builder"
+)
+
+// arduinoBuilds are the Arduino sketch's builds (../arduino/tabla) the
+// driver test runs: the IDE's board name and the build directory.
+var arduinoBuilds = []struct{ fqbn, dir string }{
+	{"arduino:avr:mega:cpu=atmega2560", "arduino-mega"},
+	{"arduino:avr:uno", "arduino-uno"},
+}
+
+// buildSketch builds the Arduino sketch for a board (the IDE's fqbn) with
+// arduino-builder, as the Arduino IDE does, into e.build/dir/BOARD.elf: a
+// copy of ../arduino/tabla whose links to the firmware sources point into
+// firmwareDir() (so that the mutants of mutate.sh are built too), with
+// the header gen -arduino writes for the board.
+func buildSketch(e *env, goBin, top, fqbn, dir, board string) error {
+	sketch := filepath.Join(buildDir, "sketch-"+dir, "tabla")
+	if err := os.MkdirAll(sketch, 0o755); err != nil {
+		return err
+	}
+	fw, err := filepath.Abs(firmwareDir())
+	if err != nil {
+		return err
+	}
+	ents, err := os.ReadDir("../arduino/tabla")
+	if err != nil {
+		return err
+	}
+	for _, ent := range ents {
+		src := filepath.Join("../arduino/tabla", ent.Name())
+		switch {
+		case ent.Type()&os.ModeSymlink != 0:
+			target, err := os.Readlink(src)
+			if err != nil {
+				return err
+			}
+			if err := os.Symlink(filepath.Join(fw, filepath.Base(target)), filepath.Join(sketch, ent.Name())); err != nil {
+				return err
+			}
+		case ent.Name() == "tabla.ino":
+			data, err := os.ReadFile(src)
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(sketch, ent.Name()), data, 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	gen := exec.Command(goBin, "run", "./firmware-protocol/firmware/gen", "-arduino",
+		"-o", filepath.Join(sketch, "tabla_board.h"), board)
+	gen.Dir = top
+	if out, err := gen.CombinedOutput(); err != nil {
+		return fmt.Errorf("gen -arduino %s: %v\n%s", board, err, out)
+	}
+	out := filepath.Join(buildDir, "arduino-"+dir)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	ab := exec.Command("arduino-builder", "-compile", "-hardware", arduinoHardware,
+		"-hardware", arduinoTools, "-tools", arduinoTools, "-fqbn", fqbn, "-build-path", out,
+		// Debian 12's arduino-core-avr 1.8.7 needs DECIMAL_DIG in C++,
+		// which its avr-gcc 5.4 defines for C only (the core's
+		// WString.cpp; the sketch is C).
+		"-prefs=compiler.cpp.extra_flags=-DDECIMAL_DIG=__DECIMAL_DIG__",
+		filepath.Join(sketch, "tabla.ino"))
+	if msg, err := ab.CombinedOutput(); err != nil {
+		return fmt.Errorf("arduino-builder %s: %v\n%s", fqbn, err, msg)
+	}
+	if err := os.MkdirAll(filepath.Join(e.build, dir), 0o755); err != nil {
+		return err
+	}
+	return os.Rename(filepath.Join(out, "tabla.ino.elf"), filepath.Join(e.build, dir, board+".elf"))
+}
+
+// gameMCUs are the builds TestHIL plays the scripts on: the Mega's and the
+// Uno's under simavr (the Uno's for the four boards it holds: not RAY),
+// the RP2040's under rp2040js.
+var gameMCUs = []string{"atmega2560", "atmega328p", "rp2040"}
+
+// unoBoards are the boards whose firmware fits the Uno (the Makefile's
+// UNO_BOARDS).
+var unoBoards = map[string]bool{"daha": true, "gyges": true, "star": true, "six": true}
 
 // TestHIL plays a game on every builtin board's firmware with the daemon on
 // its serial line, on the Mega (simavr) and the RP2040 (rp2040js) builds
@@ -183,6 +277,9 @@ func TestHIL(t *testing.T) {
 		games[h.Game] = true
 		name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
 		for _, mcu := range gameMCUs {
+			if mcu == "atmega328p" && !unoBoards[h.Game] {
+				continue
+			}
 			sub := name
 			if mcu != "atmega2560" {
 				sub = mcu + "/" + name
@@ -218,7 +315,9 @@ type harness struct {
 	leds   []byte    // r, g, b per LED, the latest frame decoded from the pin
 	frames int
 	pin    []pinFrame  // every frame the strip showed, in order
-	line   []lineFrame // every intact frame on the line, and resets
+	line   []lineFrame // every intact frame on the line, bad frames, and resets
+	scans  []scanEvent // "scans on": latches of the chain, sets, CellChanges, in order
+	scanOn bool
 	errs   []string
 	stats  string
 	ready  chan struct{}
@@ -234,7 +333,8 @@ type pinFrame struct {
 
 // lineFrame is a frame on the serial line as the MCU sent (up) or received
 // (down) it; ref and refType the frame an Ack or Error answers. A reset of
-// the MCU is a lineFrame with reset set.
+// the MCU is a lineFrame with reset set; a frame that failed to decode
+// (bad COBS, CRC or length) one with bad set, and no type.
 type lineFrame struct {
 	up           bool
 	typ          int
@@ -242,24 +342,39 @@ type lineFrame struct {
 	refType      int
 	ms           int64
 	reset, isRef bool
+	bad          bool
+}
+
+// scanEvent is what hil_sim reports while "scans on": a latch of the
+// sensor chain (the MCU starts a scan), a sensor set by the test, or a
+// CellChange the MCU sent, in the order they happened.
+type scanEvent struct {
+	kind string // "scan", "set", "change"
+	ms   int64
 }
 
 // Wire types the checks look for (PROTOCOL.md §4.1).
 const (
-	typeHeartbeat = 0x06
-	typeError     = 0x07
-	typeAck       = 0x20
-	typeConfig    = 0x42
-	typeLEDFrame  = 0x43
-	typeLEDSet    = 0x44
+	typeCellChange = 0x03
+	typeHeartbeat  = 0x06
+	typeError      = 0x07
+	typeAck        = 0x20
+	typeConfig     = 0x42
+	typeLEDFrame   = 0x43
+	typeLEDSet     = 0x44
 )
 
 // startHarnessOn runs the build for mcu: atmega2560 or atmega328p under
 // simavr (firmware/hil_sim.c), rp2040 under rp2040js (rp2040/hil_rp2040.mjs);
 // both harnesses take the same commands and print the same lines.
 func startHarnessOn(t *testing.T, e *env, mcu string, l *fwboard.Layout, link string) *harness {
-	dir := map[string]string{"atmega2560": "mega2560", "atmega328p": "uno", "rp2040": "rp2040"}[mcu]
+	dir := map[string]string{"atmega2560": "mega2560", "atmega328p": "uno", "rp2040": "rp2040",
+		"arduino-mega": "arduino-mega", "arduino-uno": "arduino-uno"}[mcu]
 	elfPath := filepath.Join(e.build, dir, l.Board.Name+".elf")
+	// The Arduino sketch's builds run in simavr as the Makefile's do.
+	if m, ok := map[string]string{"arduino-mega": "atmega2560", "arduino-uno": "atmega328p"}[mcu]; ok {
+		mcu = m
+	}
 	args := []string{"-link", link, "-cells", strconv.Itoa(l.Cells),
 		"-bits", strconv.Itoa(l.SensorBits), "-leds", strconv.Itoa(l.LEDs), "-frames"}
 	if faces := map[string]int{fwboard.DieD6: 6, fwboard.DieNSEW: 4}[l.Die]; faces > 0 {
@@ -355,11 +470,22 @@ func (h *harness) read(r io.Reader) {
 			} else {
 				h.errs = append(h.errs, "bad leds line: "+line)
 			}
-		case "frame", "reset":
+		case "frame", "reset", "bad":
 			if lf, err := parseLineFrame(kind, rest); err == nil {
 				h.line = append(h.line, lf)
+				if h.scanOn && lf.up && lf.typ == typeCellChange {
+					h.scans = append(h.scans, scanEvent{"change", lf.ms})
+				}
 			} else {
 				h.errs = append(h.errs, fmt.Sprintf("bad %s line: %s: %v", kind, line, err))
+			}
+		case "scan", "set":
+			f := strings.Fields(rest)
+			ms, err := strconv.ParseInt(f[len(f)-1], 10, 64)
+			if err != nil {
+				h.errs = append(h.errs, "bad "+kind+" line: "+line)
+			} else if h.scanOn {
+				h.scans = append(h.scans, scanEvent{kind, ms})
 			}
 		case "error":
 			h.errs = append(h.errs, rest)
@@ -405,6 +531,24 @@ func (h *harness) send(format string, args ...any) {
 	}
 }
 
+// scanLog turns hil_sim's reports of the chain's latches on or off ("scans
+// on|off", taking effect at once) and returns what was reported so far,
+// which it then forgets.
+func (h *harness) scanLog(on bool) []scanEvent {
+	h.t.Helper()
+	h.untimed()
+	if on {
+		h.send("scans on")
+	} else {
+		h.send("scans off")
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	log := h.scans
+	h.scans, h.scanOn = nil, on
+	return log
+}
+
 // untimed makes the following commands take effect as soon as the harness
 // reads them, without the time since the previous one.
 func (h *harness) untimed() {
@@ -418,6 +562,14 @@ func parseLineFrame(kind, rest string) (lineFrame, error) {
 	var n []int64
 	start := 0
 	var lf lineFrame
+	if kind == "bad" {
+		if len(f) != 3 || f[0] != "up" && f[0] != "down" {
+			return lf, errors.New("want DIR CODE MS")
+		}
+		ms, err := strconv.ParseInt(f[2], 10, 64)
+		lf.up, lf.bad, lf.ms = f[0] == "up", true, ms
+		return lf, err
+	}
 	if kind == "frame" {
 		if len(f) < 4 || f[0] != "up" && f[0] != "down" {
 			return lf, errors.New("want DIR TYPE SEQ MS")
@@ -465,8 +617,9 @@ func (h *harness) pinLog() []pinFrame {
 // received intact and never answered with an Ack or an Error naming them,
 // and Acks that answer no command received: PROTOCOL.md §5.2 wants one
 // reply per intact command (a command sent twice gets two). An Error
-// bad-frame answers the latest command received (a frame the harness saw
-// whole may reach the MCU damaged: one cut by a reset). A reset forgives
+// bad-frame answers a frame the harness saw fail to decode, or else the
+// latest command received (a frame the harness saw whole may reach the
+// MCU damaged: one cut by a reset). A reset forgives
 // the commands received before it (the harness reports a frame when it
 // feeds its last byte to the UART, which the MCU may read only after the
 // reset); the last grace ms of the log are not judged (replies may still
@@ -477,6 +630,7 @@ func unanswered(log []lineFrame, grace int64) (missing, stray []string, commands
 	pending, forgiven := map[key]int{}, map[key]int{}
 	at := map[key]int64{}
 	seen := map[key]bool{}
+	badDown := 0    // frames to the MCU that failed to decode, not yet answered
 	var order []key // commands received, latest last
 	var end int64
 	if len(log) > 0 {
@@ -490,6 +644,11 @@ func unanswered(log []lineFrame, grace int64) (missing, stray []string, commands
 			}
 			clear(pending)
 			clear(seen)
+			badDown = 0
+		case f.bad:
+			if !f.up {
+				badDown++
+			}
 		case !f.up && (f.typ == typeConfig || f.typ == typeLEDFrame || f.typ == typeLEDSet):
 			k := key{f.seq, f.typ}
 			pending[k]++
@@ -502,6 +661,8 @@ func unanswered(log []lineFrame, grace int64) (missing, stray []string, commands
 			seen[k] = true
 		case !f.up && f.typ == 0x40: // HelloRequest: the host opened the port, its seq starts again
 			clear(seen)
+		case f.up && f.typ == typeError && f.isRef && f.refType == 0 && badDown > 0:
+			badDown--
 		case f.up && f.typ == typeError && f.isRef && f.refType == 0:
 			for i := len(order) - 1; i >= 0; i-- {
 				if k := order[i]; pending[k] > 0 {
@@ -700,6 +861,9 @@ func play(t *testing.T, e *env, mcu, path string, data []byte, h script.Header) 
 		}
 	}
 	g.checkLEDs(filepath.Base(path) + ": end")
+	if mcu == "atmega2560" && h.Game == "daha" {
+		g.endSilent()
+	}
 	g.h.send("quit")
 	select {
 	case <-g.h.done:
@@ -725,8 +889,71 @@ func play(t *testing.T, e *env, mcu, path string, data []byte, h script.Header) 
 	g.h.mu.Lock()
 	stats := g.h.stats
 	g.h.mu.Unlock()
-	t.Logf("%s: %d script lines, %d moves, %d LED frames compared with the pin; %d commands answered (%d sent again); %s; %.1f s",
-		def.Name, len(lines)-1, g.moves, g.ledChk, commands, copies, stats, time.Since(start).Seconds())
+	t.Logf("%s on %s: %d script lines, %d moves, %d LED frames compared with the pin; %d commands answered (%d sent again); %s; %.1f s",
+		def.Name, mcu, len(lines)-1, g.moves, g.ledChk, commands, copies, stats, time.Since(start).Seconds())
+}
+
+// silentQuiet is how long endSilent leaves the line quiet with the board
+// talking: past the daemon's watchdog (3 heartbeat intervals, 3 s).
+const silentQuiet = 4 * time.Second
+
+// endSilent ends a game with the board's heartbeats stopped. First the
+// line is left quiet for silentQuiet: the firmware's heartbeats must keep
+// the daemon connected (a board that sends none is called silent here).
+// Then the cable's MCU-to-host wire is cut ("mute": the MCU runs on, its
+// frames are lost) and the daemon must call the board silent (its
+// heartbeat watchdog, hardware/serial.ErrWatchdog) and show it
+// disconnected; mended, the game is back.
+func (g *game) endSilent() {
+	t := g.t
+	silent := func() []string {
+		var l []string
+		for _, line := range g.d.log() {
+			if strings.Contains(line, "board silent") {
+				l = append(l, line)
+			}
+		}
+		return l
+	}
+	from := int64(-1)
+	if lf := g.h.lineLog(); len(lf) > 0 {
+		from = lf[len(lf)-1].ms
+	}
+	// The daemon's watchdog runs on the wall clock: so does this wait.
+	time.Sleep(silentQuiet)
+	if l := silent(); len(l) > 0 {
+		t.Fatalf("on a quiet line the daemon called the board silent (no heartbeats?): %q", l)
+	}
+	beats := 0
+	for _, f := range g.h.lineLog() {
+		if f.up && f.typ == typeHeartbeat && f.ms > from {
+			beats++
+		}
+	}
+	if beats < 2 {
+		t.Fatalf("%d heartbeats in %v of quiet line, want one a second", beats, silentQuiet)
+	}
+	g.h.untimed()
+	g.h.send("mute")
+	wait := func(what string, ok func(referee.State) bool) {
+		deadline := time.Now().Add(expectTimeout)
+		for {
+			st, err := g.d.state()
+			if err == nil && ok(st) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: state conn %q (%v); daemon's board silent lines: %q", what, st.Conn, err, silent())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	wait("heartbeats stopped: the daemon never called the board silent", func(st referee.State) bool {
+		return st.Conn == "disconnected" && len(silent()) > 0
+	})
+	t.Logf("heartbeats stopped: %s", silent()[0])
+	g.h.send("unmute")
+	wait("the wire mended: the daemon never reconnected", func(st referee.State) bool { return st.Conn == "connected" })
 }
 
 func (g *game) put(cell, kind string) {

@@ -6,4 +6,8 @@
 // exposure 2.5 or lower) and its syntax with systemd-analyze verify;
 // runcmd's tests read the config example; TestAvahiService checks that
 // the Avahi file announces the port the config example listens on.
+//
+// The same files go into the Raspberry Pi's Debian packages (Unit, Avahi
+// and ConfigExample embed them): `go run ./cmd/tabla/deploy/deb -o DIR`,
+// logic in cmd/tabla/internal/debpkg.
 package deploy

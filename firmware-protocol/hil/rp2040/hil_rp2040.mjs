@@ -39,9 +39,10 @@
 // Commands on standard input, one a line, each optionally prefixed by
 // "@MS " (carried out MS milliseconds of MCU time after the previous
 // prefixed one): set CELL VALUE, go, press B, release B, tap B MS,
-// roll FACE, unplug, replug, reset, quit. Lines on standard output:
-// ready PATH, leds N HEX MS, frame DIR TYPE SEQ MS [REFSEQ REFTYPE],
-// reset MS, error TEXT, stats ... (see firmware/hil_sim.c).
+// roll FACE, unplug, replug, mute, unmute, reset, quit. Lines on standard
+// output: ready PATH, leds N HEX MS, frame DIR TYPE SEQ MS [REFSEQ
+// REFTYPE], bad DIR CODE MS, reset MS, error TEXT, stats ... (see
+// firmware/hil_sim.c; "scans" is hil_sim's alone).
 
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -405,6 +406,7 @@ function tracer(dir) {
     const len = body.length;
     if (!ok || len < 5 || crc16(body, len - 2) !== (body[len - 2] | (body[len - 1] << 8))) {
       trace(`${dir} bad frame`);
+      if (opt.frames) out(`bad ${dir} -1 ${mcuMs()}`);
       return;
     }
     const type = body[0], seq = body[1] | (body[2] << 8), ms = mcuMs();
@@ -420,13 +422,14 @@ const traceUp = tracer('up'), traceDown = tracer('down');
 // ---- The serial cable ----
 
 let cable = null, plugged = false;
+let muted = false; // "mute": the MCU's bytes never reach the host
 let toMcu = []; // bytes the host sent, not yet in the UART
 let toHostBuf = [];
 let feedAlarm = null;
 
 function toHost(b) {
   traceUp(b);
-  if (plugged) toHostBuf.push(b);
+  if (plugged && !muted) toHostBuf.push(b);
 }
 function flushToHost() {
   if (toHostBuf.length > 0 && cable) cable.stdin.write(Buffer.from(toHostBuf));
@@ -550,6 +553,10 @@ function command(l) {
       return;
     case 'replug':
       replug();
+      return;
+    case 'mute':
+    case 'unmute':
+      muted = f[0] === 'mute';
       return;
     case 'reset':
       trace('reset');

@@ -1,0 +1,1 @@
+../../firmware/hal_165.c

@@ -1,0 +1,1 @@
+../../firmware/main_165.c

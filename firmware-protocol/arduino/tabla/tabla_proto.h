@@ -1,0 +1,1 @@
+../../firmware/tabla_proto.h
