@@ -592,7 +592,7 @@ func (x *explainer) explainOutcomes(cur engine.State, h *history, w, prev *windo
 					continue
 				}
 				// what differs from the last move's board was touched since
-				if x.admits(pe, pboard, after, named) && x.sequenceOK(pe, [][]byte{pboard, after}, [][]int{named}, text) && x.changedTouched(e, base, after) &&
+				if x.admits(pe, pboard, after, named) && x.sequenceOK(pe, [][]byte{pboard, after}, [][]int{named}, text) && x.seenChangedTouched(e, base, after) &&
 					x.displacedAfter(pe, []byte(text), named) && x.moverAfter(pe, named) && x.wentOn(e, h.moves[n-1], text) {
 					out = append(out, "revise:"+text)
 					hashes = append(hashes, c.Hash())
@@ -624,7 +624,7 @@ func (x *explainer) explainOutcomes(cur engine.State, h *history, w, prev *windo
 					h2 := c.Hash()
 					c.Undo()
 					if ok && x.admits(pe, pboard, after2, append(slices.Clone(named), n2...)) &&
-						x.sequenceOK(pe, [][]byte{pboard, after, after2}, [][]int{named, n2}, text, string(tb2)) && x.changedTouched(e, base, after2) {
+						x.sequenceOK(pe, [][]byte{pboard, after, after2}, [][]int{named, n2}, text, string(tb2)) && x.seenChangedTouched(e, base, after2) {
 						out = append(out, "revise:"+text+";"+t2)
 						hashes = append(hashes, h2)
 					}
@@ -698,6 +698,23 @@ func (x *explainer) admitsBoard(e *evidence, from, to []byte) bool {
 func (x *explainer) changedTouched(e *evidence, from, to []byte) bool {
 	for c := range to {
 		if x.sensor[c] && from[c] != to[c] && !e.touched(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// seenChangedTouched: every cell whose sensor would read the revised board
+// otherwise than the last move's board was touched since that move was
+// committed. A revision rereads the last move's window: the pieces stood
+// then as the revised move's story has them, which the sensors read as
+// the last move's board — on presence sensors a cell may have held
+// another piece than the last move's reading puts there (a bounce piece
+// looked at and put back, read as a replace's landing), with no hand on it
+// since.
+func (x *explainer) seenChangedTouched(e *evidence, from, to []byte) bool {
+	for c := range to {
+		if x.sensor[c] && x.code[from[c]] != x.code[to[c]] && !e.touched(c) {
 			return false
 		}
 	}

@@ -244,6 +244,11 @@ func (r *Referee) ordered(n note, since uint64) bool {
 		if n.extra != n.from && r.hasSensor[n.extra] && !r.liftedBeforeFill(n.to, n.extra, since) {
 			return false
 		}
+		// the moving piece landed after it had left its cell (a piece
+		// knocked off the landing cell and set back before is no landing)
+		if n.from != n.to && !r.liftedBeforeFill(n.from, n.to, since) {
+			return false
+		}
 	}
 	if (r.info.Game == "gyges" || r.info.Game == "six") && n.extra < 0 && !n.place && n.from >= 0 && n.to >= 0 && n.from != n.to && r.hasSensor[n.from] && r.hasSensor[n.to] {
 		// the moving piece was in the hand when its destination was last
@@ -799,6 +804,12 @@ func (r *Referee) revisions(out []candidate) []candidate {
 			if o.roll || o.chosen {
 				break
 			}
+			// (the moves between the first and the last are rests of the
+			// piece counted on: each goes on from where the one before
+			// put a piece — another piece moved meanwhile is a move)
+			if d >= 3 && !r.goesOn(n-d+1) {
+				break
+			}
 			// (the mover landed where that piece came from: the board
 			// shows a piece there)
 			if f := o.note.from; f >= 0 && (!r.hasSensor[f] || r.sensed[f] != empty) {
@@ -807,6 +818,13 @@ func (r *Referee) revisions(out []candidate) []candidate {
 		}
 	}
 	return out
+}
+
+// goesOn: the move at ops[k] moved a piece the move before it put down
+// (its mover, or a replace's displaced piece).
+func (r *Referee) goesOn(k int) bool {
+	prev, o := r.ops[k-1].note, r.ops[k].note
+	return o.from >= 0 && (o.from == prev.to || prev.extra >= 0 && o.from == prev.extra)
 }
 
 // revisionsAt adds the revisions that replace the last d moves: at depth
@@ -938,9 +956,10 @@ func (r *Referee) revisionsAt(d int, other bool, out []candidate) []candidate {
 			// put elsewhere, it went on.)
 			// (So is a replace revised to a plain move of its mover, which
 			// went on from where it was recorded: a bounce piece looked at
-			// and a rest read as its displaced piece.)
+			// and a rest read as its displaced piece — also when rests
+			// after it were recorded as moves, a chain of that piece.)
 			same := nt.from == first.note.from && nt.place == first.note.place &&
-				(first.note.extra < 0 || nt.to == first.note.to || r.info.Game == "gyges" && d == 1 && nt.extra < 0 && !nt.place)
+				(first.note.extra < 0 || nt.to == first.note.to || r.info.Game == "gyges" && nt.extra < 0 && !nt.place)
 			// A piece knocked off and set back that was read as the mover
 			// (six: the hexagon beside the real one) is no other hand: its
 			// cell shows it again, as before the move.
