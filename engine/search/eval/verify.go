@@ -47,6 +47,11 @@ func (e *Star) Verify(s engine.State) error {
 			}
 		}
 	}
+	for c := range 2 {
+		if pot, adj := e.pairs(c); pot != e.pot[c] || adj != e.adj[c] {
+			return fmt.Errorf("star eval: colour %d pair potential %d, touching %x; from its pieces %d, %x", c, e.pot[c], e.adj[c][:e.cnt[c]], pot, adj[:e.cnt[c]])
+		}
+	}
 	if s.Awaiting() == engine.AwaitNone {
 		return nil // Eval is for positions still being played
 	}

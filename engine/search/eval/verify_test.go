@@ -172,6 +172,16 @@ func TestVerifyFails(t *testing.T) {
 	if star.Verify(st) == nil {
 		t.Error("star: a moved piece passes")
 	}
+	star.Reset(st)
+	star.pot[1]++
+	if star.Verify(st) == nil {
+		t.Error("star: a wrong pair potential passes")
+	}
+	star.Reset(st)
+	star.adj[0][0] ^= 1 << 1
+	if star.Verify(st) == nil {
+		t.Error("star: a wrong touching set passes")
+	}
 }
 
 // Positions where `tabla hint` and `tabla analyze` crashed (index out of
