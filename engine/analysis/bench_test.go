@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"bytes"
+	"flag"
 	"math/rand/v2"
 	"testing"
 
@@ -88,6 +89,10 @@ func configName(h record.Header) string {
 	return h.Game
 }
 
+// analyzePlies: BenchmarkAnalyze100 analyses the first this many plies of
+// its games (callgrind, some fifty times slower, measures a part).
+var analyzePlies = flag.Int("analyze-plies", 100, "BenchmarkAnalyze100: analyse only the first N plies of each game")
+
 // BenchmarkAnalyze100: the analysis of a random 100-ply game (the game
 // still under way) of each game and variant at level 3 on one worker, as
 // tabla analyze and the library run it; s/op is the time for the whole game.
@@ -96,9 +101,19 @@ func BenchmarkAnalyze100(b *testing.B) {
 	for _, h := range configs {
 		b.Run(configName(h), func(b *testing.B) {
 			g := randomGame(b, h, 100)
+			applied := g.Applied
+			for n, k := 0, 0; k < len(applied); k++ {
+				if !applied[k].Roll {
+					if n == *analyzePlies {
+						applied = applied[:k]
+						break
+					}
+					n++
+				}
+			}
 			var nodes int64
 			for b.Loop() {
-				rep, err := Analyze(g.Header, g.Applied, Options{Search: search.Options{Level: 3, Seed: 1}, Workers: 1})
+				rep, err := Analyze(g.Header, applied, Options{Search: search.Options{Level: 3, Seed: 1}, Workers: 1})
 				if err != nil {
 					b.Fatal(err)
 				}

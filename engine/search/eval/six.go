@@ -126,21 +126,33 @@ func sixContribution(a, b int8) (int32, int32) {
 	return 0, 0
 }
 
+// sixTable holds sixContribution for every window content: entry a·8+b
+// (a, b ≤ 6) is the pair for a hexagons of colour 0 and b of colour 1.
+var sixTable = func() (t [64][2]int32) {
+	for a := int8(0); a <= 6; a++ {
+		for b := int8(0); b <= 6; b++ {
+			t[int(a)*8+int(b)][0], t[int(a)*8+int(b)][1] = sixContribution(a, b)
+		}
+	}
+	return t
+}()
+
 // count adds delta hexagons of colour c on cell i to the 36 windows through
-// it, keeping the score up to date.
+// it, keeping the score up to date (by sixTable, without branches).
 func (e *Six) count(i int32, c int, delta int8) {
+	var d0, d1 int32
 	for tmpl, offs := range sixOffsets {
 		for _, o := range offs {
 			w := &e.win[int(i-o)*6+tmpl]
-			a, b := sixContribution(w[0], w[1])
-			e.score[0] -= a
-			e.score[1] -= b
+			before := &sixTable[(int(w[0])*8+int(w[1]))&63]
 			w[c] += delta
-			a, b = sixContribution(w[0], w[1])
-			e.score[0] += a
-			e.score[1] += b
+			after := &sixTable[(int(w[0])*8+int(w[1]))&63]
+			d0 += after[0] - before[0]
+			d1 += after[1] - before[1]
 		}
 	}
+	e.score[0] += d0
+	e.score[1] += d1
 }
 
 func (e *Six) inWindow(i int32) bool {
