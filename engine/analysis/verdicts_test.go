@@ -16,6 +16,7 @@ var (
 	updateVerdicts = flag.Bool("update-verdicts", false, "rewrite testdata/level3-verdicts.json from this search (only from the search the file is meant to pin)")
 	verdictSeed    = flag.Uint64("verdict-seed", 1, "the MCTS seed of TestLevel3Verdicts's analyses (another one measures the search's own noise)")
 	verdictOnly    = flag.String("verdict-config", "", "TestLevel3Verdicts: only this configuration (daha, gyges-advanced, …)")
+	verdictN       = flag.Int("verdict-games", 1, "TestLevel3Verdicts: how many of each configuration's pinned games to analyse (all 20 take minutes)")
 )
 
 // verdictGames and verdictPlies: the games of each configuration the
@@ -103,7 +104,7 @@ func writeVerdicts(all map[string][]pinnedGame) error {
 }
 
 // verdictDiff counts how a configuration's analyses differ from the pinned
-// ones: moves compared, moves whose tier differs, moves whose best move
+// ones: moves compared, moves whose tier (or missed win) differs, moves whose best move
 // differs, and the largest difference in a win probability (before or after).
 type verdictDiff struct {
 	moves, tiers, best int
@@ -127,7 +128,7 @@ func compareVerdicts(t *testing.T, name string, pinned, got []pinnedGame) verdic
 				t.Fatalf("%s game %d move %d: %s, pinned %s (the random games changed)", name, i, k+1, m.Move, pm.Move)
 			}
 			d.moves++
-			if m.Tier != pm.Tier {
+			if m.Tier != pm.Tier || m.Missed != pm.Missed {
 				d.tiers++
 			}
 			if m.Best != pm.Best {
@@ -142,8 +143,15 @@ func compareVerdicts(t *testing.T, name string, pinned, got []pinnedGame) verdic
 // TestLevel3Verdicts: level 3 judges the pinned games as the search of
 // e086792 (before the analysis was made fast, issue 39) judged them,
 // testdata/level3-verdicts.json, written by that search with
-// -update-verdicts.
+// -update-verdicts: the same best move, the same win probabilities before
+// and after every move, so the same tiers and missed wins. The speed-ups of
+// issue 39 change how positions are evaluated and searched, never what is
+// found. By default the first game (-verdict-games=1) of every configuration
+// is analysed; -verdict-games=20 runs them all (BENCHMARKS.md).
 func TestLevel3Verdicts(t *testing.T) {
+	if testing.Short() && !*updateVerdicts {
+		t.Skip("analyses games at level 3: not with -short")
+	}
 	if *updateVerdicts {
 		all := map[string][]pinnedGame{}
 		for _, h := range configs {
@@ -168,7 +176,11 @@ func TestLevel3Verdicts(t *testing.T) {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
-			d := compareVerdicts(t, name, pinned[name], analyseVerdicts(t, name, len(pinned[name])))
+			n := min(*verdictN, len(pinned[name]))
+			d := compareVerdicts(t, name, pinned[name][:n], analyseVerdicts(t, name, n))
+			if d.tiers != 0 || d.best != 0 || d.maxProb != 0 {
+				t.Errorf("%s: %d of %d tiers differ, %d best moves differ, win probabilities up to %g apart; want none", name, d.tiers, d.moves, d.best, d.maxProb)
+			}
 			t.Logf("%s: %d moves, %d tiers differ, %d best moves differ, win probabilities at most %.4f apart", name, d.moves, d.tiers, d.best, d.maxProb)
 		})
 	}

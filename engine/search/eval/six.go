@@ -27,10 +27,13 @@ type Six struct {
 	tiles      []int32                 // window indices of all hexagons
 	offQ, offR int
 	advanced   bool
-	win        [sixSide * sixSide * 6][2]int8 // hexagons per window (anchor·6 + template) and colour
-	score      [2]int32                       // Σ window weights per colour
-	hist       []sixUndo
-	removed    []sixRemoved
+	// win holds the hexagons per window (anchor·6 + template): colour 0's
+	// count in the low four bits, colour 1's in the high four.
+	win [sixSide * sixSide * 6]uint8
+
+	score   [2]int32 // Σ window weights per colour
+	hist    []sixUndo
+	removed []sixRemoved
 }
 
 type sixUndo struct {
@@ -126,33 +129,74 @@ func sixContribution(a, b int8) (int32, int32) {
 	return 0, 0
 }
 
-// sixTable holds sixContribution for every window content: entry a·8+b
-// (a, b ≤ 6) is the pair for a hexagons of colour 0 and b of colour 1.
-var sixTable = func() (t [64][2]int32) {
+// sixTable holds sixContribution for every window content as win packs it:
+// entry b·16+a is the pair for a hexagons of colour 0 and b of colour 1.
+var sixTable = func() (t [256][2]int32) {
 	for a := int8(0); a <= 6; a++ {
 		for b := int8(0); b <= 6; b++ {
-			t[int(a)*8+int(b)][0], t[int(a)*8+int(b)][1] = sixContribution(a, b)
+			t[int(b)*16+int(a)][0], t[int(b)*16+int(a)][1] = sixContribution(a, b)
 		}
 	}
 	return t
 }()
 
-// count adds delta hexagons of colour c on cell i to the 36 windows through
-// it, keeping the score up to date (by sixTable, without branches).
-func (e *Six) count(i int32, c int, delta int8) {
-	var d0, d1 int32
+// sixThrough are the 36 windows through a cell as offsets into win back
+// from the cell's index·6: template tmpl anchored o before the cell is
+// window (i−o)·6+tmpl, i·6 − (o·6 − tmpl).
+var sixThrough = func() (out [36]int32) {
 	for tmpl, offs := range sixOffsets {
-		for _, o := range offs {
-			w := &e.win[int(i-o)*6+tmpl]
-			before := &sixTable[(int(w[0])*8+int(w[1]))&63]
-			w[c] += delta
-			after := &sixTable[(int(w[0])*8+int(w[1]))&63]
-			d0 += after[0] - before[0]
-			d1 += after[1] - before[1]
+		for k, o := range offs {
+			out[tmpl*6+k] = o*6 - int32(tmpl)
 		}
 	}
-	e.score[0] += d0
-	e.score[1] += d1
+	return out
+}()
+
+// sixGain[c][w] is what one more hexagon of colour c adds to the scores of
+// a window holding w (as win packs it; counts within 0…5 of colour c).
+var sixGain = func() (g [2][256][2]int32) {
+	for c := range 2 {
+		step := 1 << (4 * c)
+		for w := 0; w+step < 256; w++ {
+			if w>>(4*c)&15 >= 6 {
+				continue
+			}
+			g[c][w][0] = sixTable[w+step][0] - sixTable[w][0]
+			g[c][w][1] = sixTable[w+step][1] - sixTable[w][1]
+		}
+	}
+	return g
+}()
+
+// count adds delta (±1) hexagons of colour c on cell i to the 36 windows
+// through it, keeping the score up to date (by sixGain, without branches).
+func (e *Six) count(i int32, c int, delta int8) {
+	var d0, d1 int32
+	c &= 1
+	step := uint8(1) << (4 * c) // counts stay within 0…6: no carry
+	gain := &sixGain[c]
+	base := i * 6
+	if delta > 0 {
+		for _, k := range &sixThrough {
+			w := &e.win[base-k]
+			g := &gain[*w]
+			*w += step
+			d0 += g[0]
+			d1 += g[1]
+		}
+		e.score[0] += d0
+		e.score[1] += d1
+		return
+	}
+	for _, k := range &sixThrough {
+		w := &e.win[base-k]
+		*w -= step
+		g := &gain[*w]
+		d0 += g[0]
+		d1 += g[1]
+	}
+	e.score[0] -= d0
+	e.score[1] -= d1
 }
 
 func (e *Six) inWindow(i int32) bool {

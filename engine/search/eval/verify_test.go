@@ -157,7 +157,7 @@ func TestVerifyFails(t *testing.T) {
 		t.Error("six: a duplicated tile passes")
 	}
 	six.Reset(s)
-	six.win[int(six.tiles[0])*6][0]++
+	six.win[int(six.tiles[0])*6]++
 	if six.Verify(s) == nil {
 		t.Error("six: a wrong window count passes")
 	}
