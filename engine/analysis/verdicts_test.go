@@ -16,6 +16,7 @@ var (
 	updateVerdicts = flag.Bool("update-verdicts", false, "rewrite testdata/level3-verdicts.json from this search (only from the search the file is meant to pin)")
 	verdictSeed    = flag.Uint64("verdict-seed", 1, "the MCTS seed of TestLevel3Verdicts's analyses (another one measures the search's own noise)")
 	verdictOnly    = flag.String("verdict-config", "", "TestLevel3Verdicts: only this configuration (daha, gyges-advanced, …)")
+	verdictNodes   = flag.Int64("verdict-nodes", 0, "TestLevel3Verdicts: search this many nodes (MCTS iterations) a position instead of level 3's, to measure what a smaller budget changes (the test then fails where verdicts differ)")
 	verdictN       = flag.Int("verdict-games", 1, "TestLevel3Verdicts: how many of each configuration's pinned games to analyse (all 20 take minutes)")
 )
 
@@ -59,7 +60,7 @@ func analyseVerdicts(t *testing.T, name string, n int) []pinnedGame {
 	for range n {
 		g, s := randomGameFrom(t, h, verdictPlies, seed)
 		seed = s + 1
-		rep, err := Analyze(g.Header, g.Applied, Options{Search: search.Options{Level: 3, Seed: *verdictSeed}, Workers: 1})
+		rep, err := Analyze(g.Header, g.Applied, Options{Search: search.Options{Level: 3, Nodes: *verdictNodes, Seed: *verdictSeed}, Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

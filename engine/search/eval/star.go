@@ -19,7 +19,12 @@ type Star struct {
 	cellOf [2][64]int16
 	pot    [2]int32      // Σ pairWeight over the colour's pairs
 	adj    [2][64]uint64 // per piece, the colour's pieces it touches
-	hist   []starUndo
+	// span is 2·size−1, and weights[(dx+size−1)·span + dy+size−1] the pair
+	// weight of two pieces dx, dy apart (the board is square).
+	span    int
+	weights []int32
+	at      [2][64]int32 // per piece x·span + y, its index into weights
+	hist    []starUndo
 }
 
 type starUndo struct {
@@ -34,6 +39,15 @@ func (e *Star) Reset(s engine.State) {
 	st := s.(*star.State)
 	b := st.Board()
 	e.size, e.n = b.Cols, st.N()
+	if span := 2*e.size - 1; span != e.span {
+		e.span = span
+		e.weights = make([]int32, span*span)
+		for dx := range span {
+			for dy := range span {
+				e.weights[dx*span+dy] = cappedWeight[chebyshev(dx-e.size+1, dy-e.size+1)]
+			}
+		}
+	}
 	e.cnt = [2]int{}
 	e.hist = e.hist[:0]
 	for name, piece := range s.Position().Pieces {
@@ -46,6 +60,7 @@ func (e *Star) Reset(s engine.State) {
 		e.cnt[c]++
 		e.cellOf[c][k] = int16(i)
 		e.xs[c][k], e.ys[c][k] = int8(i%e.size), int8(i/e.size)
+		e.at[c][k] = int32(i%e.size*e.span + i/e.size)
 	}
 	for c := range 2 {
 		e.pot[c], e.adj[c] = e.pairs(c)
@@ -99,31 +114,35 @@ func chebyshev(dx, dy int) int {
 var cappedWeight = [len(pairWeight) + 1]int32{0, 12, 5, 2, 0}
 
 // place moves piece k of colour c to cell, keeping the pair potential and
-// the touching pieces: only k's pairs change.
+// the touching pieces: only k's pairs change. Two pieces touch when their
+// pair weighs pairWeight[1].
 func (e *Star) place(c, k int, cell int16) {
-	adj := &e.adj[c]
-	xs, ys := &e.xs[c], &e.ys[c]
-	ox, oy := int(xs[k]), int(ys[k])
 	nx, ny := int(cell)%e.size, int(cell)/e.size
 	e.cellOf[c][k] = cell
-	xs[k], ys[k] = int8(nx), int8(ny)
+	e.xs[c][k], e.ys[c][k] = int8(nx), int8(ny)
+	at := &e.at[c]
+	off := int32((e.size - 1) * (e.span + 1))
+	old := at[k] + off
+	now := int32(nx*e.span+ny) + off
+	at[k] = now - off
+	w := e.weights
+	adj := &e.adj[c]
 	var mine uint64
-	pot := e.pot[c]
-	for j := 0; j < e.cnt[c]; j++ {
-		if j == k {
-			continue
-		}
-		jx, jy := int(xs[j]), int(ys[j])
-		d := chebyshev(nx-jx, ny-jy)
-		pot += cappedWeight[d] - cappedWeight[chebyshev(ox-jx, oy-jy)]
-		if d == 1 {
+	var pot int32
+	for j, a := range at[:e.cnt[c]] {
+		wn, wo := w[now-a], w[old-a]
+		pot += wn - wo
+		if wn == pairWeight[1] {
 			mine |= 1 << j
-			adj[j] |= 1 << k
-		} else {
-			adj[j] &^= 1 << k
 		}
 	}
-	e.pot[c] = pot
+	// k's pair with itself: the same cell now and before, both at distance
+	// 0, adds nothing; k touches only others.
+	e.pot[c] += pot - (w[off] - w[old-at[k]])
+	mine &^= 1 << k
+	for j := range e.cnt[c] {
+		adj[j] = adj[j]&^(1<<k) | (mine>>j&1)<<k
+	}
 	adj[k] = mine
 }
 
