@@ -15,8 +15,8 @@ const (
 
 // Six evaluates six positions by partial shapes. It keeps its own board (a
 // 128×128 window of the plane), read from Position at Reset and updated from
-// the moves; under the advanced rule it checks after each movement which
-// tracked hexagons the engine removed.
+// the moves; under the advanced rule it takes off after each movement the
+// hexagons the engine says the move removed (six.State.LastRemoved).
 //
 // Undone restores exactly what Played changed, the order of tiles and the
 // window's offset included: every undo entry holds window indices of the
@@ -227,19 +227,9 @@ func (e *Six) Played(s engine.State, m engine.Move, seat int) {
 			}
 		}
 		if e.advanced {
-			st := s.(*six.State)
-			for k := 0; k < len(e.tiles); k++ {
-				t := e.tiles[k]
-				q, r := int(t&(sixSide-1))+e.offQ, int(t>>sixBits)+e.offR
-				if _, ok := st.At(q, r); !ok {
-					e.removed = append(e.removed, sixRemoved{at: t, colour: e.cell[t] - 1, k: int32(k)})
-					e.count(t, int(e.cell[t]-1), -1)
-					e.cell[t] = 0
-					e.tiles[k] = e.tiles[len(e.tiles)-1]
-					e.tiles = e.tiles[:len(e.tiles)-1]
-					k--
-				}
-			}
+			// The hexagons the move's split took off, as the engine
+			// lists them (usually none).
+			s.(*six.State).LastRemoved(e.remove)
 		}
 	}
 	if kind != 'x' && !e.inWindow(u.to) {
@@ -248,6 +238,21 @@ func (e *Six) Played(s engine.State, m engine.Move, seat int) {
 		e.recentre()
 	}
 	e.hist = append(e.hist, u)
+}
+
+// remove takes the hexagon on cell q, r off, remembering where it was in
+// tiles for Undone.
+func (e *Six) remove(q, r int) {
+	t := e.index(q, r)
+	k := 0
+	for e.tiles[k] != t {
+		k++
+	}
+	e.removed = append(e.removed, sixRemoved{at: t, colour: e.cell[t] - 1, k: int32(k)})
+	e.count(t, int(e.cell[t]-1), -1)
+	e.cell[t] = 0
+	e.tiles[k] = e.tiles[len(e.tiles)-1]
+	e.tiles = e.tiles[:len(e.tiles)-1]
 }
 
 // recentre moves the window so that the bounding box of the hexagons is in
