@@ -63,7 +63,8 @@ func MoveAccuracy(loss float64) float64 {
 // size−2 moves share the game's first window); the weight is the standard
 // deviation (of the population) of the window's win percentages, clamped to
 // 0.5…12. Moves played while the game swung weigh more than quiet ones. For
-// two sides either side's probabilities give the same weights.
+// two sides either side's probabilities give the same weights; with more,
+// Analyze weighs each move by its mover's side's.
 func Volatility(wins []float64) []float64 {
 	n := len(wins) - 1
 	if n <= 0 {
@@ -98,7 +99,8 @@ func stddev(xs []float64) float64 {
 // (weights[i] for losses[i]), one harmonic (each accuracy taken as at least
 // 1), so that a few bad moves pull it down more than a plain mean would. The
 // moves are those that had a choice (forced moves say nothing of the
-// player). It is -1 when the seat made no such move.
+// player); weights is as long as losses. It is -1 when the seat made no such
+// move.
 func Accuracy(losses, weights []float64) float64 {
 	if len(losses) == 0 {
 		return -1
