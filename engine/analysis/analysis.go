@@ -98,8 +98,9 @@ type Player struct {
 	// Mistakes and Inaccuracies count the moves of those tiers (TierOf).
 	Mistakes     int `json:"mistakes"`
 	Inaccuracies int `json:"inaccuracies"`
-	// Accuracy (0–100) is the mean MoveAccuracy of the seat's unforced
-	// moves (Accuracy); -1 when it had none.
+	// Accuracy (0–100) is lichess's accuracy of the seat's unforced moves:
+	// the mean of their volatility-weighted and harmonic mean MoveAccuracy
+	// (Accuracy, Volatility); -1 when it had none.
 	Accuracy   float64 `json:"accuracy"`
 	MissedWins int     `json:"missed_wins"`
 	Unforced   int     `json:"unforced"`  // moves with a choice
@@ -250,10 +251,22 @@ feed:
 	agree := make([]int, len(info.Seats))
 	unforced := make([]int, len(info.Seats))
 	losses := make([][]float64, len(info.Seats))
+	weights := make([][]float64, len(info.Seats))
 	for i := range players {
 		players[i].Seat = info.Seats[i]
 	}
-	for _, p := range pairs {
+	// Each side's win probability at the start and after every move, and
+	// from it the weight of each move in its mover's accuracy (Volatility).
+	vol := make([][]float64, len(info.Sides))
+	for side := range vol {
+		wins := make([]float64, 0, len(pairs)+1)
+		wins = append(wins, valueOf(first.res.Values, side))
+		for _, p := range pairs {
+			wins = append(wins, valueOf(p.after.res.Values, side))
+		}
+		vol[side] = Volatility(wins)
+	}
+	for k, p := range pairs {
 		side := info.SideOf[p.a.Seat]
 		bv, av := p.before.res.Values, p.after.res.Values
 		m := Move{N: p.n, Line: p.a.Line, Seat: info.Seats[p.a.Seat], Side: info.Sides[side], Move: p.a.Text,
@@ -288,6 +301,7 @@ feed:
 		if !p.forced {
 			unforced[p.a.Seat]++
 			losses[p.a.Seat] = append(losses[p.a.Seat], m.Loss)
+			weights[p.a.Seat] = append(weights[p.a.Seat], vol[side][k])
 			if m.Best == m.Move {
 				agree[p.a.Seat]++
 			}
@@ -299,7 +313,7 @@ feed:
 			players[i].MeanLoss /= float64(players[i].Moves)
 		}
 		players[i].Unforced = unforced[i]
-		players[i].Accuracy = Accuracy(losses[i])
+		players[i].Accuracy = Accuracy(losses[i], weights[i])
 		if unforced[i] > 0 {
 			players[i].Agreement = float64(agree[i]) / float64(unforced[i])
 		}
@@ -307,6 +321,14 @@ feed:
 	rep.Players = players
 	rep.TimeMS = time.Since(start).Milliseconds()
 	return rep, nil
+}
+
+// valueOf is side's value in values (0 when a search left none).
+func valueOf(values []float64, side int) float64 {
+	if side < len(values) {
+		return values[side]
+	}
+	return 0
 }
 
 // provenWin: does side have a forced win (or has won) at j's position?

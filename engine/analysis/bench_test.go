@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"bytes"
+	"flag"
 	"math/rand/v2"
 	"testing"
 
@@ -16,7 +17,15 @@ import (
 // of seeds 1, 2, ….
 func randomGame(tb testing.TB, h record.Header, plies int) *record.Game {
 	tb.Helper()
-	for seed := uint64(1); seed < 1000; seed++ {
+	g, _ := randomGameFrom(tb, h, plies, 1)
+	return g
+}
+
+// randomGameFrom is randomGame from seed from on; it also returns the seed
+// of the game.
+func randomGameFrom(tb testing.TB, h record.Header, plies int, from uint64) (*record.Game, uint64) {
+	tb.Helper()
+	for seed := from; seed < from+1000; seed++ {
 		st, err := record.NewState(&h)
 		if err != nil {
 			tb.Fatal(err)
@@ -54,28 +63,57 @@ func randomGame(tb testing.TB, h record.Header, plies int) *record.Game {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		return g
+		return g, seed
 	}
 	tb.Fatalf("%s: no random game lasts %d plies", h.Game, plies)
-	return nil
+	return nil, 0
 }
 
+// configs are the seven game and variant configurations the analysis
+// benchmark and the tier comparison run.
+var configs = []record.Header{
+	{Game: "daha"},
+	{Game: "star", First: "red"},
+	{Game: "gyges"},
+	{Game: "gyges", Variant: "advanced"},
+	{Game: "ray"},
+	{Game: "six", Players: 2},
+	{Game: "six", Players: 2, Variant: "advanced"},
+}
+
+// configName names a configuration: the game, "-advanced" for that variant.
+func configName(h record.Header) string {
+	if h.Variant != "" {
+		return h.Game + "-" + h.Variant
+	}
+	return h.Game
+}
+
+// analyzePlies: BenchmarkAnalyze100 analyses the first this many plies of
+// its games (callgrind, some fifty times slower, measures a part).
+var analyzePlies = flag.Int("analyze-plies", 100, "BenchmarkAnalyze100: analyse only the first N plies of each game")
+
 // BenchmarkAnalyze100: the analysis of a random 100-ply game (the game
-// still under way) of each game at level 3 on one worker, as tabla analyze
-// and the library run it; s/op is the time for the whole game.
+// still under way) of each game and variant at level 3 on one worker, as
+// tabla analyze and the library run it; s/op is the time for the whole game.
+// The Pi's build is measured with -tags purego.
 func BenchmarkAnalyze100(b *testing.B) {
-	for _, h := range []record.Header{
-		{Game: "daha"},
-		{Game: "star", First: "red"},
-		{Game: "gyges"},
-		{Game: "ray"},
-		{Game: "six", Players: 2},
-	} {
-		b.Run(h.Game, func(b *testing.B) {
+	for _, h := range configs {
+		b.Run(configName(h), func(b *testing.B) {
 			g := randomGame(b, h, 100)
+			applied := g.Applied
+			for n, k := 0, 0; k < len(applied); k++ {
+				if !applied[k].Roll {
+					if n == *analyzePlies {
+						applied = applied[:k]
+						break
+					}
+					n++
+				}
+			}
 			var nodes int64
 			for b.Loop() {
-				rep, err := Analyze(g.Header, g.Applied, Options{Search: search.Options{Level: 3, Seed: 1}, Workers: 1})
+				rep, err := Analyze(g.Header, applied, Options{Search: search.Options{Level: 3, Seed: 1}, Workers: 1})
 				if err != nil {
 					b.Fatal(err)
 				}

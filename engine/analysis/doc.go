@@ -2,9 +2,11 @@
 // search: for every move the win probability of the mover's side before and
 // after it, the engine's preferred move, the loss and its tier
 // (inaccuracy from 5 points of win probability, mistake from 10, blunder
-// from a threshold, 20 by default: TierOf), an accuracy per seat (lichess's
-// curve of the loss, averaged over the moves with a choice: MoveAccuracy,
-// Accuracy) and missed wins (the mover had a forced win and the position
+// from a threshold, 20 by default: TierOf), an accuracy per seat as lichess
+// computes a player's (each move's accuracy from its loss on lichess's
+// curve, MoveAccuracy; over the moves with a choice, the mean of their
+// volatility-weighted mean, Volatility, and their harmonic mean: Accuracy)
+// and missed wins (the mover had a forced win and the position
 // after the move no longer has one for them); a summary per player; and the
 // win-probability curve as a self-contained SVG.
 //

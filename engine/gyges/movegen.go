@@ -213,6 +213,42 @@ func (g *Game) Moves(buf []engine.Move) []engine.Move {
 	return append(buf, Pass)
 }
 
+// MoveCount is how many moves Moves would list in the movement phase (1 for
+// a pass) and whether one of them ends on a goal, found by the same searches
+// without writing the moves. It is for evaluations that only count: the
+// replaces of an advanced game, most of the list, are counted as landings
+// times displacement cells. It is (0, false) in the setup phase and when
+// the game is over.
+func (g *Game) MoveCount() (n int, goal bool) {
+	if g.status != engine.Playing || g.inH[0]|g.inH[1] != 0 {
+		return 0, false
+	}
+	p := int(g.toMove)
+	occ := g.occ & boardMask
+	r, dr := 0, 1
+	if p == NorthSeat {
+		r, dr = rows-1, -1
+	}
+	var x chain
+	x.init(g, p)
+	const goals = 1<<North | 1<<South
+	for ; r >= 0 && r < rows; r += dr {
+		for s := occ & rowMask[r]; s != 0; s &= s - 1 {
+			c := Cell(bits.TrailingZeros64(s))
+			ends, lands := x.outcomes(c)
+			n += bits.OnesCount64(ends)
+			goal = goal || ends&goals != 0
+			if g.advanced && lands != 0 {
+				n += bits.OnesCount64(lands) * bits.OnesCount64(g.dispCells(p, c))
+			}
+		}
+		if n > 0 {
+			return n, goal
+		}
+	}
+	return 1, false // a pass
+}
+
 // movableRow is the row (0-based) the mover must move from, -1 when they
 // have no legal move (or the game is not in its movement phase).
 func (g *Game) movableRow() int {

@@ -46,6 +46,7 @@ type abWorker struct {
 	ttMask   uint64
 	moves    [maxPly][]engine.Move
 	scores   [maxPly][]int32
+	sorted   [maxPly][]orderedMove // sortRest's buffer per depth
 	killers  [maxPly][2]engine.Move
 	history  [4096]int32
 	pv       [maxPly][maxPly]engine.Move
@@ -183,6 +184,44 @@ func pick(moves []engine.Move, sc []int32, i int) {
 	sc[i], sc[b] = sc[b], sc[i]
 }
 
+// sortFrom is the move index from which a node's remaining moves are sorted
+// at once instead of picked one by one: a node that has not cut off after
+// this many moves usually tries them all, and picking is quadratic.
+const sortFrom = 3
+
+// orderedMove is a move and its ordering score, for sortRest.
+type orderedMove struct {
+	m  engine.Move
+	sc int32
+}
+
+// sortRest sorts moves[i:] (and their scores) into the order pick would
+// take them in: by score, highest first, ties by the smaller move. The key
+// is a total order, so the sequence is the one of repeated picks.
+func sortRest(moves []engine.Move, sc []int32, i int, buf []orderedMove) {
+	buf = buf[:0]
+	for k := i; k < len(moves); k++ {
+		buf = append(buf, orderedMove{moves[k], sc[k]})
+	}
+	slices.SortFunc(buf, func(a, b orderedMove) int {
+		switch {
+		case a.sc != b.sc:
+			if a.sc > b.sc {
+				return -1
+			}
+			return 1
+		case a.m < b.m:
+			return -1
+		case a.m > b.m:
+			return 1
+		}
+		return 0
+	})
+	for k, o := range buf {
+		moves[i+k], sc[i+k] = o.m, o.sc
+	}
+}
+
 // search is negamax for the side to move (the game is not over).
 func (w *abWorker) search(depth, ply int, alpha, beta int32) int32 {
 	w.nodes++
@@ -223,7 +262,15 @@ func (w *abWorker) search(depth, ply int, alpha, beta int32) int32 {
 	alpha0 := alpha
 	best, bestMove := -inf, engine.NoMove
 	for i := range moves {
-		pick(moves, sc, i)
+		switch {
+		case i < sortFrom:
+			pick(moves, sc, i)
+		case i == sortFrom && len(moves)-i > 1:
+			if cap(w.sorted[ply]) < len(moves) {
+				w.sorted[ply] = make([]orderedMove, 0, len(moves))
+			}
+			sortRest(moves, sc, i, w.sorted[ply])
+		}
 		m := moves[i]
 		w.play(m)
 		var v int32

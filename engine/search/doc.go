@@ -61,7 +61,8 @@
 // # Hot loop
 //
 // Nothing is allocated per node: alpha-beta has one move and score buffer per
-// depth, a fixed table and a fixed PV triangle; MCTS keeps its nodes in one
+// depth (a node's moves are picked best-first; after three picks without a
+// cutoff the rest are sorted at once, into the same order), a fixed table and a fixed PV triangle; MCTS keeps its nodes in one
 // slice preallocated from the budget (children of a node are contiguous), a
 // path stack and one move buffer, and draws playout moves with
 // engine.RandomMover when the game has it. A game that is a RandomPlayer

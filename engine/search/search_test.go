@@ -2,8 +2,10 @@ package search
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"reflect"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -199,6 +201,36 @@ func TestStop(t *testing.T) {
 		r := Search(s, tc.opts)
 		if r.Nodes > 1<<16 || r.Move == engine.NoMove || !engine.Legal(s, r.Move) {
 			t.Errorf("%s %v: %d nodes, move %v; want a legal move after a few nodes", tc.game, tc.opts.Algo, r.Nodes, r.Move)
+		}
+	}
+}
+
+// TestSortRestIsPick: sorting the moves left after some picks gives the
+// order the picks would have gone on in, ties in the score included.
+func TestSortRestIsPick(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := 0; trial < 500; trial++ {
+		n := 1 + rng.IntN(60)
+		moves := make([]engine.Move, n)
+		sc := make([]int32, n)
+		for k := range moves {
+			moves[k] = engine.Move(1 + rng.IntN(1000)*7919 + k) // distinct
+			sc[k] = int32(rng.IntN(5)) - 2                      // many ties
+			if rng.IntN(10) == 0 {
+				sc[k] = 1 << 30
+			}
+		}
+		picked, pickedSc := slices.Clone(moves), slices.Clone(sc)
+		for i := range picked {
+			pick(picked, pickedSc, i)
+		}
+		from := rng.IntN(n)
+		for i := 0; i < from; i++ {
+			pick(moves, sc, i)
+		}
+		sortRest(moves, sc, from, nil)
+		if !slices.Equal(moves, picked) || !slices.Equal(sc, pickedSc) {
+			t.Fatalf("trial %d (sorted from %d): %v, picks give %v", trial, from, moves, picked)
 		}
 	}
 }

@@ -492,6 +492,20 @@ func (s *State) At(q, r int) (Colour, bool) {
 	return Colour(c&3 - 1), true
 }
 
+// LastRemoved calls f with the cell of every hexagon the last move took off
+// the board (the advanced rule's split), in the order they were taken; it
+// calls nothing after a placement, a pass or a movement that split nothing,
+// or when no move has been played.
+func (s *State) LastRemoved(f func(q, r int)) {
+	if len(s.hist) == 0 {
+		return
+	}
+	u := &s.hist[len(s.hist)-1]
+	for _, x := range s.removed[u.remFrom:] {
+		f(int(x.idx&wMask)+int(u.offQ), int(x.idx>>wBits)+int(u.offR))
+	}
+}
+
 // Hand returns the number of hexagons in the hand of seat.
 func (s *State) Hand(seat int) int { return int(s.hand[seat]) }
 

@@ -17,5 +17,9 @@
 // is roughly a 73 % winning chance (WinProb). An Evaluator may follow the
 // moves the search plays (Reset, Played, Undone) to keep its own view of the
 // board when the engine does not export one cheaply; each search worker has
-// its own Evaluator from New.
+// its own Evaluator from New. STAR and six keep their terms up to date that
+// way (the pair potential and touching pieces of the colour that moved; the
+// windows through the cells a move changed), so Eval itself is two flood
+// fills, or a subtraction; GYGES counts the mover's moves without listing
+// them (gyges.Game.MoveCount).
 package eval

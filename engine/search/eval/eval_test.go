@@ -74,3 +74,39 @@ func BenchmarkEval(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTrack: Played and Undone of every legal move of a position 30
+// plies into a random game (the evaluator's work at every node of a search).
+func BenchmarkTrack(b *testing.B) {
+	for _, tc := range []struct{ game, variant string }{{"star", ""}, {"six", ""}, {"six", "advanced"}} {
+		b.Run(tc.game+tc.variant, func(b *testing.B) {
+			cfg := engine.Config{Variant: tc.variant}
+			if tc.game == "star" {
+				cfg.First = "red"
+			}
+			s, err := engine.New(tc.game, cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(1, 2))
+			for s.Plies() < 30 {
+				moves := s.Moves(nil)
+				s.Play(moves[rng.IntN(len(moves))])
+			}
+			e := New(tc.game)
+			e.Reset(s)
+			moves := s.Moves(nil)
+			seat := s.ToMove()
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, m := range moves {
+					s.Play(m)
+					e.Played(s, m, seat)
+					s.Undo()
+					e.Undone(s)
+				}
+			}
+			b.ReportMetric(float64(len(moves)), "moves")
+		})
+	}
+}

@@ -6,10 +6,8 @@ import (
 )
 
 // Gyges evaluates GYGES positions from heights alone (the engine exports
-// Height) plus the mover's legal moves.
-type Gyges struct {
-	buf []engine.Move
-}
+// Height) plus the number of the mover's legal moves.
+type Gyges struct{}
 
 func (e *Gyges) Reset(engine.State)                    {}
 func (e *Gyges) Played(engine.State, engine.Move, int) {}
@@ -55,22 +53,18 @@ func gygesAttack(g *gyges.Game, p int) int32 {
 	return 0
 }
 
-// Eval is the mover's attack minus the opponent's, plus mobility; a mover
-// with a move onto the goal is as good as won.
+// Eval is the mover's attack minus the opponent's, plus mobility (the
+// number of legal moves, up to 60); a mover with a move onto the goal is as
+// good as won. The moves are counted, not listed (gyges.Game.MoveCount).
 func (e *Gyges) Eval(s engine.State) int32 {
 	g := s.(*gyges.Game)
 	if g.Setup() {
 		return 0
 	}
-	if e.buf == nil {
-		e.buf = make([]engine.Move, 0, 4096)
-	}
-	moves := s.Moves(e.buf[:0])
-	for _, m := range moves {
-		if _, _, to, _, _ := gyges.Unpack(m); to == gyges.North || to == gyges.South {
-			return 4000
-		}
+	n, goal := g.MoveCount()
+	if goal {
+		return 4000
 	}
 	me := s.ToMove()
-	return gygesAttack(g, me) - gygesAttack(g, 1-me) + 3*int32(min(len(moves), 60))
+	return gygesAttack(g, me) - gygesAttack(g, 1-me) + 3*int32(min(n, 60))
 }

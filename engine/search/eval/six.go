@@ -15,8 +15,8 @@ const (
 
 // Six evaluates six positions by partial shapes. It keeps its own board (a
 // 128×128 window of the plane), read from Position at Reset and updated from
-// the moves; under the advanced rule it checks after each movement which
-// tracked hexagons the engine removed.
+// the moves; under the advanced rule it takes off after each movement the
+// hexagons the engine says the move removed (six.State.LastRemoved).
 //
 // Undone restores exactly what Played changed, the order of tiles and the
 // window's offset included: every undo entry holds window indices of the
@@ -27,10 +27,13 @@ type Six struct {
 	tiles      []int32                 // window indices of all hexagons
 	offQ, offR int
 	advanced   bool
-	win        [sixSide * sixSide * 6][2]int8 // hexagons per window (anchor·6 + template) and colour
-	score      [2]int32                       // Σ window weights per colour
-	hist       []sixUndo
-	removed    []sixRemoved
+	// win holds the hexagons per window (anchor·6 + template): colour 0's
+	// count in the low four bits, colour 1's in the high four.
+	win [sixSide * sixSide * 6]uint8
+
+	score   [2]int32 // Σ window weights per colour
+	hist    []sixUndo
+	removed []sixRemoved
 }
 
 type sixUndo struct {
@@ -126,21 +129,74 @@ func sixContribution(a, b int8) (int32, int32) {
 	return 0, 0
 }
 
-// count adds delta hexagons of colour c on cell i to the 36 windows through
-// it, keeping the score up to date.
-func (e *Six) count(i int32, c int, delta int8) {
-	for tmpl, offs := range sixOffsets {
-		for _, o := range offs {
-			w := &e.win[int(i-o)*6+tmpl]
-			a, b := sixContribution(w[0], w[1])
-			e.score[0] -= a
-			e.score[1] -= b
-			w[c] += delta
-			a, b = sixContribution(w[0], w[1])
-			e.score[0] += a
-			e.score[1] += b
+// sixTable holds sixContribution for every window content as win packs it:
+// entry b·16+a is the pair for a hexagons of colour 0 and b of colour 1.
+var sixTable = func() (t [256][2]int32) {
+	for a := int8(0); a <= 6; a++ {
+		for b := int8(0); b <= 6; b++ {
+			t[int(b)*16+int(a)][0], t[int(b)*16+int(a)][1] = sixContribution(a, b)
 		}
 	}
+	return t
+}()
+
+// sixThrough are the 36 windows through a cell as offsets into win back
+// from the cell's index·6: template tmpl anchored o before the cell is
+// window (i−o)·6+tmpl, i·6 − (o·6 − tmpl).
+var sixThrough = func() (out [36]int32) {
+	for tmpl, offs := range sixOffsets {
+		for k, o := range offs {
+			out[tmpl*6+k] = o*6 - int32(tmpl)
+		}
+	}
+	return out
+}()
+
+// sixGain[c][w] is what one more hexagon of colour c adds to the scores of
+// a window holding w (as win packs it; counts within 0…5 of colour c).
+var sixGain = func() (g [2][256][2]int32) {
+	for c := range 2 {
+		step := 1 << (4 * c)
+		for w := 0; w+step < 256; w++ {
+			if w>>(4*c)&15 >= 6 {
+				continue
+			}
+			g[c][w][0] = sixTable[w+step][0] - sixTable[w][0]
+			g[c][w][1] = sixTable[w+step][1] - sixTable[w][1]
+		}
+	}
+	return g
+}()
+
+// count adds delta (±1) hexagons of colour c on cell i to the 36 windows
+// through it, keeping the score up to date (by sixGain, without branches).
+func (e *Six) count(i int32, c int, delta int8) {
+	var d0, d1 int32
+	c &= 1
+	step := uint8(1) << (4 * c) // counts stay within 0…6: no carry
+	gain := &sixGain[c]
+	base := i * 6
+	if delta > 0 {
+		for _, k := range &sixThrough {
+			w := &e.win[base-k]
+			g := &gain[*w]
+			*w += step
+			d0 += g[0]
+			d1 += g[1]
+		}
+		e.score[0] += d0
+		e.score[1] += d1
+		return
+	}
+	for _, k := range &sixThrough {
+		w := &e.win[base-k]
+		*w -= step
+		g := &gain[*w]
+		d0 += g[0]
+		d1 += g[1]
+	}
+	e.score[0] -= d0
+	e.score[1] -= d1
 }
 
 func (e *Six) inWindow(i int32) bool {
@@ -171,19 +227,9 @@ func (e *Six) Played(s engine.State, m engine.Move, seat int) {
 			}
 		}
 		if e.advanced {
-			st := s.(*six.State)
-			for k := 0; k < len(e.tiles); k++ {
-				t := e.tiles[k]
-				q, r := int(t&(sixSide-1))+e.offQ, int(t>>sixBits)+e.offR
-				if _, ok := st.At(q, r); !ok {
-					e.removed = append(e.removed, sixRemoved{at: t, colour: e.cell[t] - 1, k: int32(k)})
-					e.count(t, int(e.cell[t]-1), -1)
-					e.cell[t] = 0
-					e.tiles[k] = e.tiles[len(e.tiles)-1]
-					e.tiles = e.tiles[:len(e.tiles)-1]
-					k--
-				}
-			}
+			// The hexagons the move's split took off, as the engine
+			// lists them (usually none).
+			s.(*six.State).LastRemoved(e.remove)
 		}
 	}
 	if kind != 'x' && !e.inWindow(u.to) {
@@ -192,6 +238,21 @@ func (e *Six) Played(s engine.State, m engine.Move, seat int) {
 		e.recentre()
 	}
 	e.hist = append(e.hist, u)
+}
+
+// remove takes the hexagon on cell q, r off, remembering where it was in
+// tiles for Undone.
+func (e *Six) remove(q, r int) {
+	t := e.index(q, r)
+	k := 0
+	for e.tiles[k] != t {
+		k++
+	}
+	e.removed = append(e.removed, sixRemoved{at: t, colour: e.cell[t] - 1, k: int32(k)})
+	e.count(t, int(e.cell[t]-1), -1)
+	e.cell[t] = 0
+	e.tiles[k] = e.tiles[len(e.tiles)-1]
+	e.tiles = e.tiles[:len(e.tiles)-1]
 }
 
 // recentre moves the window so that the bounding box of the hexagons is in

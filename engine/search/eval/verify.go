@@ -47,6 +47,11 @@ func (e *Star) Verify(s engine.State) error {
 			}
 		}
 	}
+	for c := range 2 {
+		if pot, adj := e.pairs(c); pot != e.pot[c] || adj != e.adj[c] {
+			return fmt.Errorf("star eval: colour %d pair potential %d, touching %x; from its pieces %d, %x", c, e.pot[c], e.adj[c][:e.cnt[c]], pot, adj[:e.cnt[c]])
+		}
+	}
 	if s.Awaiting() == engine.AwaitNone {
 		return nil // Eval is for positions still being played
 	}
@@ -111,10 +116,10 @@ func (e *Six) Verify(s engine.State) error {
 	// hexagon).
 	var sum int
 	for i, w := range e.win {
-		if w[0] < 0 || w[1] < 0 {
-			return fmt.Errorf("six eval: window %d has counts %v", i, w)
+		if a, b := w&15, w>>4; a > 6 || b > 6 {
+			return fmt.Errorf("six eval: window %d has counts %d, %d", i, a, b)
 		}
-		sum += int(w[0]) + int(w[1])
+		sum += int(w&15) + int(w>>4)
 	}
 	if want := 36 * len(e.tiles); sum != want {
 		return fmt.Errorf("six eval: window counts add up to %d, want %d", sum, want)
@@ -124,7 +129,7 @@ func (e *Six) Verify(s engine.State) error {
 		for tmpl, offs := range sixOffsets {
 			for _, o := range offs {
 				if a, b := e.win[int(t-o)*6+tmpl], f.win[int(ft-o)*6+tmpl]; a != b {
-					return fmt.Errorf("six eval: window %d through %s anchored %d back holds %v, fresh %v", tmpl, name(t), o, a, b)
+					return fmt.Errorf("six eval: window %d through %s anchored %d back holds %#x, fresh %#x", tmpl, name(t), o, a, b)
 				}
 			}
 		}

@@ -157,7 +157,7 @@ func TestVerifyFails(t *testing.T) {
 		t.Error("six: a duplicated tile passes")
 	}
 	six.Reset(s)
-	six.win[int(six.tiles[0])*6][0]++
+	six.win[int(six.tiles[0])*6]++
 	if six.Verify(s) == nil {
 		t.Error("six: a wrong window count passes")
 	}
@@ -171,6 +171,16 @@ func TestVerifyFails(t *testing.T) {
 	star.cellOf[0][0] = star.cellOf[1][0]
 	if star.Verify(st) == nil {
 		t.Error("star: a moved piece passes")
+	}
+	star.Reset(st)
+	star.pot[1]++
+	if star.Verify(st) == nil {
+		t.Error("star: a wrong pair potential passes")
+	}
+	star.Reset(st)
+	star.adj[0][0] ^= 1 << 1
+	if star.Verify(st) == nil {
+		t.Error("star: a wrong touching set passes")
 	}
 }
 

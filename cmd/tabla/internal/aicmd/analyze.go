@@ -37,8 +37,8 @@ func NewAnalyzeCmd(streams *cmdutil.IO) *cobra.Command {
 			"the engine's preferred move and the loss; inaccuracies (?!, a loss of 5 points\n" +
 			"or more), mistakes (?, 10 or more), blunders (??, loss ≥ --blunder) and missed\n" +
 			"wins (a forced win existed and was let go) are flagged; then a summary per\n" +
-			"player with its accuracy (lichess's formula, over the moves that had a\n" +
-			"choice) and its moves of each tier. --svg draws the win-probability curve. --workers positions are\n" +
+			"player with its accuracy (computed as lichess does, over the moves that had\n" +
+			"a choice) and its moves of each tier. --svg draws the win-probability curve. --workers positions are\n" +
 			"searched in parallel (the result does not depend on it). When standard error\n" +
 			"is a terminal a progress bar shows the positions searched.",
 		Args: cobra.ExactArgs(1),

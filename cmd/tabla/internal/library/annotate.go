@@ -120,6 +120,6 @@ func summary(a *Analysis) string {
 		}
 		b.WriteByte('.')
 	}
-	fmt.Fprintf(&b, " Accuracy is lichess's: 103.1668·exp(−4.354·loss) − 3.1669 per move with a choice, loss in win probability, averaged.")
+	b.WriteString(" Accuracy is computed as lichess computes it: per move with a choice 103.1668·exp(−4.354·loss) − 2.1669 (0–100, 100 for no loss; loss in win probability), then the mean of two means of those moves, one weighted by how much the game swung around each move, one harmonic.")
 	return b.String()
 }
