@@ -1,6 +1,7 @@
 package companion
 
 import (
+	"github.com/tabla-board/tabla/cmd/tabla/internal/i18n"
 	"math"
 
 	"github.com/tabla-board/tabla/engine/record"
@@ -39,6 +40,15 @@ type Status struct {
 	// takebacks kept in memory meanwhile, not yet on disk.
 	JournalProblem string `json:"journal_problem,omitempty"`
 	Unrecorded     int    `json:"unrecorded,omitempty"`
+	// The same in the page's words (catalogue keys with arguments):
+	// BoardProblemText, JournalProblemText, and MessageText the
+	// session's own messages (the pause, a pairing request) around the
+	// referee's, RefereeMessage (State's message is all of them in
+	// English).
+	BoardProblemText   *i18n.Text  `json:"board_problem_text,omitempty"`
+	JournalProblemText *i18n.Text  `json:"journal_problem_text,omitempty"`
+	MessageText        []i18n.Text `json:"message_text,omitempty"`
+	RefereeMessage     string      `json:"referee_message"`
 }
 
 // PairingStatus is a standing pairing request.
@@ -61,11 +71,19 @@ func (s *Session) StatusJSON() Status {
 		out.AI = s.opts.Engines.Seats()
 	}
 	if wrong := s.WrongBoard(); wrong != nil {
-		out.BoardProblem = wrong.People()
+		w := wrong.Words()
+		out.BoardProblem, out.BoardProblemText = w.English(), &w
 	}
 	if p := s.JournalProblem(); p != nil {
-		out.JournalProblem, out.Unrecorded = p.People(), p.Held
+		w := p.Words()
+		out.JournalProblem, out.JournalProblemText, out.Unrecorded = w.English(), &w, p.Held
 	}
+	s.mu.Lock()
+	out.RefereeMessage = s.ref.State().Message
+	if w := s.pairingWordsLocked(); w != nil {
+		out.MessageText = append(out.MessageText, *w)
+	}
+	s.mu.Unlock()
 	if pending, left := s.Pairing(); pending {
 		out.Pairing = &PairingStatus{Seconds: int(math.Ceil(left.Seconds()))}
 	}

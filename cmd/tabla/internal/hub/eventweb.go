@@ -56,7 +56,11 @@ type Waiting struct {
 	// State: "playing", "offline" (the table's live status stopped),
 	// "not started" (the table has not begun the paired game).
 	State string `json:"state"`
-	Text  string `json:"text"` // in words, for the page
+	Text  string `json:"text"` // in words, for the log and the API
+	// Players are the game's players by seat; Underway says an offline
+	// table has the game under way (the page words it from these).
+	Players  []string `json:"players"`
+	Underway bool     `json:"underway,omitempty"`
 }
 
 // RoundView is a round: its games and, once complete, its download.
@@ -136,16 +140,16 @@ func (h *Hub) EventView(id string) *EventView {
 					pv.Score = resultText(s, p.Result)
 				} else {
 					pv.Live = h.livePairing(e, p.Table, p.Round(r.N))
-					state, words := "not started", "has not started the game"
+					state, words, under := "not started", "has not started the game", false
 					switch {
 					case pv.Live == nil && !h.online(p.Table):
 						state, words = "offline", "is offline"
 					case pv.Live != nil && !pv.Live.Online:
-						state, words = "offline", "is offline, its game under way"
+						state, words, under = "offline", "is offline, its game under way", true
 					case pv.Live != nil:
 						state, words = "playing", "is playing"
 					}
-					sv.Waiting = append(sv.Waiting, Waiting{Round: r.N, Board: p.Board, Table: p.Table, State: state,
+					sv.Waiting = append(sv.Waiting, Waiting{Round: r.N, Board: p.Board, Table: p.Table, State: state, Players: p.Players, Underway: under,
 						Text: fmt.Sprintf("round %d board %d waits for table %s (%s), which %s", r.N, p.Board, p.Table, strings.Join(p.Players, " – "), words)})
 				}
 				rv.Pairings = append(rv.Pairings, pv)

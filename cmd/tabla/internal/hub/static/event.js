@@ -16,7 +16,7 @@ async function post(path, body) {
   const r = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json", "Authorization": "Bearer " + $("token").value }, body: JSON.stringify(body) });
   if (r.ok) { $("evmessage").textContent = ""; return true; }
   const text = (await r.text()).trim();
-  $("evmessage").textContent = r.status === 401 ? "The hub's token is needed for this (ask the arbiter)." : text.replace(/^hub: /, "");
+  $("evmessage").textContent = r.status === 401 ? T("ev.err.token") : text.replace(/^hub: /, "");
   return false;
 }
 
@@ -27,15 +27,15 @@ $("register").onsubmit = async ev => {
   if (await post("/api/club/" + encodeURIComponent(id) + "/players", { game: $("regGame").value, name })) $("regName").value = "";
 };
 $("start").onclick = async () => {
-  if (confirm("Start the first round? Nobody can register after that.")) await post("/api/club/" + encodeURIComponent(id) + "/start", {});
+  if (confirm(T("ev.ask.start"))) await post("/api/club/" + encodeURIComponent(id) + "/start", {});
 };
 
 $("result").onsubmit = async ev => {
   ev.preventDefault();
   const places = $("resPlaces").value.split(/[ ,]+/).filter(Boolean).map(Number);
   const body = { game: $("resGame").value, round: Number($("resRound").value), board: Number($("resBoard").value), places, why: $("resWhy").value.trim() };
-  if (!body.why) { $("evmessage").textContent = "Say why the result is set: the log shows it."; return; }
-  if (await post("/api/club/" + encodeURIComponent(id) + "/result", body)) { $("resWhy").value = ""; $("evmessage").textContent = "Result set."; }
+  if (!body.why) { $("evmessage").textContent = T("ev.err.why"); return; }
+  if (await post("/api/club/" + encodeURIComponent(id) + "/result", body)) { $("resWhy").value = ""; $("evmessage").textContent = T("ev.resultset"); }
 };
 
 const fmt = ms => {
@@ -44,7 +44,7 @@ const fmt = ms => {
   return h ? h + ":" + String(m).padStart(2, "0") + ":" + ss : m + ":" + ss;
 };
 const num = x => Number.isInteger(x) ? String(x) : x.toFixed(1).replace(/\.5$/, "½").replace(/^0½$/, "½");
-const SYSTEMS = { swiss: "Swiss", roundrobin: "round robin", fours: "tables of four" };
+const SYSTEMS = { swiss: T("ev.system.swiss"), roundrobin: T("ev.system.roundrobin"), fours: T("ev.system.fours") };
 
 // clockText is a seat's clock of a live game, the running one counting
 // down from the game's latest line.
@@ -57,36 +57,36 @@ function clockText(live, seat) {
 }
 
 function pairing(s, r, p) {
-  let h = '<li class="evpair"><div class="evtable">Board ' + p.board + ' · table <a href="table.html?t=' + encodeURIComponent(p.table) + '">' + esc(p.table) + "</a>";
+  let h = '<li class="evpair"><div class="evtable">' + esc(T("ev.board", { n: p.board })) + " · " + esc(T("ev.table")) + ' <a href="table.html?t=' + encodeURIComponent(p.table) + '">' + esc(p.table) + "</a>";
   if (p.score) h += ' <b class="evscore">' + esc(p.score) + "</b>";
-  else if (p.live) h += ' <span class="muted">' + (p.live.online ? "playing, move " + (p.live.plies + 1) : "table offline") + "</span>";
+  else if (p.live) h += ' <span class="muted">' + esc(p.live.online ? T("ev.playing", { n: p.live.plies + 1 }) : T("hub.table.offline")) + "</span>";
   h += "</div><ul class=\"evseats\">";
   p.players.forEach((name, i) => {
     const seat = s.seats[i], moving = p.live && p.live.to_move === seat;
     h += '<li><span class="seatdot" style="background:' + esc(Tabla.sideColour(seat)) + '"></span>' +
-      (moving ? "<b>" + esc(name) + "</b>" : esc(name)) + ' <span class="muted">' + esc(seat) + "</span>" + clockText(p.live, seat) + "</li>";
+      (moving ? "<b>" + esc(name) + "</b>" : esc(name)) + ' <span class="muted">' + esc(I18N.seat(seat)) + "</span>" + clockText(p.live, seat) + "</li>";
   });
   return h + "</ul></li>";
 }
 
 function section(s) {
   let h = '<section class="panel evpanel"><h2>' + esc(s.game.toUpperCase()) + ' <span class="muted">' + esc(SYSTEMS[s.system] || s.system) +
-    " · " + s.rounds + " rounds" + (s.clock ? " · " + esc(s.clock) : "") + "</span></h2>";
+    " · " + esc(T("ev.rounds", { n: s.rounds })) + (s.clock ? " · " + esc(s.clock) : "") + "</span></h2>";
   const cur = s.played[s.played.length - 1];
   if (!cur) {
-    h += '<div class="label">Registered (' + s.players.length + ")</div><p>" + (s.players.map(p => esc(p.name)).join(", ") || "nobody yet") + "</p>";
+    h += '<div class="label">' + esc(T("ev.registered", { n: s.players.length })) + "</div><p>" + (s.players.map(p => esc(p.name)).join(", ") || esc(T("ev.nobody"))) + "</p>";
   } else {
-    h += '<div class="label">Round ' + cur.n + (cur.complete ? " — finished" : "") + "</div>";
+    h += '<div class="label">' + esc(T(cur.complete ? "ev.round.done" : "ev.round", { n: cur.n })) + "</div>";
     // a table that is not playing its game is what holds the round up
-    for (const w of s.waiting) if (w.state !== "playing") h += '<div class="evwait">' + esc(w.text.charAt(0).toUpperCase() + w.text.slice(1)) + "</div>";
+    for (const w of s.waiting) if (w.state !== "playing") h += '<div class="evwait">' + esc(waitText(w)) + "</div>";
     const playing = s.waiting.filter(w => w.state === "playing").length;
-    if (playing) h += '<p class="muted">' + playing + (playing === 1 ? " game" : " games") + " under way.</p>";
+    if (playing) h += '<p class="muted">' + esc(T("ev.underway", { n: playing })) + "</p>";
     h += '<ol class="evpairs">' + cur.pairings.map(p => pairing(s, cur, p)).join("") + "</ol>";
-    if (cur.byes && cur.byes.length) h += '<p class="muted">Bye: ' + cur.byes.map(esc).join(", ") + "</p>";
+    if (cur.byes && cur.byes.length) h += '<p class="muted">' + esc(T("ev.bye", { who: cur.byes.join(", ") })) + "</p>";
   }
   if (s.played.length) {
-    h += '<div class="label">Standings</div><table class="evstand"><tr><th>#</th><th>Player</th><th>Pts</th>' +
-      s.tiebreaks.map(t => "<th>" + esc(t) + "</th>").join("") + "<th>Rating</th></tr>";
+    h += '<div class="label">' + esc(T("ev.standings")) + '</div><table class="evstand"><tr><th>#</th><th>' + esc(T("ev.player")) + "</th><th>" + esc(T("ev.pts")) + "</th>" +
+      s.tiebreaks.map(t => "<th>" + esc(t) + "</th>").join("") + "<th>" + esc(T("ev.rating")) + "</th></tr>";
     const rat = Object.fromEntries((s.ratings || []).map(r => [r.name, r]));
     for (const st of s.standings) {
       const r = rat[st.name];
@@ -95,16 +95,22 @@ function section(s) {
     }
     h += "</table>";
     const done = s.played.filter(r => r.complete);
-    if (done.length) h += '<div class="evdl">Records: ' + done.map(r => '<a class="button" href="' + esc(r.download) + '" download>round ' + r.n + "</a>").join(" ") + "</div>";
+    if (done.length) h += '<div class="evdl">' + esc(T("ev.records")) + " " + done.map(r => '<a class="button" href="' + esc(r.download) + '" download>' + esc(T("who.round.n", { round: r.n })) + "</a>").join(" ") + "</div>";
   }
   return h + "</section>";
+}
+
+// waitText: who a round waits for, in words.
+function waitText(w) {
+  const key = w.state === "offline" ? (w.underway ? "ev.wait.offline.underway" : "ev.wait.offline") : "ev.wait.notstarted";
+  return T(key, { round: w.round, board: w.board, table: w.table, players: (w.players || []).join(" – ") });
 }
 
 function render(v) {
   state = v; at = Date.now();
   $("none").hidden = !!v;
   if (!v) return;
-  document.title = v.name + " — tabla hub";
+  document.title = v.name + " — " + T("hub.title.doc");
   $("title").textContent = v.name;
   $("where").textContent = [v.site, v.date].filter(Boolean).join(" · ");
   $("sections").innerHTML = v.sections.map(section).join("");
@@ -114,7 +120,7 @@ function render(v) {
   $("register").hidden = v.started;
   $("start").hidden = v.started;
   $("log").innerHTML = v.log.slice(-12).reverse().map(l => "<li" + (l.refused ? ' class="refused"' : "") + ">" +
-    esc(new Date(l.t).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })) + " " + esc(l.what) + "</li>").join("");
+    esc(new Date(l.t).toLocaleTimeString(I18N.locale, { hour: "2-digit", minute: "2-digit" })) + " " + esc(l.say ? I18N.text(l.say) : l.what) + "</li>").join("");
 }
 
 // the running clocks tick between the hub's updates
@@ -122,8 +128,8 @@ setInterval(() => { if (state) $("sections").innerHTML = state.sections.map(sect
 
 const es = new EventSource("/api/club/" + encodeURIComponent(id) + "/events");
 es.addEventListener("state", e => render(JSON.parse(e.data)));
-es.onopen = () => { $("conn").textContent = "live"; $("conn").classList.remove("down"); };
+es.onopen = () => { $("conn").textContent = T("hub.live"); $("conn").classList.remove("down"); };
 es.onerror = () => {
-  $("conn").textContent = "hub offline"; $("conn").classList.add("down");
+  $("conn").textContent = T("hub.offline"); $("conn").classList.add("down");
   if (!state) fetch("/api/club/" + encodeURIComponent(id)).then(r => { if (r.status === 404) { render(null); es.close(); } });
 };

@@ -220,7 +220,7 @@ const Tabla = (() => {
       const from = (a.from || []).map(n => this.cell(n)).filter(Boolean), to = (a.to || []).map(n => this.cell(n)).filter(Boolean);
       const g = el("g", { class: "arrow" }, this.marks);
       if (a.kind) g.classList.add(a.kind);
-      if (a.move) { el("title", {}, g).textContent = (a.kind === "hint" ? "hint: " : a.kind === "better" ? "better: " : "engine: ") + a.move; g.dataset.move = a.move; }
+      if (a.move) { el("title", {}, g).textContent = T(a.kind === "hint" ? "arrow.hint" : a.kind === "better" ? "arrow.better" : "arrow.engine", { move: a.move }); g.dataset.move = a.move; }
       to.forEach((t, i) => {
         const q = this.pos(t);
         if (i < from.length) {
@@ -252,13 +252,24 @@ const Tabla = (() => {
     let detail = "";
     try { detail = await r.text(); } catch (_) { /* no body */ }
     console.warn(what, r.status, detail);
-    if (r.status === 404) return "This game is not in the library any more (it may have been moved or deleted).";
-    if (r.status === 422) return "This game's file cannot be read: it may be damaged or not a tabla record.";
-    if (r.status >= 500) return "Something went wrong on the board while reading the library. Try again; if it keeps happening, restart it.";
-    return "The library could not be read right now. Try again.";
+    if (r.status === 404) return T("lib.err.gone");
+    if (r.status === 422) return T("lib.err.unreadable");
+    if (r.status >= 500) return T("lib.err.server");
+    return T("lib.err.other");
   }
 
-  function pct(p) { return (100 * p).toFixed(p >= .995 || p < .005 ? 0 : 1) + "%"; }
+  // pct: a probability as a percentage in the page's language ("%12,5" in Turkish)
+  const pctFormat = [0, 1].map(d => new Intl.NumberFormat(typeof I18N === "object" ? I18N.locale : "en-GB", { style: "percent", minimumFractionDigits: d, maximumFractionDigits: d }));
+  function pct(p) { return pctFormat[p >= .995 || p < .005 ? 0 : 1].format(p); }
 
-  return { Board, el, escapeHTML, sideColour, positionLEDs, pct, failText, NS };
+  // resultText: a library entry's result in words ("north won", "draw",
+  // "unfinished"); its result field is English ("red won").
+  function resultText(e) {
+    if (e.winner) return T("result.won", { who: I18N.seat(e.winner) });
+    if (e.result === "draw") return T("result.draw");
+    if (e.result === "unfinished") return T("result.unfinished");
+    return e.result || "";
+  }
+
+  return { Board, el, escapeHTML, sideColour, positionLEDs, pct, failText, resultText, NS };
 })();

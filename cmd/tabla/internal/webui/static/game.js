@@ -15,12 +15,13 @@ let game = null, board = null, ana = null, k = 0;
 // var: the variation being explored ({ply, line, data}), null on the game
 let variation = null, selected = null, legalAt = null, legalSeq = 0, evalSeq = 0, evalTimer = 0;
 const TIER = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+const TIERWORD = { inaccuracy: T("tier.inaccuracy"), mistake: T("tier.mistake"), blunder: T("tier.blunder") };
 
 function flags(m) {
   if (!m) return "";
   let s = "";
-  if (m.missed_win) s += '<span class="flag-missed" title="missed win">missed win</span>';
-  if (m.tier) s += '<span class="flag-' + m.tier + '" data-tier="' + m.tier + '" title="' + m.tier + ": lost " + (100 * m.loss).toFixed(0) + ' points">' + TIER[m.tier] + " " + m.tier + "</span>";
+  if (m.missed_win) s += '<span class="flag-missed" title="' + Tabla.escapeHTML(T("tier.missed")) + '">' + Tabla.escapeHTML(T("tier.missed")) + "</span>";
+  if (m.tier) s += '<span class="flag-' + m.tier + '" data-tier="' + m.tier + '" title="' + Tabla.escapeHTML(T("tier.lost", { tier: TIERWORD[m.tier], n: Math.round(100 * m.loss) })) + '">' + TIER[m.tier] + " " + Tabla.escapeHTML(TIERWORD[m.tier]) + "</span>";
   return s;
 }
 function flagged(m) { return !!m && (!!m.tier || !!m.missed_win); }
@@ -55,26 +56,23 @@ function go(i) {
   k = Math.max(0, Math.min(game.steps.length - 1, i));
   const s = game.steps[k];
   board.render({ pieces: s.pieces, leds: Tabla.positionLEDs(s.painted, lastCells(k)), arrow: arrowAt(k) });
-  $("ply").textContent = k === 0 ? "start" : "move " + k + " of " + (game.steps.length - 1);
+  $("ply").textContent = k === 0 ? T("ana.start") : T("ana.ply", { k, n: game.steps.length - 1 });
   document.querySelectorAll("#movelist li").forEach(li => li.classList.toggle("current", +li.dataset.step === k));
   const cur = document.querySelector("#movelist li.current"), list = $("movelist");
   if (cur) { // keep the current move in view, scrolling the list only
     if (cur.offsetTop < list.scrollTop) list.scrollTop = cur.offsetTop;
     else if (cur.offsetTop + cur.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = cur.offsetTop + cur.offsetHeight - list.clientHeight;
   }
-  let pos;
-  if (s.status === "won") pos = "🏆 " + s.winner + " won";
-  else if (s.status === "draw") pos = "Draw";
-  else pos = (s.to_move || "?") + " to " + s.awaiting;
-  if (s.move) pos = "<b>" + Tabla.escapeHTML(s.seat + " " + s.move) + "</b>" + (s.roll ? " <small>on a roll of " + Tabla.escapeHTML(s.roll) + "</small>" : "") + " — " + Tabla.escapeHTML(pos);
+  let pos = stateText(s);
+  if (s.move) pos = "<b>" + Tabla.escapeHTML(I18N.seat(s.seat) + " " + s.move) + "</b>" + (s.roll ? " <small>" + Tabla.escapeHTML(T("ana.onroll", { roll: Words.face(s.roll) })) + "</small>" : "") + " — " + Tabla.escapeHTML(pos);
   else pos = Tabla.escapeHTML(pos);
-  if (s.next_roll) pos += " <small>(then " + Tabla.escapeHTML(s.to_move || "") + " rolls " + Tabla.escapeHTML(s.next_roll) + ")</small>";
-  if (s.eliminated && s.eliminated.length) pos += "<br><small>out: " + s.eliminated.map(Tabla.escapeHTML).join(", ") + "</small>";
-  if (s.hands) pos += "<br><small>in hand: " + Object.keys(s.hands).map(seat => Tabla.escapeHTML(seat + " " + handText(s.hands[seat]))).join("; ") + "</small>";
+  if (s.next_roll) pos += " <small>" + Tabla.escapeHTML(T("ana.thenrolls", { who: I18N.seat(s.to_move || ""), roll: Words.face(s.next_roll) })) + "</small>";
+  if (s.eliminated && s.eliminated.length) pos += "<br><small>" + Tabla.escapeHTML(T("ana.out", { who: s.eliminated.map(I18N.seat).join(", ") })) + "</small>";
+  if (s.hands) pos += "<br><small>" + Tabla.escapeHTML(T("ana.inhand", { hands: Object.keys(s.hands).map(seat => I18N.seat(seat) + " " + handText(s.hands[seat])).join("; ") })) + "</small>";
   const m = ana && k > 0 ? ana.report.moves[k - 1] : null;
   if (flagged(m)) {
     pos += '<div class="badges" id="verdict">' + flags(m) + " <small>" + Tabla.pct(m.before) + " → " + Tabla.pct(m.after) + "</small>";
-    if (m.best && m.best !== m.move) pos += '<div class="better">Better was <b id="bettermove">' + Tabla.escapeHTML(m.best) + "</b> (the arrow)</div>";
+    if (m.best && m.best !== m.move) pos += '<div class="better">' + Tabla.escapeHTML(T("ana.better")) + ' <b id="bettermove">' + Tabla.escapeHTML(m.best) + "</b> " + Tabla.escapeHTML(T("ana.thearrow")) + "</div>";
     pos += "</div>";
   }
   $("position").innerHTML = pos;
@@ -88,7 +86,14 @@ function go(i) {
 
 function handText(h) {
   if (typeof h !== "object") return String(h);
-  return Object.keys(h).filter(x => h[x]).map(x => h[x] + "×" + x).join(" ") || "none";
+  return Object.keys(h).filter(x => h[x]).map(x => h[x] + "×" + x).join(" ") || T("ana.none");
+}
+
+// stateText: whose turn it is at a step, or the result, in words.
+function stateText(s) {
+  if (s.status === "won") return "🏆 " + T("ana.won", { who: I18N.seat(s.winner) });
+  if (s.status === "draw") return T("turn.draw");
+  return T(s.awaiting === "roll" ? "turn.roll" : "turn.move", { who: I18N.seat(s.to_move || "?") });
 }
 
 function renderOdds(v) {
@@ -98,27 +103,27 @@ function renderOdds(v) {
   if (!v) return;
   game.sides.forEach((side, i) => {
     const tr = t.insertRow();
-    tr.insertCell().innerHTML = '<span class="dot" style="background:' + Tabla.sideColour(side) + '"></span>' + Tabla.escapeHTML(side);
+    tr.insertCell().innerHTML = '<span class="dot" style="background:' + Tabla.sideColour(side) + '"></span>' + Tabla.escapeHTML(I18N.seat(side));
     tr.insertCell().textContent = Tabla.pct(v[i] || 0);
   });
   if (variation) return;
   const a = arrowAt(k);
-  if (a && a.kind !== "better") $("best").innerHTML = '<small>engine\'s move here: <b>' + Tabla.escapeHTML(a.move) + "</b> (arrow)</small>";
+  if (a && a.kind !== "better") $("best").innerHTML = "<small>" + Tabla.escapeHTML(T("ana.enginemove")) + " <b>" + Tabla.escapeHTML(a.move) + "</b> " + Tabla.escapeHTML(T("ana.thearrow")) + "</small>";
 }
 
 // accuracy: each seat's accuracy and its moves by tier.
 function renderAccuracy() {
   const t = $("acc");
-  t.innerHTML = "<tr><th></th><th>accuracy</th><th title=\"inaccuracies\">?!</th><th title=\"mistakes\">?</th><th title=\"blunders\">??</th></tr>";
+  t.innerHTML = "<tr><th></th><th>" + Tabla.escapeHTML(T("ana.acc.head")) + '</th><th title="' + Tabla.escapeHTML(T("tier.inaccuracies")) + '">?!</th><th title="' + Tabla.escapeHTML(T("tier.mistakes")) + '">?</th><th title="' + Tabla.escapeHTML(T("tier.blunders")) + '">??</th></tr>';
   for (const p of ana.report.players) {
     const tr = t.insertRow();
     tr.dataset.seat = p.seat;
-    tr.insertCell().innerHTML = '<span class="dot" style="background:' + Tabla.sideColour(p.seat) + '"></span>' + Tabla.escapeHTML(p.seat);
-    const a = tr.insertCell(); a.className = "accuracy"; a.textContent = p.accuracy >= 0 ? p.accuracy.toFixed(0) + "%" : "—";
-    if (p.accuracy < 0) a.title = "no move with a choice";
+    tr.insertCell().innerHTML = '<span class="dot" style="background:' + Tabla.sideColour(p.seat) + '"></span>' + Tabla.escapeHTML(I18N.seat(p.seat));
+    const a = tr.insertCell(); a.className = "accuracy"; a.textContent = p.accuracy >= 0 ? Tabla.pct(Math.round(p.accuracy) / 100) : "—";
+    if (p.accuracy < 0) a.title = T("ana.acc.none");
     for (const n of [p.inaccuracies, p.mistakes, p.blunders]) tr.insertCell().textContent = n || 0;
   }
-  $("blunderpts").textContent = (100 * ana.blunder).toFixed(0);
+  $("acchelp1").textContent = T("ana.help.1", { n: Math.round(100 * ana.blunder) });
   $("accbox").hidden = false;
 }
 
@@ -134,7 +139,7 @@ function drawCurve() {
   svg.innerHTML = "";
   for (const p of [0, .5, 1]) {
     el("line", { x1: C.l, x2: C.w - C.r, y1: cy(p), y2: cy(p), class: "grid" }, svg);
-    el("text", { x: C.l - 4, y: cy(p) + 4, "text-anchor": "end", class: "axis" }, svg).textContent = (100 * p) + "%";
+    el("text", { x: C.l - 4, y: cy(p) + 4, "text-anchor": "end", class: "axis" }, svg).textContent = Tabla.pct(p);
   }
   const n = game.steps.length - 1, step = Math.max(1, Math.ceil(n / 10 / 5) * 5);
   for (let i = 0; i <= n; i += step) el("text", { x: cx(i), y: C.h - 6, "text-anchor": "middle", class: "axis" }, svg).textContent = i;
@@ -153,7 +158,7 @@ function drawCurve() {
     const shape = m.missed_win ? el("rect", { x: x - 4.5, y: y - 4.5, width: 9, height: 9, class: "mark missed", stroke: col }, svg)
                                : el("circle", { cx: x, cy: y, r, class: "mark " + m.tier, stroke: col }, svg);
     shape.dataset.step = i + 1;
-    el("title", {}, shape).textContent = (i + 1) + ". " + m.seat + " " + m.move + ": " + (m.missed_win ? "missed win" : m.tier) + ", " + Tabla.pct(m.before) + " → " + Tabla.pct(m.after) + (m.best ? " (better " + m.best + ")" : "");
+    el("title", {}, shape).textContent = (i + 1) + ". " + I18N.seat(m.seat) + " " + m.move + ": " + (m.missed_win ? T("tier.missed") : TIERWORD[m.tier]) + ", " + Tabla.pct(m.before) + " → " + Tabla.pct(m.after) + (m.best ? " " + T("ana.betterwas", { move: m.best }) : "");
   });
   // columns per step (titles and tests); the svg's own handler jumps
   const w = (C.w - C.l - C.r) / Math.max(1, n);
@@ -177,7 +182,7 @@ function moveList() {
   const ol = $("movelist");
   ol.innerHTML = "";
   const add = (i, html) => { const li = document.createElement("li"); li.dataset.step = i; li.innerHTML = html; li.onclick = () => go(i); ol.appendChild(li); };
-  add(0, '<span class="n"></span><span>start</span>');
+  add(0, '<span class="n"></span><span>' + Tabla.escapeHTML(T("ana.start")) + "</span>");
   game.steps.forEach((s, i) => {
     if (i === 0) return;
     const m = ana ? ana.report.moves[i - 1] : null;
@@ -247,11 +252,8 @@ function renderVariation() {
   const prev = variation.prevArrow && lastMove === variation.prevArrow.move ? variation.prevArrow : null;
   board.render({ pieces: s.pieces, leds, holding: selected ? [selected] : [], last: prev ? { from: prev.from, to: prev.to } : null, arrow: variation.engineArrow || null });
   $("ply").textContent = "variation from " + (variation.ply === 0 ? "the start" : "move " + variation.ply);
-  const words = variation.line.map((m, i) => '<span class="varmove" data-i="' + i + '">' + Tabla.escapeHTML(m.replace(/^roll:/, "roll ")) + "</span>");
-  let state;
-  if (s.status === "won") state = "🏆 " + s.winner + " won";
-  else if (s.status === "draw") state = "draw";
-  else state = (s.to_move || "?") + " to " + s.awaiting;
+  const words = variation.line.map((m, i) => '<span class="varmove" data-i="' + i + '">' + Tabla.escapeHTML(m.replace(/^roll:/, T("ana.roll") + " ")) + "</span>");
+  const state = stateText(s);
   $("varline").innerHTML = words.join(" ") + ' <small id="varstate">— ' + Tabla.escapeHTML(state) + "</small>";
   // the row of choices is drawn again only when they change: the engine's
   // lines coming in redraw the board, and a face or move being tapped then
@@ -263,19 +265,19 @@ function renderVariation() {
   ch.dataset.key = key;
   ch.innerHTML = "";
   if (x.die && x.die.length) {
-    ch.appendChild(document.createTextNode("Roll: "));
+    ch.appendChild(document.createTextNode(T("ana.roll") + ": "));
     for (const f of x.die) { const b = document.createElement("button"); b.textContent = f; b.className = "face"; b.onclick = () => play("roll:" + f); ch.appendChild(b); }
   }
   if (pass) { const b = document.createElement("button"); b.textContent = pass.move; b.onclick = () => play(pass.move); ch.appendChild(b); }
   if (variation.choices) {
-    ch.appendChild(document.createTextNode("Which move? "));
+    ch.appendChild(document.createTextNode(T("ana.which") + " "));
     for (const a of variation.choices) { const b = document.createElement("button"); b.textContent = a.move; b.className = "choice"; b.onclick = () => { variation.choices = null; play(a.move); }; ch.appendChild(b); }
   }
   finishVariation(state);
 }
 
 function finishVariation(state) {
-  $("position").innerHTML = "<b>Variation</b> — " + Tabla.escapeHTML(state);
+  $("position").innerHTML = "<b>" + Tabla.escapeHTML(T("ana.variation")) + "</b> — " + Tabla.escapeHTML(state);
   document.querySelectorAll("#movelist li").forEach(li => li.classList.toggle("current", +li.dataset.step === variation.ply));
 }
 
@@ -316,7 +318,7 @@ function evaluateSoon() {
   clearTimeout(evalTimer);
   const seq = ++evalSeq;
   $("lines").innerHTML = "";
-  $("linesdepth").textContent = "thinking…";
+  $("linesdepth").textContent = T("ana.thinking");
   evalTimer = setTimeout(() => evaluate(seq), variation ? 0 : 250);
 }
 
@@ -334,7 +336,7 @@ async function evaluate(seq) {
   let ev;
   try { ev = await r.json(); } catch (_) { return; } // aborted
   if (seq !== evalSeq) return;
-  $("linesdepth").textContent = ev.side < 0 ? "(the game is over)" : ev.depth ? "depth " + ev.depth + " · " + ev.algorithm : ev.algorithm;
+  $("linesdepth").textContent = ev.side < 0 ? T("ana.over") : ev.depth ? T("ana.depth", { n: ev.depth }) + " · " + ev.algorithm : ev.algorithm;
   const ol = $("lines");
   ol.innerHTML = "";
   for (const l of ev.lines) {
@@ -343,7 +345,7 @@ async function evaluate(seq) {
     const side = game.sides[ev.side] || "";
     li.innerHTML = '<span class="val">' + Tabla.pct(l.value) + "</span> " + (l.depth ? '<small class="depth">d' + l.depth + "</small> " : "") +
       '<span class="pv"><b>' + Tabla.escapeHTML(l.pv[0]) + "</b> " + Tabla.escapeHTML(l.pv.slice(1, 8).join(" ")) + "</span>";
-    li.title = side + "'s chance after " + l.move + (l.depth ? ", searched " + l.depth + " plies" : "");
+    li.title = T(l.depth ? "ana.line.title.depth" : "ana.line.title", { who: I18N.seat(side), move: l.move, n: l.depth || 0 });
     li.onclick = () => play(l.move);
     ol.appendChild(li);
   }
@@ -387,7 +389,7 @@ async function downloadPNG() {
 async function copyLink() {
   const u = location.href;
   $("linkout").value = u; $("linkout").hidden = false; $("linkout").select();
-  try { await navigator.clipboard.writeText(u); $("copylink").textContent = "Link copied"; } catch (_) { /* shown in the box */ }
+  try { await navigator.clipboard.writeText(u); $("copylink").textContent = T("ana.link.copied"); } catch (_) { /* shown in the box */ }
 }
 
 // --- analysis -------------------------------------------------------------
@@ -406,8 +408,8 @@ async function analysis() {
   if (p.state === "done" && d.report) {
     ana = d;
     $("progressbox").hidden = true;
-    $("level").textContent = "(level " + d.level + ", " + d.report.algorithm + (game.entry.game === "ray" ? "; RAY: exact odds" : "") + ")";
-    $("oddslabel").textContent = game.entry.game === "ray" ? "Exact odds (independent walkers)" : "Win chances";
+    $("level").textContent = "(" + T("ana.level", { n: d.level }) + ", " + d.report.algorithm + (game.entry.game === "ray" ? "; " + T("ana.rayexact") : "") + ")";
+    $("oddslabel").textContent = T(game.entry.game === "ray" ? "ana.rayodds" : "ana.chances");
     $("dlcurve").classList.remove("off");
     $("dlannotated").classList.remove("off");
     $("dlpng").disabled = false;
@@ -417,9 +419,9 @@ async function analysis() {
     return;
   }
   $("progressbox").hidden = false;
-  if (p.state === "failed") { console.warn("analysis failed:", p.error); $("progresstext").textContent = "The analysis could not be finished. Reload the page to try again."; return; }
+  if (p.state === "failed") { console.warn("analysis failed:", p.error); $("progresstext").textContent = T("ana.failed"); return; }
   $("bar").style.width = (p.total ? 100 * p.done / p.total : 0) + "%";
-  $("progresstext").textContent = p.state === "queued" ? "analysis queued…" : "analysing: " + p.done + " of " + (p.total || "?") + " positions";
+  $("progresstext").textContent = p.state === "queued" ? T("ana.queued") : T("ana.progress", { done: p.done, n: p.total || 0 });
   setTimeout(analysis, 400);
 }
 
@@ -470,14 +472,15 @@ function step(d) {
 }
 
 async function start() {
+  Words.init("");
   const r = await fetch("api/game?id=" + encodeURIComponent(id));
   if (!r.ok) { document.querySelector("main").innerHTML = '<p class="error"></p>'; document.querySelector(".error").textContent = await Tabla.failText(r, "api/game"); return; }
   game = await r.json();
   const e = game.entry;
   document.title = "tabla — " + e.game + " " + e.id;
-  $("title").textContent = e.game + (e.variant && e.variant !== "basic" ? " " + e.variant : "") + " — " + e.id;
-  $("info").innerHTML = game.seats.map(s => '<span class="dot" style="background:' + Tabla.sideColour(s) + '"></span>' + Tabla.escapeHTML(s)).join(" ") +
-    "<br><small>" + Tabla.escapeHTML(new Date(e.date).toLocaleString()) + " · " + e.plies + " plies · " + Tabla.escapeHTML(e.result) + "</small>";
+  $("title").textContent = e.game + (e.variant && e.variant !== "basic" ? " " + T("variant." + e.variant) : "") + " — " + e.id;
+  $("info").innerHTML = game.seats.map(s => '<span class="dot" style="background:' + Tabla.sideColour(s) + '"></span>' + Tabla.escapeHTML(I18N.seat(s))).join(" ") +
+    "<br><small>" + Tabla.escapeHTML(new Date(e.date).toLocaleString(I18N.locale)) + " · " + Tabla.escapeHTML(T("plies", { n: e.plies })) + " · " + Tabla.escapeHTML(Tabla.resultText(e)) + "</small>";
   $("dlrecord").href = "download/record?id=" + encodeURIComponent(id);
   $("dlannotated").href = "download/annotated?id=" + encodeURIComponent(id);
   $("dlcurve").href = "download/curve.svg?id=" + encodeURIComponent(id);
