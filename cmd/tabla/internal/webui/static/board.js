@@ -137,6 +137,28 @@ const Tabla = (() => {
       this.centre = { x: p.x - (ax - .5) * nw, y: p.y - (ay - .5) * nh };
       this.applyZoom();
     }
+    // reveal pans a zoomed board so that the named cells are all in view
+    // (a lifted piece and its destinations), zooming out only as far as
+    // they need; then scrolls the board into the window, its top under
+    // the page's header.
+    reveal(names) {
+      const pts = names.map(n => this.cell(n)).filter(Boolean).map(c => this.pos(c));
+      if (!pts.length) return;
+      if ((this.zoom || 1) > 1) {
+        const m = .7, [x, y, w, h] = this.viewBox;
+        const minX = Math.min(...pts.map(p => p.x)) - m, maxX = Math.max(...pts.map(p => p.x)) + m;
+        const minY = Math.min(...pts.map(p => p.y)) - m, maxY = Math.max(...pts.map(p => p.y)) + m;
+        this.zoom = Math.max(1, Math.min(this.zoom, w / (maxX - minX), h / (maxY - minY)));
+        const vw = w / this.zoom, vh = h / this.zoom, c = this.centre || { x: x + w / 2, y: y + h / 2 };
+        // the least pan that brings the box in
+        const cx = Math.min(Math.max(c.x, maxX - vw / 2), minX + vw / 2), cy = Math.min(Math.max(c.y, maxY - vh / 2), minY + vh / 2);
+        this.centre = { x: cx, y: cy };
+        this.applyZoom();
+      }
+      const r = this.svg.getBoundingClientRect(), head = document.querySelector("header");
+      const top = head ? Math.max(0, head.getBoundingClientRect().bottom) : 0;
+      if (r.top < top) window.scrollBy(0, r.top - top);
+    }
     // panBy moves the board by (dx, dy) client pixels.
     panBy(dx, dy) {
       if ((this.zoom || 1) <= 1) return;

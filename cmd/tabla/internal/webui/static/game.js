@@ -251,7 +251,7 @@ function renderVariation() {
   if (selected) for (const a of x.legal) if (a.from.includes(selected)) for (const c of a.to) leds[c] = { r: 255, g: 255, b: 255, role: "dest" };
   const prev = variation.prevArrow && lastMove === variation.prevArrow.move ? variation.prevArrow : null;
   board.render({ pieces: s.pieces, leds, holding: selected ? [selected] : [], last: prev ? { from: prev.from, to: prev.to } : null, arrow: variation.engineArrow || null });
-  $("ply").textContent = "variation from " + (variation.ply === 0 ? "the start" : "move " + variation.ply);
+  $("ply").textContent = variation.ply === 0 ? T("ana.varfrom.start") : T("ana.varfrom", { n: variation.ply });
   const words = variation.line.map((m, i) => '<span class="varmove" data-i="' + i + '">' + Tabla.escapeHTML(m.replace(/^roll:/, T("ana.roll") + " ")) + "</span>");
   const state = stateText(s);
   $("varline").innerHTML = words.join(" ") + ' <small id="varstate">— ' + Tabla.escapeHTML(state) + "</small>";
@@ -307,6 +307,8 @@ function tap(cell) {
     if (variation) variation.choices = null;
     $("varbox").hidden = false;
     renderVariation();
+    // the lifted piece and every destination in view (a zoomed board pans)
+    if (selected) { board.reveal([selected].concat(...x.legal.filter(a => a.from.includes(selected)).map(a => a.to))); zoomChanged(); }
     return;
   }
   choose(x.legal.filter(a => !a.from.length && a.to.includes(cell)));
