@@ -141,7 +141,7 @@ const Words = (() => {
     if (p.displaced) s += T("say.displaced", { to: sayTo(p.displaced) });
     if (p.keep) s += T("say.keep", { at: sayCell(p.keep) });
     if ((m.captured || []).length) s += T("say.captured", { pieces: pieces(m.captured, true) });
-    const roll = m.roll ? T("say.roll", { roll: sayFace(m.roll) }) : "";
+    const roll = !m.roll ? "" : T(/^[NSEW]$/.test(m.roll) ? "say.roll.face" : "say.roll", { roll: sayFace(m.roll) });
     return who ? T("say.move", { who, roll, move: s }) : roll + s;
   }
 
