@@ -365,6 +365,21 @@ function liftedText(s, holding) {
   return "";
 }
 
+// confirmText: the board in confirm mode (several readings fit, as after
+// a restart whose board lacks the last move) in words: what the confirm
+// button would do, and what to move instead; whose move it is after each.
+function confirmText(s) {
+  const c = (s.candidates || [])[s.proposal || 0] || "", log = moveLog(s), then = " " + T("needs.then", { who: nameOf(s, s.to_move) });
+  let m;
+  if ((m = /^takeback:(\d+)$/.exec(c))) {
+    const n = +m[1], back = log.slice(-n);
+    return T("confirm.takeback", { n, moves: back.map(x => x.text).join(", "), who: nameOf(s, back.length ? back[0].seat : s.to_move), needs: Words.diff(s) }) + then;
+  }
+  if (c === "new") return T("confirm.new", { needs: Words.diff(s) }) + then;
+  if ((m = /^revise:(.+)$/.exec(c))) return T("confirm.revise", { move: m[1] });
+  return c ? T("confirm.move", { move: c }) : "";
+}
+
 // boardNeeds: the board out of sync (after a takeback, a correction, a
 // restart, a piece knocked over) in words: what to lift, where to put it
 // (as the LEDs show it), and whose move it is then. After a takeback it
@@ -374,6 +389,7 @@ function boardNeeds(s) {
   const n = (s.moves || []).length;
   if (movesSeen >= 0 && n < movesSeen) tookBack = movesSeen;
   movesSeen = n;
+  if (s.in_sync === false && s.mode === "confirm") return confirmText(s);
   if (s.in_sync !== false || s.mode !== "correct" || s.status === "won" || s.status === "draw") { tookBack = 0; return ""; }
   const steps = Words.needs(s, false);
   if (!steps.length) return "";

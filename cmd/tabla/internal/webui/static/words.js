@@ -173,5 +173,20 @@ const Words = (() => {
     return out;
   }
 
-  return { init, number, suffix, cell, sayCell, piece, pieceA, pieces, face, sayFace, parse, move, say, needs };
+  // diff: what makes the sensed pieces the game's (a piece to move from
+  // a cell the game has empty to one it has filled, or to take off or to
+  // put down), in words — for a board in confirm mode, whose lights show
+  // the readings, not these steps.
+  function diff(s) {
+    const have = s.pieces || {}, want = s.expected || {};
+    const extra = Object.keys(have).filter(c => have[c] && !want[c]).sort(), lack = Object.keys(want).filter(c => want[c] && !have[c]).sort();
+    const out = [];
+    const n = Math.min(extra.length, lack.length);
+    for (let i = 0; i < n; i++) out.push(T("needs.move.plain", { from: cell(extra[i]), to: cell(lack[i]) }));
+    for (const c of extra.slice(n)) out.push(T("needs.take", { at: cell(c) }).replace(/\.$/, ""));
+    for (const c of lack.slice(n)) out.push(T("needs.fill", { piece: pieceA(want[c]), to: cell(c) }).replace(/\.$/, ""));
+    return out.join("; ");
+  }
+
+  return { init, number, suffix, diff, cell, sayCell, piece, pieceA, pieces, face, sayFace, parse, move, say, needs };
 })();
