@@ -48,7 +48,7 @@ func (p *pageRun) listen(lang string) *listener {
 // it before the next action.
 func (p *pageRun) synced(ls []*listener) referee.State {
 	p.t.Helper()
-	var s referee.State
+	s := p.ps.Sess.State()
 	for _, l := range ls {
 		browsertest.WaitPage(p.t, "the "+l.lang+" page to show the board", func(lk *browsertest.Look) bool {
 			s = p.ps.Sess.State()

@@ -44,6 +44,8 @@ const fmt = ms => {
   return h ? h + ":" + String(m).padStart(2, "0") + ":" + ss : m + ":" + ss;
 };
 const num = x => Number.isInteger(x) ? String(x) : x.toFixed(1).replace(/\.5$/, "½").replace(/^0½$/, "½");
+// the tie-breaks by their English names (club's Section.Tiebreaks)
+const TIEBREAKS = { "Buchholz": T("tb.buchholz"), "Sonneborn-Berger": T("tb.sonneborn"), "wins": T("tb.wins"), "first places": T("tb.firsts"), "table mates' points": T("tb.mates") };
 const SYSTEMS = { swiss: T("ev.system.swiss"), roundrobin: T("ev.system.roundrobin"), fours: T("ev.system.fours") };
 
 // clockText is a seat's clock of a live game, the running one counting
@@ -76,7 +78,7 @@ function section(s) {
   if (!cur) {
     h += '<div class="label">' + esc(T("ev.registered", { n: s.players.length })) + "</div><p>" + (s.players.map(p => esc(p.name)).join(", ") || esc(T("ev.nobody"))) + "</p>";
   } else {
-    h += '<div class="label">' + esc(T(cur.complete ? "ev.round.done" : "ev.round", { n: cur.n })) + "</div>";
+    h += '<div class="label">' + esc(T(cur.complete ? "ev.round.done" : "ev.round.n", { n: cur.n })) + "</div>";
     // a table that is not playing its game is what holds the round up
     for (const w of s.waiting) if (w.state !== "playing") h += '<div class="evwait">' + esc(waitText(w)) + "</div>";
     const playing = s.waiting.filter(w => w.state === "playing").length;
@@ -86,7 +88,7 @@ function section(s) {
   }
   if (s.played.length) {
     h += '<div class="label">' + esc(T("ev.standings")) + '</div><table class="evstand"><tr><th>#</th><th>' + esc(T("ev.player")) + "</th><th>" + esc(T("ev.pts")) + "</th>" +
-      s.tiebreaks.map(t => "<th>" + esc(t) + "</th>").join("") + "<th>" + esc(T("ev.rating")) + "</th></tr>";
+      s.tiebreaks.map(t => "<th>" + esc(TIEBREAKS[t] || t) + "</th>").join("") + "<th>" + esc(T("ev.rating")) + "</th></tr>";
     const rat = Object.fromEntries((s.ratings || []).map(r => [r.name, r]));
     for (const st of s.standings) {
       const r = rat[st.name];

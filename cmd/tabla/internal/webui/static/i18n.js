@@ -8,7 +8,8 @@
 "use strict";
 const I18N = (() => {
   const C = typeof I18N_CATALOGUES === "object" ? I18N_CATALOGUES : { en: {} };
-  const NAMES = { en: "English", tr: "Türkçe" };
+  // short on the page (a phone's header is narrow), whole in the menu's title
+  const NAMES = { en: "EN", tr: "TR" }, LONG = { en: "English", tr: "Türkçe" };
   const KEY = "tabla.lang";
   function stored() { try { return localStorage.getItem(KEY); } catch (_) { return null; } }
   function pick() {
@@ -70,7 +71,7 @@ const I18N = (() => {
     s.title = t("lang.switch");
     for (const l of Object.keys(C)) {
       const o = document.createElement("option");
-      o.value = l; o.textContent = NAMES[l] || l; o.lang = l;
+      o.value = l; o.textContent = NAMES[l] || l; o.title = LONG[l] || l; o.lang = l;
       if (l === lang) o.selected = true;
       s.appendChild(o);
     }
