@@ -362,7 +362,7 @@ func (b *tableBackend) State() any {
 	defer h.mu.Unlock()
 	ts := h.tables[b.name]
 	if ts == nil {
-		return map[string]any{"state": map[string]any{"message": "no such table"}}
+		return map[string]any{"state": map[string]any{"message": "no such table"}, "referee_message": "", "message_text": []i18n.Text{i18n.T("hub.table.none")}}
 	}
 	if ts.live != nil && ts.online {
 		var l struct {
@@ -374,7 +374,7 @@ func (b *tableBackend) State() any {
 	}
 	g := h.games[b.name+"/"+ts.game]
 	if g == nil {
-		return map[string]any{"state": map[string]any{"message": "no game yet"}}
+		return map[string]any{"state": map[string]any{"message": "no game yet"}, "referee_message": "", "message_text": []i18n.Text{i18n.T("hub.nogame.yet")}}
 	}
 	v := gameView(g)
 	st := map[string]any{"game": v.Game, "variant": v.Variant, "to_move": v.ToMove, "awaiting": v.Awaiting,
@@ -384,7 +384,9 @@ func (b *tableBackend) State() any {
 	if v.Winner != "" {
 		st["winner"] = v.Winner
 	}
-	return map[string]any{"state": st, "pieces": v.Pieces, "ai": []string{}}
+	// the message in the page's words (the English stays in the state)
+	return map[string]any{"state": st, "pieces": v.Pieces, "ai": []string{}, "referee_message": "",
+		"message_text": []i18n.Text{i18n.T("hub.table.offline.game")}}
 }
 
 func (b *tableBackend) Subscribe(ctx context.Context) <-chan struct{} {
