@@ -283,6 +283,8 @@ const Tabla = (() => {
   // pct: a probability as a percentage in the page's language ("%12,5" in Turkish)
   const pctFormat = [0, 1].map(d => new Intl.NumberFormat(typeof I18N === "object" ? I18N.locale : "en-GB", { style: "percent", minimumFractionDigits: d, maximumFractionDigits: d }));
   function pct(p) { return pctFormat[p >= .995 || p < .005 ? 0 : 1].format(p); }
+  // pctWhole: a percentage in whole points ("66%", "%66")
+  function pctWhole(p) { return pctFormat[0].format(p); }
 
   // resultText: a library entry's result in words ("north won", "draw",
   // "unfinished"); its result field is English ("red won").
@@ -293,5 +295,5 @@ const Tabla = (() => {
     return e.result || "";
   }
 
-  return { Board, el, escapeHTML, sideColour, positionLEDs, pct, failText, resultText, NS };
+  return { Board, el, escapeHTML, sideColour, positionLEDs, pct, pctWhole, failText, resultText, NS };
 })();

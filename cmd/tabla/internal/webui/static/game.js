@@ -119,7 +119,7 @@ function renderAccuracy() {
     const tr = t.insertRow();
     tr.dataset.seat = p.seat;
     tr.insertCell().innerHTML = '<span class="dot" style="background:' + Tabla.sideColour(p.seat) + '"></span>' + Tabla.escapeHTML(I18N.seat(p.seat));
-    const a = tr.insertCell(); a.className = "accuracy"; a.textContent = p.accuracy >= 0 ? Tabla.pct(Math.round(p.accuracy) / 100) : "—";
+    const a = tr.insertCell(); a.className = "accuracy"; a.textContent = p.accuracy >= 0 ? Tabla.pctWhole(p.accuracy / 100) : "—";
     if (p.accuracy < 0) a.title = T("ana.acc.none");
     for (const n of [p.inaccuracies, p.mistakes, p.blunders]) tr.insertCell().textContent = n || 0;
   }
@@ -252,7 +252,7 @@ function renderVariation() {
   const prev = variation.prevArrow && lastMove === variation.prevArrow.move ? variation.prevArrow : null;
   board.render({ pieces: s.pieces, leds, holding: selected ? [selected] : [], last: prev ? { from: prev.from, to: prev.to } : null, arrow: variation.engineArrow || null });
   $("ply").textContent = variation.ply === 0 ? T("ana.varfrom.start") : T("ana.varfrom", { n: variation.ply });
-  const words = variation.line.map((m, i) => '<span class="varmove" data-i="' + i + '">' + Tabla.escapeHTML(m.replace(/^roll:/, T("ana.roll") + " ")) + "</span>");
+  const words = variation.line.map((m, i) => '<span class="varmove" data-i="' + i + '">' + Tabla.escapeHTML(m.replace(/^roll:/, T("ana.roll.move") + " ")) + "</span>");
   const state = stateText(s);
   $("varline").innerHTML = words.join(" ") + ' <small id="varstate">— ' + Tabla.escapeHTML(state) + "</small>";
   // the row of choices is drawn again only when they change: the engine's
