@@ -43,7 +43,7 @@ const fmt = ms => {
   const s = Math.ceil(ms / 1000), h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60, ss = String(s % 60).padStart(2, "0");
   return h ? h + ":" + String(m).padStart(2, "0") + ":" + ss : m + ":" + ss;
 };
-const num = x => Number.isInteger(x) ? String(x) : x.toFixed(1).replace(/\.5$/, "½").replace(/^0½$/, "½");
+const num = x => Number.isInteger(x) ? String(x) : I18N.tenths(x).replace(/[.,]5$/, "½").replace(/^0½$/, "½");
 // the tie-breaks by their English names (club's Section.Tiebreaks)
 const TIEBREAKS = { "Buchholz": T("tb.buchholz"), "Sonneborn-Berger": T("tb.sonneborn"), "wins": T("tb.wins"), "first places": T("tb.firsts"), "table mates' points": T("tb.mates") };
 const SYSTEMS = { swiss: T("ev.system.swiss"), roundrobin: T("ev.system.roundrobin"), fours: T("ev.system.fours") };

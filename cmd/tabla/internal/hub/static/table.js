@@ -201,7 +201,7 @@ function tickClocks() {
   document.querySelectorAll("#players .clock").forEach(el => {
     const seat = el.dataset.seat, ms = clockLeft(c, seat);
     const t = Math.ceil(ms / 1000), h = Math.floor(t / 3600), m = Math.floor(t % 3600 / 60), sec = t % 60;
-    el.textContent = ms < 10000 ? (ms / 1000).toFixed(1) : (h ? h + ":" + String(m).padStart(2, "0") : m) + ":" + String(sec).padStart(2, "0");
+    el.textContent = ms < 10000 ? I18N.tenths(ms / 1000) : (h ? h + ":" + String(m).padStart(2, "0") : m) + ":" + String(sec).padStart(2, "0");
     el.classList.toggle("low", ms <= ((c.low_ms || {})[seat] || 0));
     el.classList.toggle("flag", c.flag === seat);
   });

@@ -83,6 +83,7 @@ const I18N = (() => {
   document.documentElement.lang = lang;
   apply(document);
   switcher();
-  return { lang, locale, t, has, text, seat, apply, number: n => numbers.format(n) };
+  const tenths = new Intl.NumberFormat(locale, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  return { lang, locale, t, has, text, seat, apply, number: n => numbers.format(n), tenths: n => tenths.format(n) };
 })();
 const T = I18N.t;

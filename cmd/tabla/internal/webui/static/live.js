@@ -280,7 +280,7 @@ function renderMoves(log) {
     if (m.seat) html += '<span class="dot" style="background:' + Tabla.sideColour(m.seat) + '" title="' + Tabla.escapeHTML(I18N.seat(m.seat)) + '"></span><span class="who">' + Tabla.escapeHTML(nameOf(state, m.seat)) + "</span>";
     if (m.roll) html += '<span class="roll" title="' + Tabla.escapeHTML(T("turn.rolled", { roll: Words.face(m.roll) })) + '">🎲' + Tabla.escapeHTML(m.roll) + "</span>";
     html += '<span class="mv">' + Tabla.escapeHTML(m.text) + "</span>";
-    if (m.ms != null) html += '<span class="ms" title="' + Tabla.escapeHTML(T("moves.time")) + '">' + (m.ms < 60000 ? T("unit.seconds", { s: (m.ms / 1000).toFixed(1) }) : clockText(m.ms)) + "</span>";
+    if (m.ms != null) html += '<span class="ms" title="' + Tabla.escapeHTML(T("moves.time")) + '">' + (m.ms < 60000 ? T("unit.seconds", { s: I18N.tenths(m.ms / 1000) }) : clockText(m.ms)) + "</span>";
     if ((m.captured || []).length) html += '<span class="cap" title="' + Tabla.escapeHTML(T("moves.captured")) + '">✕' + m.captured.length + " " + Tabla.escapeHTML(Words.pieces(m.captured)) + "</span>";
     li.innerHTML = html;
     moves.appendChild(li);
@@ -521,7 +521,7 @@ function clockLeft(c, seat) {
 
 function clockText(ms) {
   const t = Math.ceil(ms / 1000), h = Math.floor(t / 3600), m = Math.floor(t % 3600 / 60), sec = t % 60;
-  if (ms < 10000) return (ms / 1000).toFixed(1);
+  if (ms < 10000) return I18N.tenths(ms / 1000);
   return (h ? h + ":" + String(m).padStart(2, "0") : m) + ":" + String(sec).padStart(2, "0");
 }
 
