@@ -481,13 +481,14 @@ func (h *Hub) CorrectResult(ctx context.Context, id, game string, round, board i
 				return fmt.Errorf("a place is 1 to %d, got %d", len(s.Seats), pl)
 			}
 		}
-		before := "—"
+		before, sayBefore := "none", "—"
 		if p.Result != nil {
 			before = resultText(s, p.Result)
+			sayBefore = before
 		}
 		p.Result = &club.Result{Places: places, Points: s.Points(places), End: "arbiter", By: "arbiter"}
 		e.logf("", false, now, i18n.T("ev.log.arbiter", "game", game, "round", round, "board", board, "players", strings.Join(p.Players, " – "),
-			"before", before, "after", resultText(s, p.Result), "why", why),
+			"before", sayBefore, "after", resultText(s, p.Result), "why", why),
 			"the arbiter changed %s round %d board %d (%s) from %s to %s: %s", game, round, board,
 			strings.Join(p.Players, " – "), before, resultText(s, p.Result), why)
 		h.advance(e, s, now)

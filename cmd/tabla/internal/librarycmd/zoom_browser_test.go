@@ -15,7 +15,7 @@ import (
 // analysis board's zoom buttons cover no cell of STAR's board (they
 // covered l13–m9), and after the first tap has zoomed in, a piece tapped
 // has every destination lit where the player sees it: inside the board as
-// drawn, inside the window, not under the header.
+// drawn, inside the window, not under the header; a tap on one plays it.
 func TestAnalysisZoomPhone(t *testing.T) {
 	dir := t.TempDir()
 	if err := librarytest.WriteLibrary(dir, 24); err != nil {
@@ -76,4 +76,11 @@ func TestAnalysisZoomPhone(t *testing.T) {
 	if over := browsertest.Eval[[]string](t, ctx, browsertest.ZoomOverCells); len(over) > 0 {
 		t.Errorf("zoomed in, the zoom buttons cover %v", over)
 	}
+	// a tap on a lit destination plays it, however small the board had
+	// to be to show them all
+	dest := browsertest.Eval[string](t, ctx, `[...document.querySelectorAll('#board .leds [data-role="dest"]')].map(l => l.dataset.cell).sort()[0]`)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#board .hit[data-cell=%q]`, dest)))); err != nil {
+		t.Fatal(err)
+	}
+	browsertest.WaitJS(t, ctx, "the move to "+dest+" played", `!!(variation && variation.line.length === 1)`, `String(variation && variation.line)`)
 }

@@ -525,8 +525,12 @@ async function start() {
     if (board.panned) return; // a pinch, or a drag that panned the zoomed board
     if (Math.abs(dx) > 40 && Math.abs(dx) > 1.5 * Math.abs(dy)) { if ((board.zoom || 1) <= 1) step(dx < 0 ? 1 : -1); return; } // swipe left: next
     if (Math.hypot(dx, dy) > 10) return;
-    if (tapMode() === "zoom") { board.zoomBy(Math.max(2, 48 / cellPx()), ev.clientX, ev.clientY); zoomChanged(); return; }
     const hit = ev.target.closest && ev.target.closest("[data-cell]");
+    // a tap on a lit destination of the piece picked plays even where the
+    // board is too small for a finger: the board zoomed out to show them
+    // all (reveal), and they are the cells lit
+    const lit = hit && selected && legalAt && legalAt.legal.some(a => a.from.includes(selected) && a.to.includes(hit.dataset.cell));
+    if (tapMode() === "zoom" && !lit) { board.zoomBy(Math.max(2, 48 / cellPx()), ev.clientX, ev.clientY); zoomChanged(); return; }
     if (hit) tap(hit.dataset.cell);
   });
   // the wheel on the board or the curve steps (down: next): a mouse's
