@@ -36,7 +36,12 @@
 // move list and evaluation bar (a minimal page of this package, drawing
 // with webui's board.js), and each table's own live page (webui, read
 // only: its status document as the table publishes it, LEDs and all).
-// Spectators only ever reach the hub.
+// Spectators only ever reach the hub. The pages speak the player's
+// language with webui's i18n.js and catalogue.js; what the hub says to
+// them — a refused action (Refused.Say), an event's log line
+// (EventLogEntry.Say), who a round waits for (Waiting's fields) — is a
+// catalogue key with arguments (package i18n), its English kept beside
+// it for the log and the API.
 //
 // # Club evenings
 //

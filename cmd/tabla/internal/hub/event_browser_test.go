@@ -118,6 +118,7 @@ func TestEventPages(t *testing.T) {
 		t.Errorf("the event page is %d px wider than a 390-px phone", px)
 	}
 	browsertest.Screenshot(t, ctx, "hub-event-phone")
+	browsertest.CheckLanguages(t, ctx, "the event page", `document.querySelectorAll(".evseats .clock").length === 8 && document.querySelectorAll("#log li").length > 0`, "tr-hub-event-phone")
 
 	// a paired table's own page (its phones'): the players the hub seated
 	// there and their clocks
