@@ -41,7 +41,10 @@
 // them — a refused action (Refused.Say), an event's log line
 // (EventLogEntry.Say), who a round waits for (Waiting's fields) — is a
 // catalogue key with arguments (package i18n), its English kept beside
-// it for the log and the API.
+// it for the log and the API; the arbiter's refusals (the hub's and the
+// club's, i18n.Refusal) and warnings too. The printable crosstable and
+// round pages mark their texts as keys with arguments (data-i18n,
+// data-i18n-args) that i18n.js words; the CSV and TRF stay English.
 //
 // # Club evenings
 //

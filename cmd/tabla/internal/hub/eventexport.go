@@ -348,7 +348,7 @@ th { background: #eee; } td.num { text-align: right; font-variant-numeric: tabul
 .slip .sign { display: flex; gap: 2rem; margin-top: .6rem; } .slip .sign span { flex: 1; border-top: 1px solid #333; padding-top: .1rem; font-size: 9pt; }
 .slips { break-before: page; page-break-before: always; }
 .noprint { margin: .5rem 0; display: flex; flex-wrap: wrap; gap: .4rem; align-items: center; }
-.wide { overflow-x: auto; }
+.wide { overflow-x: auto; } td.rating { white-space: nowrap; }
 @page { size: A4; margin: 12mm; }
 @media print { body { margin: 0; font-size: 10pt; } .noprint { display: none; } a { color: inherit; text-decoration: none; } }
 `
@@ -362,7 +362,7 @@ var crossTmpl = template.Must(template.New("cross").Funcs(exportFuncs).Parse(`<!
 <header class="noprint"><a href="crosstable.csv">CSV</a> · <a href="report.trf">TRF</a> · {{say (T "cross.print")}}</header>
 <h1>{{.Event}} — {{.Game}}</h1><div class="where">{{if .Where}}{{.Where}} · {{end}}{{say .System}}</div>
 <div class="wide"><table><thead><tr><th>{{say (T "cross.no")}}</th><th>{{say (T "cross.rank")}}</th><th>{{say (T "ev.player")}}</th><th>{{say (T "ev.rating")}}</th>{{range .Rounds}}<th>{{say (T "cross.round" "n" .)}}</th>{{end}}<th>{{say (T "ev.pts")}}</th>{{range .Tiebreaks}}<th>{{say .}}</th>{{end}}</tr></thead>
-<tbody>{{range .Rows}}{{$row := .}}<tr><td class="num">{{.No}}</td><td class="num">{{.Rank}}</td><td>{{.Name}}{{if .Out}} <i>({{say .OutSay}})</i>{{end}}</td><td>{{.RatingText}}</td>{{range $i, $c := .Cells}}<td class="{{$c.Kind}}">{{say (index $row.CellSay $i)}}</td>{{end}}<td class="num"><b>{{.PointsText}}</b></td>{{range .TBText}}<td class="num">{{.}}</td>{{end}}</tr>
+<tbody>{{range .Rows}}{{$row := .}}<tr><td class="num">{{.No}}</td><td class="num">{{.Rank}}</td><td>{{.Name}}{{if .Out}} <i>({{say .OutSay}})</i>{{end}}</td><td class="rating">{{.RatingText}}</td>{{range $i, $c := .Cells}}<td class="{{$c.Kind}}">{{say (index $row.CellSay $i)}}</td>{{end}}<td class="num"><b>{{.PointsText}}</b></td>{{range .TBText}}<td class="num">{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>
 <p class="legend">{{if .Two}}{{say (T "cross.legend.two")}}{{else}}{{say (T "cross.legend.four")}}{{end}} {{say (T "cross.legend.rating")}}</p>
 ` + exportScripts + `

@@ -75,7 +75,8 @@ function go(i) {
   }
   const s = game.steps[k];
   board.render({ pieces: s.pieces, leds: Tabla.positionLEDs(s.painted, lastCells(k)), arrow: arrowAt(k) });
-  $("ply").textContent = k === 0 ? T("ana.start") : T("ana.ply", { k, n: game.total - 1 });
+  // move numbers as written in a record (no thousands' separator)
+  $("ply").textContent = k === 0 ? T("ana.start") : T("ana.ply", { k: String(k), n: String(game.total - 1) });
   document.querySelectorAll("#movelist li").forEach(li => li.classList.toggle("current", +li.dataset.step === k));
   const cur = document.querySelector("#movelist li.current"), list = $("movelist");
   if (cur) { // keep the current move in view, scrolling the list only
