@@ -184,8 +184,8 @@ func TestArbiterTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r3.N != 3 || r3.By != "Zeynep" || len(warn) == 0 || !strings.Contains(warn[0], "board 1: a rematch: "+r1.Players[0]+" and "+r1.Players[1]+" have met once") {
-		t.Fatalf("round 3 by hand: %+v, warnings %q", r3, warn)
+	if r3.N != 3 || r3.By != "Zeynep" || len(warn) == 0 || !strings.Contains(warn[0].English(), "board 1: a rematch: "+r1.Players[0]+" and "+r1.Players[1]+" have met once") {
+		t.Fatalf("round 3 by hand: %+v, warnings %v", r3, warn)
 	}
 	// an unfinished round: a new pairing by hand replaces it
 	r3b, _, err := s.PairByHand([][]string{{others[0], r1.Players[0]}, {others[1], r1.Players[1]}, {others[2], others[3]}}, []string{others[4]}, "Zeynep")

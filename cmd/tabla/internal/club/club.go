@@ -90,6 +90,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tabla-board/tabla/cmd/tabla/internal/i18n"
 	"github.com/tabla-board/tabla/engine/rating"
 )
 
@@ -221,12 +222,12 @@ func CheckName(name string) error {
 	n := 0
 	for _, r := range name {
 		if r < ' ' || r == 0x7f {
-			return fmt.Errorf("the name %q has a control character", name)
+			return refuse(i18n.T("club.err.name.control", "name", name), fmt.Errorf("the name %q has a control character", name))
 		}
 		n++
 	}
 	if strings.TrimSpace(name) == "" || n > MaxName {
-		return fmt.Errorf("a name has 1 to %d characters, %q has %d", MaxName, name, n)
+		return refuse(i18n.T("club.err.name.length", "max", MaxName, "name", name, "n", n), fmt.Errorf("a name has 1 to %d characters, %q has %d", MaxName, name, n))
 	}
 	return nil
 }
@@ -238,14 +239,14 @@ func (s *Section) Register(name string, r rating.Rating) error {
 		return err
 	}
 	if len(s.Played) > 0 {
-		return fmt.Errorf("%s has started: players register before the first round", s.Game)
+		return refuse(i18n.T("club.err.started", "game", s.Game), fmt.Errorf("%s has started: players register before the first round", s.Game))
 	}
 	if len(s.Players) >= MaxPlayers {
-		return fmt.Errorf("%s is full (%d players)", s.Game, MaxPlayers)
+		return refuse(i18n.T("club.err.full", "game", s.Game, "n", MaxPlayers), fmt.Errorf("%s is full (%d players)", s.Game, MaxPlayers))
 	}
 	for _, p := range s.Players {
 		if strings.EqualFold(p.Name, name) {
-			return fmt.Errorf("%s is already registered for %s", name, s.Game)
+			return refuse(i18n.T("club.err.registered", "name", name, "game", s.Game), fmt.Errorf("%s is already registered for %s", name, s.Game))
 		}
 	}
 	s.Players = append(s.Players, Player{Name: name, Rating: r})
@@ -286,7 +287,7 @@ func (s *Section) PairNext() (*Round, error) {
 		return nil, ErrRoundOpen
 	}
 	if len(s.Played) >= s.Rounds {
-		return nil, fmt.Errorf("%s: all %d rounds are played", s.Game, s.Rounds)
+		return nil, refuse(i18n.T("club.err.allplayed", "game", s.Game, "n", s.Rounds), fmt.Errorf("%s: all %d rounds are played", s.Game, s.Rounds))
 	}
 	return s.pairNext(0)
 }
@@ -295,13 +296,13 @@ func (s *Section) PairNext() (*Round, error) {
 // games of the first rematches rounds (PairAllowingRematch).
 func (s *Section) pairNext(rematches int) (*Round, error) {
 	if s.Ended {
-		return nil, fmt.Errorf("%s: the arbiter ended it", s.Game)
+		return nil, refuse(i18n.T("club.err.ended", "game", s.Game), fmt.Errorf("%s: the arbiter ended it", s.Game))
 	}
 	need := len(s.Seats)
 	n := len(s.Played) + 1
 	half, absent := s.notPaired(n)
 	if active := len(s.Players) - len(half) - len(absent); active < need {
-		return nil, fmt.Errorf("%s: %d players to pair, a game needs %d", s.Game, active, need)
+		return nil, refuse(i18n.T("club.err.toofew", "game", s.Game, "n", active, "need", need), fmt.Errorf("%s: %d players to pair, a game needs %d", s.Game, active, need))
 	}
 	var games [][]string
 	var byes []string

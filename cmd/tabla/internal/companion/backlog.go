@@ -3,6 +3,7 @@ package companion
 import (
 	"errors"
 	"fmt"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/i18n"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -95,30 +96,24 @@ func (p *JournalProblem) Do() string {
 	return "check that the card or disk of " + dir + " is there and works (dmesg); the game goes on by itself once the journal can be written"
 }
 
-// People says it for the players, in words, with what to do.
-func (p *JournalProblem) People() string {
-	var why, do string
-	switch p.Kind() {
-	case "full":
-		why = "the table's memory card is full, so moves cannot be recorded"
-		do = "Free some space on the card (copy old games off it and delete them); the game goes on by itself as soon as there is space again."
-	case "read-only":
-		why = "the table's memory card can no longer be written (it turned read-only, which happens when a card is failing), so moves cannot be recorded"
-		do = "Whoever looks after the table should make the card writable again or replace it; the game goes on by itself as soon as it can be written."
-	default:
-		why = "the table cannot reach its memory card, so moves cannot be recorded"
-		do = "Check the card; the game goes on by itself as soon as it can be written again."
+// People says it for the players, in words, with what to do (English).
+func (p *JournalProblem) People() string { return p.Words().English() }
+
+// Words says it for the players in the page's words: why the game is
+// paused, what to do, and what happens to the moves made meanwhile.
+func (p *JournalProblem) Words() i18n.Text {
+	kind := p.Kind()
+	if kind != "full" && kind != "read-only" {
+		kind = "gone"
 	}
-	kept := "Keep the table switched on."
+	kept := i18n.T("paused.kept")
 	switch {
 	case p.Refused > 0:
-		kept = fmt.Sprintf("Stop playing: the table's memory for moves is full, the board is no longer followed and %d moves wait to be recorded. Keep the table switched on; once the card works again, put the pieces back as the lights show.", p.Held)
-	case p.Held == 1:
-		kept = "The move made since is kept in the table's memory and recorded then: keep the table switched on."
-	case p.Held > 1:
-		kept = fmt.Sprintf("The %d moves made since are kept in the table's memory and recorded then: keep the table switched on.", p.Held)
+		kept = i18n.T("paused.kept.stop", "n", p.Held)
+	case p.Held >= 1:
+		kept = i18n.T("paused.kept.held", "n", p.Held)
 	}
-	return "Game paused: " + why + ". " + do + " " + kept
+	return i18n.T("paused", "why", i18n.T("paused.why."+kind), "do", i18n.T("paused.do."+kind), "kept", kept)
 }
 
 // add puts one line in the backlog and writes what it can. input lines

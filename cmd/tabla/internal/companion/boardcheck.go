@@ -2,6 +2,7 @@ package companion
 
 import (
 	"fmt"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/i18n"
 	"strings"
 
 	"github.com/tabla-board/tabla/boards"
@@ -26,18 +27,18 @@ func (e *BoardMismatch) Error() string {
 		": start tabla with --board-file for this board, or flash the firmware built for " + e.Def.Name
 }
 
-// People says it for the page: which board is plugged in, which one the
-// table is set up for, and what to do.
-func (e *BoardMismatch) People() string {
+// People says it for the page (English): which board is plugged in,
+// which one the table is set up for, and what to do.
+func (e *BoardMismatch) People() string { return e.Words().English() }
+
+// Words says it in the page's words.
+func (e *BoardMismatch) Words() i18n.Text {
 	a := e.Announced
-	kind := ""
+	key := "wrongboard"
 	if a.Identifying && len(e.Def.Codes) == 0 {
-		kind = " Its sensors tell the pieces apart; this board file knows no piece codes."
+		key = "wrongboard.codes"
 	}
-	return fmt.Sprintf("The board plugged in is not the %s board this table is set up for: it has %d cells and %d lights, the %s board has %d cells and %d lights.%s "+
-		"Nothing is played until the right board is plugged in: plug in the %s board and the game goes on where it stopped, "+
-		"or start tabla again with the board file of this board.",
-		e.Def.Name, a.Sensors, a.LEDs, e.Def.Name, len(e.Def.Sensors), e.Def.LEDCount, kind, e.Def.Name)
+	return i18n.T(key, "board", e.Def.Name, "cells", a.Sensors, "lights", a.LEDs, "want_cells", len(e.Def.Sensors), "want_lights", e.Def.LEDCount)
 }
 
 // acceptBoard returns a check of a board's Hello against the board file

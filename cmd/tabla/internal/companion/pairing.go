@@ -3,6 +3,7 @@ package companion
 import (
 	"errors"
 	"fmt"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/i18n"
 	"maps"
 	"slices"
 	"time"
@@ -213,6 +214,25 @@ func (s *Session) pairingShownLocked() bool {
 // button is its).
 func (s *Session) confirmingLocked() bool {
 	return s.ref.State().Mode == referee.ModeConfirm.String()
+}
+
+// pairingWordsLocked is the standing request in the page's words: what
+// to press and where the light pulses (nil without a request).
+func (s *Session) pairingWordsLocked() *i18n.Text {
+	if s.pair == nil {
+		return nil
+	}
+	left := int(max(0, time.Until(s.pair.until)).Round(time.Second) / time.Second)
+	if !s.pairingShownLocked() {
+		t := i18n.T("msg.pair.wait", "n", left)
+		return &t
+	}
+	if c := s.pair.cell; c >= 0 {
+		t := i18n.T("msg.pair.at", "cell", s.board.Cells[c].Name, "n", left)
+		return &t
+	}
+	t := i18n.T("msg.pair", "n", left)
+	return &t
 }
 
 // pairingStateLocked puts the request into a state: the corner showing it

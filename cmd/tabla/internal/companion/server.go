@@ -1,6 +1,7 @@
 package companion
 
 import (
+	"github.com/tabla-board/tabla/cmd/tabla/internal/i18n"
 	"math"
 
 	"github.com/tabla-board/tabla/engine/record"
@@ -42,6 +43,15 @@ type Status struct {
 	// SpareJournal: while paused, the journal can be written to the
 	// spare folder instead (the command spare; spare.go).
 	SpareJournal bool `json:"spare_journal,omitempty"`
+	// The same in the page's words (catalogue keys with arguments):
+	// BoardProblemText, JournalProblemText, and MessageText the
+	// session's own messages (the pause, a pairing request) around the
+	// referee's, RefereeMessage (State's message is all of them in
+	// English).
+	BoardProblemText   *i18n.Text  `json:"board_problem_text,omitempty"`
+	JournalProblemText *i18n.Text  `json:"journal_problem_text,omitempty"`
+	MessageText        []i18n.Text `json:"message_text,omitempty"`
+	RefereeMessage     string      `json:"referee_message"`
 }
 
 // PairingStatus is a standing pairing request.
@@ -64,12 +74,20 @@ func (s *Session) StatusJSON() Status {
 		out.AI = s.opts.Engines.Seats()
 	}
 	if wrong := s.WrongBoard(); wrong != nil {
-		out.BoardProblem = wrong.People()
+		w := wrong.Words()
+		out.BoardProblem, out.BoardProblemText = w.English(), &w
 	}
 	if p := s.JournalProblem(); p != nil {
-		out.JournalProblem, out.Unrecorded = p.People(), p.Held
+		w := p.Words()
+		out.JournalProblem, out.JournalProblemText, out.Unrecorded = w.English(), &w, p.Held
 		out.SpareJournal = s.opts.SpareJournalDir != ""
 	}
+	s.mu.Lock()
+	out.RefereeMessage = s.ref.State().Message
+	if w := s.pairingWordsLocked(); w != nil {
+		out.MessageText = append(out.MessageText, *w)
+	}
+	s.mu.Unlock()
 	if pending, left := s.Pairing(); pending {
 		out.Pairing = &PairingStatus{Seconds: int(math.Ceil(left.Seconds()))}
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/club"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/i18n"
 	"github.com/tabla-board/tabla/engine/rating"
 )
 
@@ -57,8 +58,30 @@ type ArbiterAction struct {
 }
 
 // Arbiter applies an arbiter's action to an event and logs it; it
-// returns the warnings the change gave (a rematch paired by hand).
-func (h *Hub) Arbiter(ctx context.Context, id string, a ArbiterAction) (warnings []string, err error) {
+// returns the warnings the change gave (a rematch paired by hand), in
+// English.
+func (h *Hub) Arbiter(ctx context.Context, id string, a ArbiterAction) ([]string, error) {
+	say, err := h.arbiter(ctx, id, a)
+	var warnings []string
+	for _, w := range say {
+		warnings = append(warnings, w.English())
+	}
+	return warnings, err
+}
+
+// sayOf is an error's words for the page: a refusal's, else "the hub
+// could not do that".
+func sayOf(err error) i18n.Text {
+	var rf *Refusal
+	if errors.As(err, &rf) {
+		return rf.Say
+	}
+	return i18n.T("hub.err.other")
+}
+
+// arbiter is Arbiter with the warnings in the page's words. Its refusals
+// are Refusals (the club's too): the page words them.
+func (h *Hub) arbiter(ctx context.Context, id string, a ArbiterAction) (warnings []i18n.Text, err error) {
 	now := h.now()
 	by := strings.TrimSpace(a.By)
 	if by == "" {
@@ -66,40 +89,43 @@ func (h *Hub) Arbiter(ctx context.Context, id string, a ArbiterAction) (warnings
 	}
 	why := strings.TrimSpace(a.Why)
 	if err := club.CheckName(by); err != nil {
-		return nil, fmt.Errorf("who: %v", err)
+		return nil, refuse(i18n.T("arb.err.who", "why", sayOf(err)), fmt.Errorf("who: %v", err))
 	}
 	if len(why) > 200 {
-		return nil, errors.New("say why in up to 200 characters")
+		return nil, refuse(i18n.T("arb.err.whylong"), errors.New("say why in up to 200 characters"))
 	}
 	if why == "" && a.Do != ActEnter && a.Do != ActClocks {
-		return nil, fmt.Errorf("%s: say why (the log shows it)", a.Do)
+		return nil, refuse(i18n.T("ev.err.saywhy"), fmt.Errorf("%s: say why (the log shows it)", a.Do))
 	}
 	err = h.updateEvent(ctx, id, func(e *EventState) error {
 		warnings = nil
-		log := func(format string, args ...any) {
+		// log writes the change with who made it and why: What in
+		// English, Say in the page's words
+		log := func(say i18n.Text, format string, args ...any) {
 			what := fmt.Sprintf(format, args...)
 			if why != "" {
 				what += ": " + why
+				say = i18n.T("ev.log.why", "what", say, "why", why)
 			}
-			e.Log = append(e.Log, EventLogEntry{T: now.UTC(), What: what, Who: by})
+			e.Log = append(e.Log, EventLogEntry{T: now.UTC(), What: what, Say: &say, Who: by})
 		}
 		var s *club.Section
 		switch {
 		case a.Game != "":
 			if s = e.section(a.Game); s == nil {
-				return fmt.Errorf("the event has no %s", a.Game)
+				return refuse(i18n.T("arb.err.nogame", "game", a.Game), fmt.Errorf("the event has no %s", a.Game))
 			}
 		case len(e.Sections) == 1:
 			s = e.Sections[0]
 		case a.Do != ActEnd && a.Do != ActClocks:
-			return fmt.Errorf("the event has %d games: say which", len(e.Sections))
+			return refuse(i18n.T("arb.err.which", "n", len(e.Sections)), fmt.Errorf("the event has %d games: say which", len(e.Sections)))
 		}
 		switch a.Do {
 		case ActEnter:
 			r := h.ratingOf(s.Game, strings.TrimSpace(a.Name))
 			if a.Rating != 0 || a.RD != 0 {
 				if a.Rating < 100 || a.Rating > 4000 || a.RD < 0 || a.RD > 500 {
-					return fmt.Errorf("a rating is 100 to 4000 and its RD 0 to 500, got %g ± %g", a.Rating, a.RD)
+					return refuse(i18n.T("arb.err.rating", "r", a.Rating, "rd", a.RD), fmt.Errorf("a rating is 100 to 4000 and its RD 0 to 500, got %g ± %g", a.Rating, a.RD))
 				}
 				r = rating.Rating{R: a.Rating, RD: a.RD, Sigma: rating.DefaultVolatility}
 				if r.RD == 0 {
@@ -113,9 +139,11 @@ func (h *Hub) Arbiter(ctx context.Context, id string, a ArbiterAction) (warnings
 			p := s.Players[playerIndex(s, a.Name)]
 			switch {
 			case n == 0:
-				log("%s registered for %s, rated %s", p.Name, s.Game, RatingText(p.Rating))
+				log(i18n.T("arb.log.registered", "name", p.Name, "game", s.Game, "rating", RatingText(p.Rating)),
+					"%s registered for %s, rated %s", p.Name, s.Game, RatingText(p.Rating))
 			default:
-				log("%s entered %s from round %d (no points for the rounds before), rated %s", p.Name, s.Game, p.From, RatingText(p.Rating))
+				log(i18n.T("arb.log.entered", "name", p.Name, "game", s.Game, "round", p.From, "rating", RatingText(p.Rating)),
+					"%s entered %s from round %d (no points for the rounds before), rated %s", p.Name, s.Game, p.From, RatingText(p.Rating))
 			}
 		case ActWithdraw:
 			how := club.Withdrawn
@@ -125,7 +153,9 @@ func (h *Hub) Arbiter(ctx context.Context, id string, a ArbiterAction) (warnings
 			if err := s.Withdraw(a.Name, how); err != nil {
 				return err
 			}
-			log("%s %s from %s after round %d", s.Players[playerIndex(s, a.Name)].Name, map[bool]string{true: "paused", false: "withdrew"}[a.Pause], s.Game, len(s.Played))
+			name := s.Players[playerIndex(s, a.Name)].Name
+			log(i18n.T(map[bool]string{true: "arb.log.paused", false: "arb.log.withdrew"}[a.Pause], "name", name, "game", s.Game, "round", len(s.Played)),
+				"%s %s from %s after round %d", name, map[bool]string{true: "paused", false: "withdrew"}[a.Pause], s.Game, len(s.Played))
 		case ActBye:
 			round := a.Round
 			if round == 0 {
@@ -134,44 +164,53 @@ func (h *Hub) Arbiter(ctx context.Context, id string, a ArbiterAction) (warnings
 			if err := s.RequestBye(a.Name, round); err != nil {
 				return err
 			}
-			log("%s has a half-point bye in %s round %d", s.Players[playerIndex(s, a.Name)].Name, s.Game, round)
+			name := s.Players[playerIndex(s, a.Name)].Name
+			log(i18n.T("arb.log.bye", "name", name, "game", s.Game, "round", round), "%s has a half-point bye in %s round %d", name, s.Game, round)
 		case ActForfeit:
 			p, err := s.Forfeit(a.Round, a.Board, a.Absent)
 			if err != nil {
 				return err
 			}
-			log("%s round %d board %d (%s) forfeited: %s", s.Game, a.Round, a.Board, strings.Join(p.Players, " – "), forfeitText(s, p))
+			log(i18n.T("arb.log.forfeit", "game", s.Game, "round", a.Round, "board", a.Board, "players", strings.Join(p.Players, " – "), "who", forfeitText(s, p)),
+				"%s round %d board %d (%s) forfeited: %s", s.Game, a.Round, a.Board, strings.Join(p.Players, " – "), forfeitText(s, p))
 		case ActPair:
 			r, warn, err := s.PairByHand(a.Games, a.Byes, by)
 			if err != nil {
 				return err
 			}
 			warnings = warn
-			log("%s round %d paired by hand: %s%s", s.Game, r.N, describeRound(s, r), warnText(warn))
+			say := i18n.T("arb.log.byhand", "game", s.Game, "round", r.N, "pairs", pairsWords(r))
+			if len(warn) > 0 {
+				say = i18n.T("arb.log.byhand.warn", "game", s.Game, "round", r.N, "pairs", pairsWords(r), "warnings", listWords(warn))
+			}
+			log(say, "%s round %d paired by hand: %s%s", s.Game, r.N, describeRound(s, r), warnText(warn))
 		case ActRematch:
 			if s.Stuck == "" {
-				return fmt.Errorf("%s is not stuck: its next round pairs without a rematch", s.Game)
+				return refuse(i18n.T("arb.err.notstuck", "game", s.Game), fmt.Errorf("%s is not stuck: its next round pairs without a rematch", s.Game))
 			}
 			r, k, err := s.PairAllowingRematch()
 			if err != nil {
 				return err
 			}
-			log("%s round %d paired allowing rematches of rounds 1–%d: %s", s.Game, r.N, k, describeRound(s, r))
+			log(i18n.T("arb.log.rematch", "game", s.Game, "round", r.N, "k", k, "pairs", pairsWords(r)),
+				"%s round %d paired allowing rematches of rounds 1–%d: %s", s.Game, r.N, k, describeRound(s, r))
 		case ActResult:
 			p := s.Find(a.Round, a.Board)
 			if p == nil {
-				return fmt.Errorf("%s has no round %d board %d", s.Game, a.Round, a.Board)
+				return refuse(i18n.T("club.err.noboard", "game", s.Game, "round", a.Round, "board", a.Board), fmt.Errorf("%s has no round %d board %d", s.Game, a.Round, a.Board))
 			}
 			places, err := club.ParseResult(a.Result, len(s.Seats))
 			if err != nil {
 				return err
 			}
-			before := "none"
+			before, sayBefore := "none", "—"
 			if p.Result != nil {
 				before = resultText(s, p.Result)
+				sayBefore = before
 			}
 			p.Result = &club.Result{Places: places, Points: s.Points(places), End: "arbiter", By: "arbiter"}
-			log("the arbiter changed %s round %d board %d (%s) from %s to %s", s.Game, a.Round, a.Board, strings.Join(p.Players, " – "), before, resultText(s, p.Result))
+			log(i18n.T("arb.log.result", "game", s.Game, "round", a.Round, "board", a.Board, "players", strings.Join(p.Players, " – "), "before", sayBefore, "after", resultText(s, p.Result)),
+				"the arbiter changed %s round %d board %d (%s) from %s to %s", s.Game, a.Round, a.Board, strings.Join(p.Players, " – "), before, resultText(s, p.Result))
 		case ActEnd:
 			secs := e.Sections
 			if s != nil && a.Game != "" {
@@ -187,7 +226,11 @@ func (h *Hub) Arbiter(ctx context.Context, id string, a ArbiterAction) (warnings
 				}
 			}
 			for _, x := range secs {
-				log("%s ended after %d rounds; final standings: %s", x.Game, len(x.Played), standingsText(x))
+				var st any = standingsText(x)
+				if len(x.Players) == 0 {
+					st = i18n.T("arb.noplayers")
+				}
+				log(i18n.T("arb.log.ended", "game", x.Game, "n", len(x.Played), "standings", st), "%s ended after %d rounds; final standings: %s", x.Game, len(x.Played), standingsText(x))
 			}
 		case ActClocks:
 			secs := e.Sections
@@ -199,11 +242,11 @@ func (h *Hub) Arbiter(ctx context.Context, id string, a ArbiterAction) (warnings
 				if c := x.Current(); c != nil && !c.Complete() && c.Clocks.IsZero() {
 					c.Clocks = now.UTC()
 					n++
-					log("%s round %d's clocks started", x.Game, c.N)
+					log(i18n.T("arb.log.clocks", "game", x.Game, "round", c.N), "%s round %d's clocks started", x.Game, c.N)
 				}
 			}
 			if n == 0 {
-				return errors.New("no round under way waits for its clocks")
+				return refuse(i18n.T("arb.err.noclocks"), errors.New("no round under way waits for its clocks"))
 			}
 		default:
 			return fmt.Errorf("no arbiter's action %q (enter, withdraw, bye, forfeit, pair, rematch, result, end, clocks)", a.Do)
@@ -243,11 +286,38 @@ func forfeitText(s *club.Section, p *club.Pairing) string {
 	return strings.Join(parts, ", ")
 }
 
-func warnText(w []string) string {
+func warnText(w []i18n.Text) string {
 	if len(w) == 0 {
 		return ""
 	}
-	return " (warning: " + strings.Join(w, "; ") + ")"
+	var parts []string
+	for _, x := range w {
+		parts = append(parts, x.English())
+	}
+	return " (warning: " + strings.Join(parts, "; ") + ")"
+}
+
+// listWords is texts one after another ("a; b; c") as one text for the
+// page, each in its words.
+func listWords(w []i18n.Text) i18n.Text {
+	out := w[len(w)-1]
+	for i := len(w) - 2; i >= 0; i-- {
+		out = i18n.T("list.semi", "a", w[i], "b", out)
+	}
+	return out
+}
+
+// pairsWords is a round's boards for the page ("1. T1: Ayşe – Ali; 2. …",
+// no words to translate) and its byes.
+func pairsWords(r *club.Round) i18n.Text {
+	var parts []string
+	for _, p := range r.Pairings {
+		parts = append(parts, fmt.Sprintf("%d. %s: %s", p.Board, p.Table, strings.Join(p.Players, " – ")))
+	}
+	if len(r.Byes) > 0 {
+		return i18n.T("arb.pairs.bye", "pairs", strings.Join(parts, "; "), "byes", strings.Join(r.Byes, ", "))
+	}
+	return i18n.T("arb.pairs", "pairs", strings.Join(parts, "; "))
 }
 
 func standingsText(s *club.Section) string {

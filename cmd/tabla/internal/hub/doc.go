@@ -36,7 +36,15 @@
 // move list and evaluation bar (a minimal page of this package, drawing
 // with webui's board.js), and each table's own live page (webui, read
 // only: its status document as the table publishes it, LEDs and all).
-// Spectators only ever reach the hub.
+// Spectators only ever reach the hub. The pages speak the player's
+// language with webui's i18n.js and catalogue.js; what the hub says to
+// them — a refused action (Refused.Say), an event's log line
+// (EventLogEntry.Say), who a round waits for (Waiting's fields) — is a
+// catalogue key with arguments (package i18n), its English kept beside
+// it for the log and the API; the arbiter's refusals (the hub's and the
+// club's, i18n.Refusal) and warnings too. The printable crosstable and
+// round pages mark their texts as keys with arguments (data-i18n,
+// data-i18n-args) that i18n.js words; the CSV and TRF stay English.
 //
 // # Club evenings
 //

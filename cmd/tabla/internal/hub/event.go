@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/i18n"
 	"log/slog"
 	"regexp"
 	"slices"
@@ -53,11 +54,14 @@ type EventState struct {
 // EventLogEntry is a line of an event's log: each result taken or
 // refused, each round paired, each arbiter's change.
 type EventLogEntry struct {
-	T       time.Time `json:"t"`
-	What    string    `json:"what"`
-	Refused bool      `json:"refused,omitempty"`
-	Game    string    `json:"game,omitempty"` // TABLE/GAME the entry is about
-	Who     string    `json:"who,omitempty"`  // the arbiter who made the change
+	T    time.Time `json:"t"`
+	What string    `json:"what"`
+	// Say is What in the page's words (a catalogue key with arguments;
+	// What keeps the English with the developer's detail, for the log).
+	Say     *i18n.Text `json:"say,omitempty"`
+	Refused bool       `json:"refused,omitempty"`
+	Game    string     `json:"game,omitempty"` // TABLE/GAME the entry is about
+	Who     string     `json:"who,omitempty"`  // the arbiter who made the change
 }
 
 // maxEventLog bounds an event's log (the oldest lines go).
@@ -356,8 +360,22 @@ func copyEvent(e *EventState) (*EventState, error) {
 	return &out, json.Unmarshal(data, &out)
 }
 
-func (e *EventState) logf(game string, refused bool, t time.Time, format string, args ...any) {
-	e.Log = append(e.Log, EventLogEntry{T: t.UTC(), What: fmt.Sprintf(format, args...), Refused: refused, Game: game})
+func (e *EventState) logf(game string, refused bool, t time.Time, say i18n.Text, format string, args ...any) {
+	e.Log = append(e.Log, EventLogEntry{T: t.UTC(), What: fmt.Sprintf(format, args...), Say: &say, Refused: refused, Game: game})
+}
+
+// roundWords is a round's pairings for the page: "1. T1: Ayşe – Ali; 2. …"
+// (no words to translate) and its byes.
+func roundWords(game string, r *club.Round) i18n.Text {
+	var parts []string
+	for _, p := range r.Pairings {
+		parts = append(parts, fmt.Sprintf("%d. %s: %s", p.Board, p.Table, strings.Join(p.Players, " – ")))
+	}
+	key := "ev.log.paired"
+	if len(r.Byes) > 0 {
+		key = "ev.log.paired.bye"
+	}
+	return i18n.T(key, "game", game, "round", r.N, "pairs", strings.Join(parts, "; "), "byes", strings.Join(r.Byes, ", "))
 }
 
 // section is the event's section of a game (nil: none).
@@ -402,7 +420,7 @@ func (h *Hub) Register(ctx context.Context, id, game, name string) error {
 	return h.updateEvent(ctx, id, func(e *EventState) error {
 		s := e.section(game)
 		if s == nil {
-			return fmt.Errorf("the event has no %s", game)
+			return refuse(i18n.T("arb.err.nogame", "game", game), fmt.Errorf("the event has no %s", game))
 		}
 		return s.Register(name, h.ratingOf(game, strings.TrimSpace(name)))
 	})
@@ -414,14 +432,14 @@ func (h *Hub) StartEvent(ctx context.Context, id string) error {
 	now := h.now()
 	return h.updateEvent(ctx, id, func(e *EventState) error {
 		if e.Started {
-			return errors.New("the event has started already")
+			return refuse(i18n.T("arb.err.started"), errors.New("the event has started already"))
 		}
 		for _, s := range e.Sections {
 			r, err := s.PairNext()
 			if err != nil {
 				return err
 			}
-			e.logf("", false, now, "%s round 1 paired: %s", s.Game, describeRound(s, r))
+			e.logf("", false, now, roundWords(s.Game, r), "%s round 1 paired: %s", s.Game, describeRound(s, r))
 		}
 		e.Started = true
 		return nil
@@ -464,12 +482,15 @@ func (h *Hub) CorrectResult(ctx context.Context, id, game string, round, board i
 				return fmt.Errorf("a place is 1 to %d, got %d", len(s.Seats), pl)
 			}
 		}
-		before := "none"
+		before, sayBefore := "none", "—"
 		if p.Result != nil {
 			before = resultText(s, p.Result)
+			sayBefore = before
 		}
 		p.Result = &club.Result{Places: places, Points: s.Points(places), End: "arbiter", By: "arbiter"}
-		e.logf("", false, now, "the arbiter changed %s round %d board %d (%s) from %s to %s: %s", game, round, board,
+		e.logf("", false, now, i18n.T("ev.log.arbiter", "game", game, "round", round, "board", board, "players", strings.Join(p.Players, " – "),
+			"before", sayBefore, "after", resultText(s, p.Result), "why", why),
+			"the arbiter changed %s round %d board %d (%s) from %s to %s: %s", game, round, board,
 			strings.Join(p.Players, " – "), before, resultText(s, p.Result), why)
 		h.advance(e, s, now)
 		return nil
@@ -502,11 +523,12 @@ func (h *Hub) advance(e *EventState, s *club.Section, now time.Time) {
 		// the end (the page and `tabla hub event` offer the three)
 		s.Stuck = err.Error()
 		if was != s.Stuck {
-			e.logf("", true, now, "%s round %d cannot be paired: %v — the arbiter may pair it by hand, allow a rematch or end the game", s.Game, c.N+1, err)
+			e.logf("", true, now, i18n.T("ev.log.unpaired", "game", s.Game, "round", c.N+1),
+				"%s round %d cannot be paired: %v — the arbiter may pair it by hand, allow a rematch or end the game", s.Game, c.N+1, err)
 		}
 		return
 	}
-	e.logf("", false, now, "%s round %d paired: %s", s.Game, r.N, describeRound(s, r))
+	e.logf("", false, now, roundWords(s.Game, r), "%s round %d paired: %s", s.Game, r.N, describeRound(s, r))
 }
 
 // ratingOf is a player's rating in a game before an event: the latest
@@ -725,7 +747,7 @@ func (h *Hub) takeResult(key string) {
 					return errNoChange // refused before (the hub read it again)
 				}
 			}
-			e.logf(res.key, true, now, "refused the result of %s: "+format, append([]any{res.key}, args...)...)
+			e.logf(res.key, true, now, i18n.T("ev.log.refused", "game", res.key), "refused the result of %s: "+format, append([]any{res.key}, args...)...)
 			return nil
 		}
 		s := e.section(res.game)
@@ -759,7 +781,11 @@ func (h *Hub) takeResult(key string) {
 		if res.flag != "" {
 			how = res.flag + "'s flag fell"
 		}
-		e.logf(res.key, false, now, "%s round %d board %d at %s: %s %s (%s)", s.Game, round, board, res.table,
+		say := i18n.T("ev.log.result", "game", s.Game, "round", round, "board", board, "table", res.table, "players", strings.Join(p.Players, " – "), "result", resultText(s, p.Result))
+		if res.flag != "" {
+			say = i18n.T("ev.log.result.flag", "game", s.Game, "round", round, "board", board, "table", res.table, "players", strings.Join(p.Players, " – "), "result", resultText(s, p.Result), "who", i18n.T("seat."+strings.TrimRight(res.flag, "0123456789")))
+		}
+		e.logf(res.key, false, now, say, "%s round %d board %d at %s: %s %s (%s)", s.Game, round, board, res.table,
 			strings.Join(p.Players, " – "), resultText(s, p.Result), how)
 		h.advance(e, s, now)
 		return nil

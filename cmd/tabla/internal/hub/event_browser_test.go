@@ -118,6 +118,7 @@ func TestEventPages(t *testing.T) {
 		t.Errorf("the event page is %d px wider than a 390-px phone", px)
 	}
 	browsertest.Screenshot(t, ctx, "hub-event-phone")
+	browsertest.CheckLanguages(t, ctx, "the event page", `document.querySelectorAll(".evseats .clock").length === 8 && document.querySelectorAll("#log li").length > 0`, "tr-hub-event-phone")
 
 	// a paired table's own page (its phones'): the players the hub seated
 	// there and their clocks
@@ -145,4 +146,35 @@ func TestEventPages(t *testing.T) {
 	if r := th.hub.Event("moda").Sections[0].Played[1].Pairings[1].Result; r == nil || r.By != "arbiter" || r.Points[1] != 1 {
 		t.Fatalf("round 2 board 2 (%v) after the arbiter: %+v", q.Players, r)
 	}
+
+	// the arbiter's tools in Turkish: a change done, logged with who and
+	// why in the page's words; the club's refusal of the same change
+	// worded from the catalogue, not the hub's English
+	ready := `document.querySelectorAll("#log li").length > 0 && !document.getElementById("tools").hidden`
+	browsertest.SwitchLanguage(t, ctx, "tr", ready)
+	bye := func() {
+		browsertest.Eval[any](t, ctx, `(() => { const v = (id, x) => document.getElementById(id).value = x;
+			v("by", "Zeynep"); v("toolGame", "gyges"); v("toolDo", "bye"); v("toolName", "Ayşe"); v("toolRound", "3"); v("toolWhy", "erken gidecek");
+			document.getElementById("evmessage").textContent = ""; document.getElementById("tools").requestSubmit(); })()`)
+	}
+	noProblems := func(what string) {
+		t.Helper()
+		var problems []string
+		browsertest.WaitPage(t, what+" without language problems", func(l *browsertest.Look) bool {
+			problems = browsertest.Read[[]string](l, ctx, browsertest.LanguageProblems)
+			return len(problems) == 0
+		}, func(*browsertest.Look) string { return fmt.Sprint(problems) })
+	}
+	bye()
+	browsertest.WaitJS(t, ctx, "the bye done and logged in Turkish", `document.getElementById("evmessage").textContent === "Yapıldı." &&
+		document.getElementById("log").innerText.includes("Ayşe, gyges tur 3 için yarım puanlık bay aldı. Neden: erken gidecek (Zeynep)")`,
+		`document.getElementById("log").innerText + " | " + document.getElementById("evmessage").textContent`)
+	noProblems("the arbiter's change in Turkish")
+	bye()
+	browsertest.WaitJS(t, ctx, "the refusal in Turkish", `document.getElementById("evmessage").textContent === "Ayşe, 3. turda zaten bay geçiyor."`,
+		`document.getElementById("evmessage").textContent`)
+	noProblems("the arbiter's refusal in Turkish")
+	browsertest.SwitchLanguage(t, ctx, "en", ready)
+	browsertest.WaitJS(t, ctx, "the log back in English", `document.getElementById("log").innerText.includes("Ayşe has a half-point bye in gyges round 3: erken gidecek (Zeynep)")`,
+		`document.getElementById("log").innerText`)
 }

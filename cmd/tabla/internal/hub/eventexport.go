@@ -2,7 +2,9 @@ package hub
 
 import (
 	"archive/zip"
+	"encoding/json"
 	"fmt"
+	"html"
 	"html/template"
 	"io"
 	"net/http"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/club"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/club/trf"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/i18n"
 )
 
 // A club evening's exports (issue 37):
@@ -21,6 +24,12 @@ import (
 //	GET /api/club/ID/GAME/report.trf        FIDE's TRF-16 of the complete rounds (two-player games)
 //	GET /api/club/ID/records.zip            every scored game's record, GAME/rRR-bBB-TABLE-ID.jsonl,
 //	                                        with each game's crosstable.csv (and report.trf)
+//
+// The two pages are worded from the catalogues as every page is: each
+// text is its key and arguments (data-i18n, data-i18n-args) with the
+// English in place, and i18n.js words it in the reader's language (its
+// switch is in the part not printed). The CSV and the TRF stay English
+// (files for programs, as the CLI).
 
 func (h *Hub) exportRoutes(mux *http.ServeMux) {
 	section := func(w http.ResponseWriter, r *http.Request) (*EventState, *club.Section) {
@@ -144,31 +153,128 @@ func (h *Hub) writeEventZip(w io.Writer, e *EventState) error {
 	return z.Close()
 }
 
+// sayAttr marks an element's text as a catalogue key with arguments
+// (i18n.js words it in the page's language).
+func sayAttr(t i18n.Text) template.HTMLAttr {
+	out := ` data-i18n="` + html.EscapeString(t.Key) + `"`
+	if len(t.Args) > 0 {
+		b, _ := json.Marshal(t.Args)
+		out += ` data-i18n-args="` + html.EscapeString(string(b)) + `"`
+	}
+	return template.HTMLAttr(out)
+}
+
+// say is a text as a span the page words, the English in it.
+func say(t i18n.Text) template.HTML {
+	return template.HTML("<span" + string(sayAttr(t)) + ">" + html.EscapeString(t.English()) + "</span>")
+}
+
+// exportFuncs word the export pages: {{say (T KEY "arg" value …)}}.
+var exportFuncs = template.FuncMap{
+	"T":       func(key string, kv ...any) i18n.Text { return i18n.T(key, kv...) },
+	"say":     say,
+	"sayAttr": sayAttr,
+	"join":    func(names []string) string { return strings.Join(names, ", ") },
+}
+
+// seatWords is a seat in words ("red2": red 2).
+func seatWords(seat string) i18n.Text {
+	base := strings.TrimRight(seat, "0123456789")
+	if n := seat[len(base):]; n != "" {
+		return i18n.T("seat.numbered", "seat", i18n.T("seat."+base), "n", n)
+	}
+	return i18n.T("seat." + base)
+}
+
+// tiebreakKeys are the tie-breaks' keys by their English names
+// (club.TiebreakNames).
+var tiebreakKeys = map[string]string{"Buchholz": "tb.buchholz", "Sonneborn-Berger": "tb.sonneborn", "wins": "tb.wins",
+	"first places": "tb.firsts", "table mates' points": "tb.mates"}
+
+func tiebreakWords(name string) i18n.Text {
+	if k, ok := tiebreakKeys[name]; ok {
+		return i18n.T(k)
+	}
+	return i18n.T("plain", "text", name) // a name without words
+}
+
+// cellWords is a crosstable cell in words, as club's Text prints it:
+// "5w1", "3b½", "4w+", "bye 1", "½ bye", "−"; four seats "2nd 2 (5,7,8)".
+func cellWords(s *club.Section, c club.CrossCell) i18n.Text {
+	pts := club.FormatPoints(c.Points)
+	switch c.Kind {
+	case "bye":
+		return i18n.T("cross.bye", "pts", pts)
+	case "half":
+		return i18n.T("cross.half", "pts", pts)
+	case "absent":
+		return i18n.T("plain", "text", c.Text)
+	}
+	opp := make([]string, len(c.Opp))
+	for i, o := range c.Opp {
+		opp[i] = strconv.Itoa(o)
+	}
+	if len(s.Seats) == 2 {
+		seat := i18n.T(map[bool]string{true: "cross.first", false: "cross.second"}[c.Seat == 0])
+		switch c.Kind {
+		case "open":
+			return i18n.T("cross.two", "opp", opp[0], "seat", seat, "pts", "")
+		case "forfeit":
+			return i18n.T("cross.two", "opp", opp[0], "seat", seat, "pts", map[bool]string{true: "+", false: "−"}[c.Points > 0])
+		}
+		return i18n.T("cross.two", "opp", opp[0], "seat", seat, "pts", pts)
+	}
+	mates := "(" + strings.Join(opp, ",") + ")"
+	switch c.Kind {
+	case "open":
+		return i18n.T("cross.open4", "board", c.Board, "mates", mates)
+	case "forfeit":
+		return i18n.T("plain", "text", c.Text)
+	}
+	place := i18n.T("cross.place.n", "n", c.Place)
+	if c.Place <= 3 {
+		place = i18n.T("cross.place." + strconv.Itoa(c.Place))
+	}
+	return i18n.T("cross.four", "place", place, "pts", pts, "mates", mates)
+}
+
 type crossData struct {
-	Event, Where, Game, System string
-	Rounds                     []int
-	Tiebreaks                  []string
-	Rows                       []crossRowView
-	Two                        bool
+	Event, Where, Game string
+	System             i18n.Text
+	Rounds             []int
+	Tiebreaks          []i18n.Text
+	Rows               []crossRowView
+	Two                bool
 }
 
 type crossRowView struct {
 	club.CrossRow
+	OutSay     i18n.Text
 	RatingText string
 	PointsText string
 	TBText     []string
+	CellSay    []i18n.Text
 }
 
 func crossPage(e *EventState, s *club.Section) crossData {
-	d := crossData{Event: e.Name, Where: strings.Trim(e.Site+" · "+e.Date, " ·"), Game: strings.ToUpper(s.Game), System: s.System,
-		Tiebreaks: club.TiebreakNames(s.System), Two: len(s.Seats) == 2}
+	d := crossData{Event: e.Name, Where: strings.Trim(e.Site+" · "+e.Date, " ·"), Game: strings.ToUpper(s.Game), System: i18n.T("ev.system." + s.System),
+		Two: len(s.Seats) == 2}
+	for _, t := range club.TiebreakNames(s.System) {
+		d.Tiebreaks = append(d.Tiebreaks, tiebreakWords(t))
+	}
 	for _, r := range s.Played {
 		d.Rounds = append(d.Rounds, r.N)
 	}
 	for _, row := range s.Crosstable() {
 		v := crossRowView{CrossRow: row, RatingText: RatingText(row.Rating), PointsText: club.FormatPoints(row.Points)}
+		if row.Out != "" {
+			v.OutSay = i18n.T("club.out." + row.Out)
+		}
 		for _, t := range row.Tiebreaks {
 			v.TBText = append(v.TBText, club.FormatPoints(t))
+		}
+		for _, c := range row.Cells {
+			v.CellSay = append(v.CellSay, cellWords(s, c))
 		}
 		d.Rows = append(d.Rows, v)
 	}
@@ -178,7 +284,7 @@ func crossPage(e *EventState, s *club.Section) crossData {
 type printData struct {
 	Event, Where, Game string
 	Round              int
-	Seats              []string
+	Seats              []i18n.Text
 	Boards             []printBoard
 	Byes, Half, Absent []string
 	Choices            []string // the results a slip offers (two seats)
@@ -192,11 +298,17 @@ type printBoard struct {
 	Result  string
 }
 
-type printSeat struct{ Seat, Name, Rating string }
+type printSeat struct {
+	Seat         i18n.Text
+	Name, Rating string
+}
 
 func printPage(e *EventState, s *club.Section, r *club.Round) printData {
-	d := printData{Event: e.Name, Where: strings.Trim(e.Site+" · "+e.Date, " ·"), Game: strings.ToUpper(s.Game), Round: r.N, Seats: s.Seats,
+	d := printData{Event: e.Name, Where: strings.Trim(e.Site+" · "+e.Date, " ·"), Game: strings.ToUpper(s.Game), Round: r.N,
 		Byes: r.Byes, Half: r.Half, Absent: r.Absent}
+	for _, seat := range s.Seats {
+		d.Seats = append(d.Seats, seatWords(seat))
+	}
 	if len(s.Seats) == 2 {
 		d.Choices = []string{"1–0", "½–½", "0–1"}
 	} else {
@@ -211,7 +323,7 @@ func printPage(e *EventState, s *club.Section, r *club.Round) printData {
 	for _, p := range r.Pairings {
 		b := printBoard{Board: p.Board, Table: p.Table}
 		for i, n := range p.Players {
-			b.Players = append(b.Players, printSeat{Seat: s.Seats[i], Name: n, Rating: rat[n]})
+			b.Players = append(b.Players, printSeat{Seat: seatWords(s.Seats[i]), Name: n, Rating: rat[n]})
 		}
 		if p.Result != nil {
 			b.Result = resultText(s, p.Result)
@@ -235,39 +347,46 @@ th { background: #eee; } td.num { text-align: right; font-variant-numeric: tabul
 .slip .box { display: inline-block; border: 1px solid #333; min-width: 3.2rem; padding: .15rem .4rem; margin-right: .5rem; }
 .slip .sign { display: flex; gap: 2rem; margin-top: .6rem; } .slip .sign span { flex: 1; border-top: 1px solid #333; padding-top: .1rem; font-size: 9pt; }
 .slips { break-before: page; page-break-before: always; }
-.noprint { margin: .5rem 0; }
+.noprint { margin: .5rem 0; display: flex; flex-wrap: wrap; gap: .4rem; align-items: center; }
+.wide { overflow-x: auto; } td.rating { white-space: nowrap; }
 @page { size: A4; margin: 12mm; }
 @media print { body { margin: 0; font-size: 10pt; } .noprint { display: none; } a { color: inherit; text-decoration: none; } }
 `
 
-var crossTmpl = template.Must(template.New("cross").Parse(`<!doctype html>
+// the pages' scripts: the catalogues and i18n.js (webui's, under /ui/)
+const exportScripts = `<script src="/ui/catalogue.js"></script><script src="/ui/i18n.js"></script>`
+
+var crossTmpl = template.Must(template.New("cross").Funcs(exportFuncs).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Event}} — {{.Game}} crosstable</title><style>` + printCSS + `</style></head><body>
-<h1>{{.Event}} — {{.Game}}</h1><div class="where">{{.Where}} · {{.System}}</div>
-<div class="noprint"><a href="crosstable.csv">CSV</a> · <a href="report.trf">TRF</a> · print this page for the wall (A4)</div>
-<table><thead><tr><th>No</th><th>Rank</th><th>Player</th><th>Rating</th>{{range .Rounds}}<th>R{{.}}</th>{{end}}<th>Pts</th>{{range .Tiebreaks}}<th>{{.}}</th>{{end}}</tr></thead>
-<tbody>{{range .Rows}}<tr><td class="num">{{.No}}</td><td class="num">{{.Rank}}</td><td>{{.Name}}{{if .Out}} <i>({{.Out}})</i>{{end}}</td><td>{{.RatingText}}</td>{{range .Cells}}<td class="{{.Kind}}">{{.Text}}</td>{{end}}<td class="num"><b>{{.PointsText}}</b></td>{{range .TBText}}<td class="num">{{.}}</td>{{end}}</tr>
-{{end}}</tbody></table>
-<p class="legend">{{if .Two}}A round's cell: the opponent's number, w the first seat or b the second, and the score (1, ½, 0); + and − a game won or lost by forfeit (scored, not rated);{{else}}A round's cell: the place and points, the table mates' numbers;{{end}} "bye" the pairing's bye, "½ bye" a bye asked for, − no game. A rating is r ± RD, as the player came: the player's strength lies within two RDs of r 95 times in 100 (a new player is 1500 ± 350).</p>
+<title{{sayAttr (T "cross.title" "event" .Event "game" .Game)}}>{{.Event}} — {{.Game}} crosstable</title><style>` + printCSS + `</style></head><body>
+<header class="noprint"><a href="crosstable.csv">CSV</a> · <a href="report.trf">TRF</a> · {{say (T "cross.print")}}</header>
+<h1>{{.Event}} — {{.Game}}</h1><div class="where">{{if .Where}}{{.Where}} · {{end}}{{say .System}}</div>
+<div class="wide"><table><thead><tr><th>{{say (T "cross.no")}}</th><th>{{say (T "cross.rank")}}</th><th>{{say (T "ev.player")}}</th><th>{{say (T "ev.rating")}}</th>{{range .Rounds}}<th>{{say (T "cross.round" "n" .)}}</th>{{end}}<th>{{say (T "ev.pts")}}</th>{{range .Tiebreaks}}<th>{{say .}}</th>{{end}}</tr></thead>
+<tbody>{{range .Rows}}{{$row := .}}<tr><td class="num">{{.No}}</td><td class="num">{{.Rank}}</td><td>{{.Name}}{{if .Out}} <i>({{say .OutSay}})</i>{{end}}</td><td class="rating">{{.RatingText}}</td>{{range $i, $c := .Cells}}<td class="{{$c.Kind}}">{{say (index $row.CellSay $i)}}</td>{{end}}<td class="num"><b>{{.PointsText}}</b></td>{{range .TBText}}<td class="num">{{.}}</td>{{end}}</tr>
+{{end}}</tbody></table></div>
+<p class="legend">{{if .Two}}{{say (T "cross.legend.two")}}{{else}}{{say (T "cross.legend.four")}}{{end}} {{say (T "cross.legend.rating")}}</p>
+` + exportScripts + `
 </body></html>
 `))
 
-var printTmpl = template.Must(template.New("print").Parse(`<!doctype html>
+var printTmpl = template.Must(template.New("print").Funcs(exportFuncs).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Event}} — {{.Game}} round {{.Round}}</title><style>` + printCSS + `</style></head><body>
-<section class="pairings"><h1>{{.Event}} — {{.Game}} round {{.Round}}</h1><div class="where">{{.Where}}</div>
-<table><thead><tr><th>Board</th><th>Table</th>{{range .Seats}}<th>{{.}}</th>{{end}}<th>Result</th></tr></thead><tbody>
+<title{{sayAttr (T "print.title" "event" .Event "game" .Game "round" .Round)}}>{{.Event}} — {{.Game}} round {{.Round}}</title><style>` + printCSS + `</style></head><body>
+<header class="noprint">{{say (T "print.hint")}}</header>
+<section class="pairings"><h1>{{.Event}} — {{say (T "print.round" "game" .Game "round" .Round)}}</h1><div class="where">{{.Where}}</div>
+<div class="wide"><table><thead><tr><th>{{say (T "print.board")}}</th><th>{{say (T "print.table")}}</th>{{range .Seats}}<th>{{say .}}</th>{{end}}<th>{{say (T "print.result")}}</th></tr></thead><tbody>
 {{range .Boards}}<tr><td class="num">{{.Board}}</td><td>{{.Table}}</td>{{range .Players}}<td>{{.Name}}</td>{{end}}<td>{{.Result}}</td></tr>
-{{end}}</tbody></table>
-{{if .Byes}}<p>Bye: {{range $i, $b := .Byes}}{{if $i}}, {{end}}{{$b}}{{end}}</p>{{end}}
-{{if .Half}}<p>Half-point bye: {{range $i, $b := .Half}}{{if $i}}, {{end}}{{$b}}{{end}}</p>{{end}}
-{{if .Absent}}<p>Not playing: {{range $i, $b := .Absent}}{{if $i}}, {{end}}{{$b}}{{end}}</p>{{end}}
+{{end}}</tbody></table></div>
+{{if .Byes}}<p>{{say (T "ev.bye" "who" (join .Byes))}}</p>{{end}}
+{{if .Half}}<p>{{say (T "ev.half" "who" (join .Half))}}</p>{{end}}
+{{if .Absent}}<p>{{say (T "ev.absent" "who" (join .Absent))}}</p>{{end}}
 </section>
-<section class="slips"><h2>Result slips</h2>
-{{range .Boards}}{{$b := .}}<div class="slip"><div class="head"><span>{{$.Event}} · {{$.Game}} round {{$.Round}}</span><span>board {{.Board}} · table {{.Table}}</span></div>
-<table>{{range .Players}}<tr><td>{{.Seat}}</td><td>{{.Name}}</td><td>{{.Rating}}</td>{{if $.Places}}<td>place <span class="box">&nbsp;</span></td>{{end}}</tr>{{end}}</table>
-{{if $.Choices}}<p>Result (circle one): {{range $.Choices}}<span class="box">{{.}}</span>{{end}}</p>{{else}}<p>Write each seat's place (1 first; shared places repeat).</p>{{end}}
-<div class="sign">{{range .Players}}<span>{{.Name}}</span>{{end}}<span>arbiter</span></div></div>
+<section class="slips"><h2>{{say (T "print.slips")}}</h2>
+{{range .Boards}}{{$b := .}}<div class="slip"><div class="head"><span>{{$.Event}} · {{say (T "print.round" "game" $.Game "round" $.Round)}}</span><span>{{say (T "print.slip.where" "board" .Board "table" .Table)}}</span></div>
+<table>{{range .Players}}<tr><td>{{say .Seat}}</td><td>{{.Name}}</td><td>{{.Rating}}</td>{{if $.Places}}<td>{{say (T "print.place")}} <span class="box">&nbsp;</span></td>{{end}}</tr>{{end}}</table>
+{{if $.Choices}}<p>{{say (T "print.circle")}} {{range $.Choices}}<span class="box">{{.}}</span>{{end}}</p>{{else}}<p>{{say (T "print.places")}}</p>{{end}}
+<div class="sign">{{range .Players}}<span>{{.Name}}</span>{{end}}<span>{{say (T "print.arbiter")}}</span></div></div>
 {{end}}</section>
+` + exportScripts + `
 </body></html>
 `))

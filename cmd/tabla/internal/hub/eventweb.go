@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/club"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/i18n"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/webui"
 	"github.com/tabla-board/tabla/engine"
 	"github.com/tabla-board/tabla/engine/rating"
@@ -50,6 +51,9 @@ type SectionView struct {
 	// Stuck says why the next round cannot be paired: the arbiter pairs
 	// it by hand, allows a rematch (a Swiss) or ends the game.
 	Stuck string `json:"stuck,omitempty"`
+	// StuckSay is why in the page's words, when the hub can word it (a
+	// Swiss with no pairing left without a rematch)
+	StuckSay *i18n.Text `json:"stuck_say,omitempty"`
 	// Exports: the crosstable (HTML, CSV) and, for two-player games, the
 	// TRF report.
 	Crosstable string `json:"crosstable"`
@@ -65,7 +69,11 @@ type Waiting struct {
 	// State: "playing", "offline" (the table's live status stopped),
 	// "not started" (the table has not begun the paired game).
 	State string `json:"state"`
-	Text  string `json:"text"` // in words, for the page
+	Text  string `json:"text"` // in words, for the log and the API
+	// Players are the game's players by seat; Underway says an offline
+	// table has the game under way (the page words it from these).
+	Players  []string `json:"players"`
+	Underway bool     `json:"underway,omitempty"`
 }
 
 // RoundView is a round: its games and, once complete, its download.
@@ -126,6 +134,10 @@ func (h *Hub) EventView(id string) *EventView {
 		sv := SectionView{Game: s.Game, System: s.System, Rounds: s.Rounds, Clock: s.Clock, Seats: s.Seats, Tables: s.Tables,
 			Players: s.Players, Played: []RoundView{}, Waiting: []Waiting{}, Tiebreaks: club.TiebreakNames(s.System),
 			Standings: s.Standings(), Finished: s.Finished(), Ended: s.Ended, Stuck: s.Stuck}
+		if strings.Contains(s.Stuck, club.ErrNoPairing.Error()) {
+			say := i18n.T("club.err.nopairing")
+			sv.StuckSay = &say
+		}
 		base := fmt.Sprintf("/api/club/%s/%s/", e.ID, s.Game)
 		sv.Crosstable, sv.CSV = base+"crosstable.html", base+"crosstable.csv"
 		if len(s.Seats) == 2 {
@@ -156,16 +168,16 @@ func (h *Hub) EventView(id string) *EventView {
 					pv.Score = resultText(s, p.Result)
 				} else {
 					pv.Live = h.livePairing(e, p.Table, p.Round(r.N))
-					state, words := "not started", "has not started the game"
+					state, words, under := "not started", "has not started the game", false
 					switch {
 					case pv.Live == nil && !h.online(p.Table):
 						state, words = "offline", "is offline"
 					case pv.Live != nil && !pv.Live.Online:
-						state, words = "offline", "is offline, its game under way"
+						state, words, under = "offline", "is offline, its game under way", true
 					case pv.Live != nil:
 						state, words = "playing", "is playing"
 					}
-					sv.Waiting = append(sv.Waiting, Waiting{Round: r.N, Board: p.Board, Table: p.Table, State: state,
+					sv.Waiting = append(sv.Waiting, Waiting{Round: r.N, Board: p.Board, Table: p.Table, State: state, Players: p.Players, Underway: under,
 						Text: fmt.Sprintf("round %d board %d waits for table %s (%s), which %s", r.N, p.Board, p.Table, strings.Join(p.Players, " – "), words)})
 				}
 				rv.Pairings = append(rv.Pairings, pv)
@@ -355,12 +367,21 @@ func (h *Hub) eventRoutes(mux *http.ServeMux) {
 		w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s-%s-round-%d.jsonl"`, r.PathValue("id"), r.PathValue("game"), n))
 		w.Write(data)
 	})
+	// answer: ok, or the refusal; a Refusal (the hub's, the club's) as
+	// Refused, its words for the page beside the English
 	answer := func(w http.ResponseWriter, err error) {
+		var rf *Refusal
 		switch {
 		case err == nil:
 			writeJSON(w, map[string]bool{"ok": true})
 		case errors.Is(err, ErrNoEvent):
 			http.Error(w, "no such event", http.StatusNotFound)
+		case errors.As(err, &rf):
+			say := rf.Say
+			data, _ := json.Marshal(Refused{Error: err.Error(), Message: say.English(), Say: &say})
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusConflict)
+			w.Write(data)
 		default:
 			http.Error(w, err.Error(), http.StatusConflict)
 		}
@@ -386,15 +407,19 @@ func (h *Hub) eventRoutes(mux *http.ServeMux) {
 		if !h.authorize(w, r, &body) {
 			return
 		}
-		warnings, err := h.Arbiter(r.Context(), r.PathValue("id"), body)
+		say, err := h.arbiter(r.Context(), r.PathValue("id"), body)
 		if err != nil {
 			answer(w, err)
 			return
 		}
-		if warnings == nil {
-			warnings = []string{}
+		warnings := []string{}
+		for _, x := range say {
+			warnings = append(warnings, x.English())
 		}
-		writeJSON(w, map[string]any{"ok": true, "warnings": warnings})
+		if say == nil {
+			say = []i18n.Text{}
+		}
+		writeJSON(w, map[string]any{"ok": true, "warnings": warnings, "warnings_say": say})
 	})
 	h.exportRoutes(mux)
 	mux.HandleFunc("POST /api/club/{id}/start", func(w http.ResponseWriter, r *http.Request) {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,4 +109,29 @@ func TestPrintPages(t *testing.T) {
 	if n := len(print("/api/club/big/gyges/crosstable.html", "hub-crosstable-print")); n != 1 {
 		t.Errorf("the crosstable of 24 players printed on %d pages, want 1", n)
 	}
+
+	// both pages in Turkish and back on a 390-px phone (no key, no
+	// English left over, no text overflowing), and printed in Turkish on
+	// as many A4 pages
+	browsertest.Phone(t, ctx)
+	for _, pg := range []struct{ path, name, shot string }{
+		{"/api/club/big/gyges/round/1/print.html", "the round's print page", "tr-hub-round-print-phone"},
+		{"/api/club/big/gyges/crosstable.html", "the crosstable", "tr-hub-crosstable-phone"},
+	} {
+		if err := chromedp.Do(ctx, chromedp.Navigate(base+pg.path), chromedp.WaitVisible(chromedp.CSS("h1"))); err != nil {
+			t.Fatal(err)
+		}
+		browsertest.CheckLanguages(t, ctx, pg.name, `document.querySelectorAll("h1 [data-i18n], th [data-i18n]").length > 0`, pg.shot)
+	}
+	browsertest.SwitchLanguage(t, ctx, "tr", `document.querySelectorAll("h1").length > 0`)
+	if n := len(print("/api/club/big/gyges/round/1/print.html", "hub-round-print-tr")); n != len(pages) {
+		t.Errorf("round 1 printed in Turkish on %d pages, in English on %d", n, len(pages))
+	}
+	if n := len(print("/api/club/big/gyges/crosstable.html", "hub-crosstable-print-tr")); n != 1 {
+		t.Errorf("the crosstable of 24 players printed in Turkish on %d pages, want 1", n)
+	}
+	if got := browsertest.Eval[string](t, ctx, `document.querySelector("h1").innerText + " | " + document.querySelector("thead").innerText`); !strings.Contains(got, "Sıra") || !strings.Contains(got, "T1") {
+		t.Errorf("the crosstable in Turkish: %q", got)
+	}
+	browsertest.SwitchLanguage(t, ctx, "en", `document.querySelectorAll("h1").length > 0`)
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/i18n"
 	"io"
 	"io/fs"
 	"net/http"
@@ -178,11 +179,11 @@ func (h *Hub) Handler() http.Handler {
 func (h *Hub) authorize(w http.ResponseWriter, r *http.Request, v any) bool {
 	got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if h.opts.Token == "" {
-		h.refused(w, r, http.StatusForbidden, refuse("Playing from a browser is switched off on this hub.", errors.New("hub: browser play is off (the hub has no token)")))
+		h.refused(w, r, http.StatusForbidden, refuse(i18n.T("hub.refuse.off"), errors.New("hub: browser play is off (the hub has no token)")))
 		return false
 	}
 	if subtle.ConstantTimeCompare([]byte(got), []byte(h.opts.Token)) != 1 {
-		h.refused(w, r, http.StatusUnauthorized, refuse("The hub's token is missing or wrong: type the token the club gave you in the token box.",
+		h.refused(w, r, http.StatusUnauthorized, refuse(i18n.T("hub.refuse.token"),
 			errors.New("hub: bad or missing token (Authorization: Bearer TOKEN)")))
 		return false
 	}
@@ -193,7 +194,7 @@ func (h *Hub) authorize(w http.ResponseWriter, r *http.Request, v any) bool {
 		err = dec.Decode(v)
 	}
 	if err != nil {
-		h.refused(w, r, http.StatusBadRequest, refuse("The hub could not read the page's request. Reload the page and try again.", fmt.Errorf("hub: bad request: %v", err)))
+		h.refused(w, r, http.StatusBadRequest, refuse(i18n.T("hub.refuse.request"), fmt.Errorf("hub: bad request: %v", err)))
 		return false
 	}
 	return true
@@ -205,16 +206,20 @@ func (h *Hub) authorize(w http.ResponseWriter, r *http.Request, v any) bool {
 type Refused struct {
 	Error   string `json:"error"`
 	Message string `json:"message"`
+	// Say is Message as a catalogue key with arguments, for the page to
+	// word in its language.
+	Say *i18n.Text `json:"say,omitempty"`
 }
 
 // refused answers a browser action with code and err as Refused, and logs
 // the developer's text.
 func (h *Hub) refused(w http.ResponseWriter, r *http.Request, code int, err error) {
-	out := Refused{Error: err.Error(), Message: "The hub could not do that just now. Try again."}
+	say := i18n.T("hub.err.other")
 	var rf *Refusal
 	if errors.As(err, &rf) {
-		out.Message = rf.Say
+		say = rf.Say
 	}
+	out := Refused{Error: err.Error(), Message: say.English(), Say: &say}
 	h.log.Info("hub: browser action refused", "path", r.URL.Path, "status", code, "err", err)
 	data, _ := json.Marshal(out)
 	w.Header().Set("Content-Type", "application/json")
@@ -357,7 +362,7 @@ func (b *tableBackend) State() any {
 	defer h.mu.Unlock()
 	ts := h.tables[b.name]
 	if ts == nil {
-		return map[string]any{"state": map[string]any{"message": "no such table"}}
+		return map[string]any{"state": map[string]any{"message": "no such table"}, "referee_message": "", "message_text": []i18n.Text{i18n.T("hub.table.none")}}
 	}
 	if ts.live != nil && ts.online {
 		var l struct {
@@ -369,7 +374,7 @@ func (b *tableBackend) State() any {
 	}
 	g := h.games[b.name+"/"+ts.game]
 	if g == nil {
-		return map[string]any{"state": map[string]any{"message": "no game yet"}}
+		return map[string]any{"state": map[string]any{"message": "no game yet"}, "referee_message": "", "message_text": []i18n.Text{i18n.T("hub.nogame.yet")}}
 	}
 	v := gameView(g)
 	st := map[string]any{"game": v.Game, "variant": v.Variant, "to_move": v.ToMove, "awaiting": v.Awaiting,
@@ -379,7 +384,9 @@ func (b *tableBackend) State() any {
 	if v.Winner != "" {
 		st["winner"] = v.Winner
 	}
-	return map[string]any{"state": st, "pieces": v.Pieces, "ai": []string{}}
+	// the message in the page's words (the English stays in the state)
+	return map[string]any{"state": st, "pieces": v.Pieces, "ai": []string{}, "referee_message": "",
+		"message_text": []i18n.Text{i18n.T("hub.table.offline.game")}}
 }
 
 func (b *tableBackend) Subscribe(ctx context.Context) <-chan struct{} {

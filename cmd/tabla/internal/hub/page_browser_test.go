@@ -61,6 +61,9 @@ func TestHubPages(t *testing.T) {
 	}, func(*browsertest.Look) string { return fmt.Sprint(seen) })
 	noOverflow("the live tables")
 	browsertest.Screenshot(t, ctx, "hub-tables-phone")
+	// in Turkish and back (issue 38): no key, no English left over, no
+	// text wider than its box
+	browsertest.CheckLanguages(t, ctx, "the live tables", `document.querySelectorAll("a.tcard svg .pieces [data-cell]").length > 0`, "tr-hub-tables-phone")
 
 	// one table: its board, moves and evaluation bar, live
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`a.tcard[href="table.html?t=alpha"]`)), chromedp.WaitVisible(chromedp.CSS(`#board [data-cell]`))); err != nil {
@@ -94,6 +97,7 @@ func TestHubPages(t *testing.T) {
 	}, func(*browsertest.Look) string { return club })
 	browsertest.Screenshot(t, ctx, "hub-table-club-phone")
 	browsertest.Screenshot(t, ctx, "hub-table-phone")
+	browsertest.CheckLanguages(t, ctx, "a table", `document.querySelectorAll("#moves li").length > 0 && !document.getElementById("club").hidden`, "tr-hub-table-phone")
 
 	// the table's own live page, read-only, LEDs and all
 	nav(base+"/t/alpha/", `#board [data-cell]`)
@@ -103,6 +107,7 @@ func TestHubPages(t *testing.T) {
 		return maps.Equal(pieces, solo.sess.StatusJSON().Pieces)
 	}, func(*browsertest.Look) string { return fmt.Sprint(pieces) })
 	noOverflow("a table's live page")
+	browsertest.CheckLanguages(t, ctx, "a table's live page", `typeof state !== "undefined" && state !== null`, "tr-table-phone")
 
 	// a person plays white of h's game from the page
 	nav(base+"/table.html?t=h", `#seats button`)

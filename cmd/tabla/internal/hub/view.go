@@ -2,6 +2,7 @@ package hub
 
 import (
 	"encoding/json"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/i18n"
 	"slices"
 	"strings"
 	"time"
@@ -38,6 +39,11 @@ type LiveView struct {
 	Hint    string          `json:"hint,omitempty"`
 	LEDs    json.RawMessage `json:"leds,omitempty"`
 	Pieces  json.RawMessage `json:"pieces,omitempty"` // as the sensors see them
+	// MessageText is the table's own messages in the page's words (a
+	// pairing request); Expected the pieces the game has, by cell (what
+	// the board needs, in words).
+	MessageText []i18n.Text     `json:"message_text,omitempty"`
+	Expected    json.RawMessage `json:"expected,omitempty"`
 }
 
 // GameView is a game as its record stands on the hub.
@@ -155,19 +161,20 @@ func liveView(l *Live) *LiveView {
 		return nil
 	}
 	type stateDoc struct {
-		Mode    string          `json:"mode"`
-		InSync  bool            `json:"in_sync"`
-		Conn    string          `json:"conn"`
-		Message string          `json:"message"`
-		Hint    string          `json:"hint"`
-		LEDs    json.RawMessage `json:"leds"`
+		Mode     string          `json:"mode"`
+		InSync   bool            `json:"in_sync"`
+		Conn     string          `json:"conn"`
+		Message  string          `json:"message"`
+		Hint     string          `json:"hint"`
+		LEDs     json.RawMessage `json:"leds"`
+		Expected json.RawMessage `json:"expected"`
 	}
 	var sd stateDoc
 	raw, _ := json.Marshal(l.Status.State)
 	json.Unmarshal(raw, &sd)
 	pieces, _ := json.Marshal(l.Status.Pieces)
 	return &LiveView{Mode: sd.Mode, InSync: sd.InSync, Conn: sd.Conn, Message: sd.Message, Hint: sd.Hint, LEDs: sd.LEDs,
-		Pieces: pieces}
+		Pieces: pieces, MessageText: l.Status.MessageText, Expected: sd.Expected}
 }
 
 // tableViewLocked builds (or returns the cached) JSON view of a table.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/i18n"
 	"math/big"
 	"slices"
 	"strconv"
@@ -352,28 +353,22 @@ var (
 
 // Refusal is a refused browser action: Err for the log and the API
 // (developer text), Say the same in plain words for the person at the
-// page.
-type Refusal struct {
-	Err error
-	Say string
-}
-
-func (r *Refusal) Error() string { return r.Err.Error() }
-func (r *Refusal) Unwrap() error { return r.Err }
+// page (the club's refusals are the same type).
+type Refusal = i18n.Refusal
 
 // refuse words err for the person at the page.
-func refuse(say string, err error) error { return &Refusal{Err: err, Say: say} }
+func refuse(say i18n.Text, err error) error { return i18n.Refuse(say, err) }
 
 // Play claims a seat of a table's current game for a browser.
 func (h *Hub) Play(table, seat string) (Ref, error) {
 	if h.opts.ReadOnly {
-		return Ref{}, refuse("This hub only shows the club's games: seats are played on the club's main hub.", errors.New("hub: a read-only mirror plays no seat"))
+		return Ref{}, refuse(i18n.T("hub.refuse.mirror"), errors.New("hub: a read-only mirror plays no seat"))
 	}
 	h.mu.Lock()
 	g := h.currentLocked(table)
 	if g == nil {
 		h.mu.Unlock()
-		return Ref{}, refuse("This table has no game yet.", ErrNoGame)
+		return Ref{}, refuse(i18n.T("hub.refuse.nogame"), ErrNoGame)
 	}
 	gid := g.ID
 	seats := g.State.Info().Seats
@@ -381,7 +376,7 @@ func (h *Hub) Play(table, seat string) (Ref, error) {
 	held, holds := h.seats[seatKey(table, gid, seat)]
 	h.mu.Unlock()
 	if !slices.Contains(seats, seat) {
-		return Ref{}, refuse("That is not a seat of this game.", fmt.Errorf("%w: %q (want %s)", ErrSeat, seat, strings.Join(seats, ", ")))
+		return Ref{}, refuse(i18n.T("hub.refuse.seat"), fmt.Errorf("%w: %q (want %s)", ErrSeat, seat, strings.Join(seats, ", ")))
 	}
 	id := webID(table, gid, seat)
 	ref := Ref{Table: WebTable, Game: id, Seat: seat}
@@ -389,7 +384,7 @@ func (h *Hub) Play(table, seat string) (Ref, error) {
 	case holds && held != ref:
 		return Ref{}, refuse(seatTaken(held.Table, seat), fmt.Errorf("%w: %s plays %s", ErrSeatTaken, held.Table, seat))
 	case !holds && underWay:
-		return Ref{}, refuse("The game has begun: a seat can be taken in a browser only before the first move.",
+		return Ref{}, refuse(i18n.T("hub.refuse.begun"),
 			fmt.Errorf("%w: a seat is claimed before the first move (the board would take back the moves made for it)", ErrUnderWay))
 	}
 	if !holds {
@@ -427,10 +422,10 @@ func (h *Hub) askSeat(table, gid, seat string, ref Ref) error {
 	for {
 		select {
 		case <-ctx.Done():
-			return refuse(noGrant, ErrNoGrant)
+			return refuse(i18n.T("hub.refuse.nogrant"), ErrNoGrant)
 		case e, ok := <-w.Updates():
 			if !ok {
-				return refuse(noGrant, ErrNoGrant)
+				return refuse(i18n.T("hub.refuse.nogrant"), ErrNoGrant)
 			}
 			if e == nil || e.Operation() != jetstream.KeyValuePut {
 				continue
@@ -446,14 +441,14 @@ func (h *Hub) askSeat(table, gid, seat string, ref Ref) error {
 }
 
 // noGrant is ErrNoGrant in plain words.
-const noGrant = "The table did not answer: is it switched on and online? Try again."
 
 // seatTaken says in plain words that table plays seat.
-func seatTaken(table, seat string) string {
+func seatTaken(table, seat string) i18n.Text {
+	who := i18n.T("seat." + strings.TrimRight(seat, "0123456789"))
 	if table == WebTable {
-		return "Someone else plays " + seat + " in a browser."
+		return i18n.T("hub.refuse.taken.web", "who", who)
 	}
-	return seat + " is played at the table " + table + "."
+	return i18n.T("hub.refuse.taken", "who", who, "table", table)
 }
 
 // webOf returns the browser player of a seat of a table's current game.
@@ -462,13 +457,13 @@ func (h *Hub) webOf(table, seat string) (string, *Game, error) {
 	defer h.mu.Unlock()
 	g := h.currentLocked(table)
 	if g == nil {
-		return "", nil, refuse("This table has no game yet.", ErrNoGame)
+		return "", nil, refuse(i18n.T("hub.refuse.nogame"), ErrNoGame)
 	}
 	id := webID(table, g.ID, seat)
 	r, ok := h.seats[seatKey(table, g.ID, seat)]
 	own := h.games[WebTable+"/"+id]
 	if !ok || r.Table != WebTable || r.Game != id || own == nil {
-		return "", nil, refuse("This seat is not played in a browser here: take it first with its “play” button.",
+		return "", nil, refuse(i18n.T("hub.refuse.notyours"),
 			fmt.Errorf("hub: %s is not played in a browser here: claim it first", seat))
 	}
 	return id, own, nil
@@ -533,10 +528,10 @@ func (h *Hub) WebMove(table, seat, move string) error {
 		defer h.mu.Unlock()
 		own := h.games[WebTable+"/"+id]
 		if own == nil { // forgotten meanwhile: a finished game
-			return 0, nil, nil, refuse("The game is over.", errors.New("hub: the game is over"))
+			return 0, nil, nil, refuse(i18n.T("hub.refuse.over"), errors.New("hub: the game is over"))
 		}
 		if own.Err != nil {
-			return 0, nil, nil, refuse("This game cannot go on from the browser: the hub's copy of it is damaged. Ask the club's organiser to look at the hub's log.",
+			return 0, nil, nil, refuse(i18n.T("hub.refuse.damaged"),
 				fmt.Errorf("hub: the browser's record of %s is broken, no move can apply: %w", seat, own.Err))
 		}
 		st := own.State
@@ -544,10 +539,10 @@ func (h *Hub) WebMove(table, seat, move string) error {
 		t := time.Now().UTC().Format(time.RFC3339Nano)
 		switch {
 		case st.Awaiting() == engine.AwaitNone:
-			return 0, nil, nil, refuse("The game is over.", errors.New("hub: the game is over"))
+			return 0, nil, nil, refuse(i18n.T("hub.refuse.over"), errors.New("hub: the game is over"))
 		case info.Seats[st.ToMove()] != seat:
 			who := info.Seats[st.ToMove()]
-			return 0, nil, nil, refuse("It is "+who+"'s turn, not yours.", fmt.Errorf("%w (%s's)", ErrNotTurn, who))
+			return 0, nil, nil, refuse(i18n.T("hub.refuse.turn", "who", i18n.T("seat."+strings.TrimRight(who, "0123456789"))), fmt.Errorf("%w (%s's)", ErrNotTurn, who))
 		case move == "" && st.Awaiting() == engine.AwaitRoll:
 			f, _ := rand.Int(rand.Reader, big.NewInt(int64(len(info.Die.Faces))))
 			face := info.Die.Faces[f.Int64()]
@@ -556,13 +551,13 @@ func (h *Hub) WebMove(table, seat, move string) error {
 			}
 			return own.N + 1, nil, fmt.Appendf(nil, `{"roll":%s,"by":%q,"t":%q,"source":"engine"}`, face, seat, t), nil
 		case move == "":
-			return 0, nil, nil, refuse("Make a move: there is no roll now.", fmt.Errorf("hub: %s must move, not roll", seat))
+			return 0, nil, nil, refuse(i18n.T("hub.refuse.noroll"), fmt.Errorf("hub: %s must move, not roll", seat))
 		case st.Awaiting() == engine.AwaitRoll:
-			return 0, nil, nil, refuse("Roll first.", fmt.Errorf("hub: %s must roll first", seat))
+			return 0, nil, nil, refuse(i18n.T("hub.refuse.rollfirst"), fmt.Errorf("hub: %s must roll first", seat))
 		}
 		m, err := st.ParseMove(move)
 		if err != nil {
-			return 0, nil, nil, refuse("That move cannot be played here.", err)
+			return 0, nil, nil, refuse(i18n.T("hub.refuse.move"), err)
 		}
 		return own.N + 1, nil, fmt.Appendf(nil, `{"move":%q,"by":%q,"t":%q,"source":"cli"}`, engine.MoveString(st, m), seat, t), nil
 	})

@@ -273,11 +273,11 @@ func TestGlanceZoom(t *testing.T) {
 			// a drag pans
 			vb0 := browsertest.Eval[string](t, p.ctx, `document.getElementById("board").getAttribute("viewBox")`)
 			// from an empty cell (a drag from a piece moves the piece)
-			r := browsertest.Eval[map[string]float64](t, p.ctx, `(() => { const b = document.getElementById("board").getBoundingClientRect(), z = document.getElementById("zoombar").getBoundingClientRect();
+			r := browsertest.Eval[map[string]float64](t, p.ctx, `(() => { const b = document.getElementById("board").getBoundingClientRect(), zs = [...document.querySelectorAll("#zoombar button")].map(e => e.getBoundingClientRect());
 				for (const h of document.querySelectorAll("#board .hit")) {
 					if (state.pieces[h.dataset.cell]) continue;
 					const r = h.getBoundingClientRect(), x = r.x + r.width / 2, y = r.y + r.height / 2;
-					if (x > b.left + 10 && x < b.left + b.width / 2 && y > b.top + 10 && y < b.top + b.height / 2 && !(x > z.left && y < z.bottom)) return {x, y};
+					if (x > b.left + 10 && x < b.left + b.width / 2 && y > b.top + 10 && y < b.top + b.height / 2 && !zs.some(z => x > z.left && x < z.right && y > z.top && y < z.bottom)) return {x, y};
 				}
 				return {}; })()`)
 			if len(r) == 0 {

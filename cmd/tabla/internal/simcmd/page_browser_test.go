@@ -28,6 +28,8 @@ type pageRun struct {
 	ps  *PageSession
 	// stop ends the simulator (the page stays open)
 	stop func()
+	// addr is the page's address (host:port)
+	addr string
 }
 
 func startPage(t *testing.T, o PageOptions) *pageRun {
@@ -48,7 +50,7 @@ func startPage(t *testing.T, o PageOptions) *pageRun {
 	var once sync.Once
 	end := func() { once.Do(func() { stop(); <-done }) }
 	t.Cleanup(end)
-	p := &pageRun{t: t, ctx: ctx, ps: ps, stop: end}
+	p := &pageRun{t: t, ctx: ctx, ps: ps, stop: end, addr: addr}
 	if err := chromedp.Do(ctx, chromedp.Navigate("http://"+addr+"/"), chromedp.WaitVisible(chromedp.CSS(`[data-cell]`))); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,12 @@
 // resources, a strict Content-Security-Policy), fit a 390-px phone and
 // follow the game live over server-sent events.
 //
+// Every page speaks the player's language (English or Turkish): i18n.js
+// renders every text from the message catalogues of package i18n, which
+// the pages load as catalogue.js (served with the static files, the hub's
+// pages included); words.js says moves, cells and what the board needs in
+// it, written and spoken.
+//
 // Handler serves the live page and its API (see its doc for the routes);
 // Library the library's; Pairing keeps the paired browsers' sessions.
 // Every server that uses them puts them behind sameorigin's guard.

@@ -9,7 +9,10 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"path"
 	"time"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/i18n"
 )
 
 //go:embed static
@@ -110,10 +113,20 @@ func SecurityHeaders(h http.Handler) http.Handler {
 	})
 }
 
-// assets serves the embedded pages and scripts.
+// assets serves the embedded pages and scripts, and catalogue.js: the
+// message catalogues of every language (i18n.Script) that i18n.js reads.
 func assets() http.Handler {
 	sub, _ := fs.Sub(static, "static")
-	return NoCache(http.FileServer(http.FS(sub)))
+	files := http.FileServer(http.FS(sub))
+	catalogue := i18n.Script()
+	return NoCache(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if path.Base(r.URL.Path) == "catalogue.js" {
+			w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+			w.Write(catalogue)
+			return
+		}
+		files.ServeHTTP(w, r)
+	}))
 }
 
 // httpError answers with a status and a message.

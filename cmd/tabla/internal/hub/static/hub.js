@@ -20,19 +20,19 @@ async function card(t) {
     c = cards[t.table] = { a, board: null, key: "" };
   }
   c.a.classList.toggle("offline", !t.online);
-  c.a.querySelector(".name").textContent = t.table + (t.online ? "" : " (offline)");
+  c.a.querySelector(".name").textContent = t.table + (t.online ? "" : " " + T("hub.offline.mark"));
   const who = t.who || {}, names = who.names || {};
-  const named = seat => names[seat] ? names[seat] + " (" + seat + ")" : seat;
-  let info = t.game ? t.game + " · ply " + t.plies + " · " : "no game";
-  if (t.ended === "time" && t.flag) info += named(t.flag) + "'s time ran out";
-  else if (t.status === "won") info += named(t.winner) + " won";
-  else if (t.status === "draw") info += "draw";
-  else if (t.to_move) info += named(t.to_move) + " to play";
-  if (t.remote) info += " · plays " + t.remote.table + "'s game";
+  const named = seat => names[seat] ? names[seat] + " (" + I18N.seat(seat) + ")" : I18N.seat(seat);
+  let info = t.game ? t.game + " · " + T("hub.ply", { n: t.plies }) + " · " : T("hub.nogame");
+  if (t.ended === "time" && t.flag) info += T("turn.flag", { who: named(t.flag) });
+  else if (t.status === "won") info += T("result.won", { who: named(t.winner) });
+  else if (t.status === "draw") info += T("result.draw");
+  else if (t.to_move) info += T("turn.move", { who: named(t.to_move) });
+  if (t.remote) info += " · " + T("hub.remote", { table: t.remote.table });
   c.a.querySelector(".info").textContent = info;
   // who plays, and the event and round
-  const players = Object.keys(names).map(seat => names[seat] + " (" + seat + ")").join(" – ");
-  const ev = [who.event, who.round ? "round " + who.round : ""].filter(Boolean).join(" · ");
+  const players = Object.keys(names).map(seat => names[seat] + " (" + I18N.seat(seat) + ")").join(" – ");
+  const ev = [who.event, who.round ? T("who.round.n", { round: who.round }) : ""].filter(Boolean).join(" · ");
   c.a.querySelector(".who").textContent = [players, ev].filter(Boolean).join(" · ");
   if (!t.board) return;
   const key = t.board + "/" + t.id;
@@ -51,12 +51,12 @@ function render(list) {
 
 const es = new EventSource("/api/events");
 es.addEventListener("state", e => render(JSON.parse(e.data)));
-es.onopen = () => { $("conn").textContent = "live"; $("conn").classList.remove("down"); };
-es.onerror = () => { $("conn").textContent = "hub offline"; $("conn").classList.add("down"); };
+es.onopen = () => { $("conn").textContent = T("hub.live"); $("conn").classList.remove("down"); };
+es.onerror = () => { $("conn").textContent = T("hub.offline"); $("conn").classList.add("down"); };
 
 // the club evenings on this hub
 fetch("/api/club").then(r => r.ok ? r.json() : []).then(ids => {
   if (!ids.length) return;
-  $("events").innerHTML = "Club evenings: " + ids.map(id => '<a class="button" href="event.html?e=' + encodeURIComponent(id) + '">' + Tabla.escapeHTML(id) + "</a>").join(" ");
+  $("events").innerHTML = Tabla.escapeHTML(T("hub.events")) + " " + ids.map(id => '<a class="button" href="event.html?e=' + encodeURIComponent(id) + '">' + Tabla.escapeHTML(id) + "</a>").join(" ");
   $("events").hidden = false;
 });

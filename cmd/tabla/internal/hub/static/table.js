@@ -33,13 +33,21 @@ async function post(path, body) {
 async function refusal(r, path) {
   const body = (await r.text().catch(() => "")).trim();
   console.warn(path, r.status, body);
-  try { const m = JSON.parse(body).message; if (m) return m; } catch (_) { /* not the hub's answer */ }
-  if (r.status === 401 || r.status === 403) return "The hub refused: check the token in the token box.";
-  return "The hub could not do that just now. Try again.";
+  try { const j = JSON.parse(body); if (j.say) return I18N.text(j.say); if (j.message) return j.message; } catch (_) { /* not the hub's answer */ }
+  if (r.status === 401 || r.status === 403) return T("hub.err.token");
+  return T("hub.err.other");
 }
 
 function showMessage() {
-  $("message").textContent = failure || (state && state.live && state.live.message) || (state && state.game && state.game.error) || "";
+  $("message").textContent = failure || (state && I18N.text(state.message_text)) || (state && state.live && liveMessage(state.live)) || (state && state.game && state.game.error ? T("hub.gameerror") : "");
+}
+
+// liveMessage: the table's board message in words (its Texts, or what the
+// board needs from its lights), never the referee's developer text.
+function liveMessage(l) {
+  if (Array.isArray(l.message_text) && l.message_text.length) return l.message_text.map(I18N.text).join(" \u2014 ");
+  if (l.in_sync === false && l.mode === "correct") return Words.needs(l, false).join(" ");
+  return "";
 }
 
 function evalbar(v, g) {
@@ -50,8 +58,8 @@ function evalbar(v, g) {
   for (const side of g.sides) {
     const p = v.values[side] || 0, d = document.createElement("div");
     d.style.width = (100 * p) + "%"; d.style.background = Tabla.sideColour(side);
-    d.textContent = p >= .12 ? side + " " + Tabla.pct(p) : "";
-    d.title = side + " " + Tabla.pct(p);
+    d.textContent = p >= .12 ? I18N.seat(side) + " " + Tabla.pct(p) : "";
+    d.title = I18N.seat(side) + " " + Tabla.pct(p);
     bar.appendChild(d);
   }
 }
@@ -80,7 +88,7 @@ async function legal(g) {
 function buttons(box, turn) {
   const send = move => { box.innerHTML = ""; post("/api/tables/" + encodeURIComponent(table) + "/move", { seat: mySeat, move }); };
   if (turn.awaiting === "roll") {
-    const b = document.createElement("button"); b.textContent = "Roll";
+    const b = document.createElement("button"); b.textContent = T("die.roll");
     b.onclick = () => send("");
     box.appendChild(b); return;
   }
@@ -101,13 +109,13 @@ function seats(s) {
     const by = taken[seat];
     const span = document.createElement("span"); span.className = "seat";
     if (by && by.table === "web") {
-      const b = document.createElement("button"); b.textContent = (mySeat === seat ? "✓ " : "") + seat + " (browser)";
+      const b = document.createElement("button"); b.textContent = (mySeat === seat ? "✓ " : "") + T("hub.seat.browser", { who: I18N.seat(seat) });
       b.onclick = () => { mySeat = seat; localStorage.setItem("seat:" + table, seat); render(state); };
       span.appendChild(b);
     } else if (by) {
-      span.textContent = seat + ": at " + by.table;
+      span.textContent = T("hub.seat.at", { who: I18N.seat(seat), table: by.table });
     } else {
-      const b = document.createElement("button"); b.textContent = "play " + seat;
+      const b = document.createElement("button"); b.textContent = T("hub.seat.play", { who: I18N.seat(seat) });
       b.onclick = async () => { if (await post("/api/tables/" + encodeURIComponent(table) + "/play", { seat })) { mySeat = seat; localStorage.setItem("seat:" + table, seat); render(state); } };
       span.appendChild(b);
     }
@@ -118,9 +126,10 @@ function seats(s) {
 async function render(s) {
   state = s;
   const g = s.game;
-  $("conn").textContent = s.online ? "table online" : "table offline";
+  $("conn").textContent = T(s.online ? "hub.table.online" : "hub.table.offline");
   $("conn").classList.toggle("down", !s.online);
-  if (!g) { $("turn").textContent = "No game yet."; return; }
+  if (!g) { $("turn").textContent = T("hub.nogame.yet"); showMessage(); return; }
+  Words.init(g.game);
   const key = g.board + "/" + g.id;
   if (key !== boardKey) {
     const r = await fetch("/api/board?t=" + encodeURIComponent(table));
@@ -129,11 +138,12 @@ async function render(s) {
   }
   const leds = s.live && s.live.leds ? s.live.leds : Tabla.positionLEDs(g.painted, []);
   board.render({ pieces: g.pieces, leds });
-  let text = g.status === "won" ? "🏆 " + named(g, g.winner) + " won" : g.status === "draw" ? "Draw" : (named(g, g.to_move) + " to " + g.awaiting + (g.roll ? " (rolled " + g.roll + ")" : ""));
-  if (g.ended === "time") text = "⏱ " + named(g, g.flag || "?") + "'s time ran out";
-  else if (g.ended) text = "abandoned for a new game";
-  const sync = s.live ? (s.live.in_sync ? '<span class="sync">board in sync</span>' : '<span class="sync bad">board out of sync</span>') : "";
-  $("turn").innerHTML = sync + Tabla.escapeHTML(g.game + " · ply " + g.plies + " · " + text);
+  let text = g.status === "won" ? "🏆 " + T("result.won", { who: named(g, g.winner) }) : g.status === "draw" ? T("turn.draw") :
+    T(g.awaiting === "roll" ? "turn.roll" : "turn.move", { who: named(g, g.to_move) }) + (g.roll ? " " + T("hub.rolled", { roll: Words.face(g.roll) }) : "");
+  if (g.ended === "time") text = "⏱ " + T("turn.flag", { who: named(g, g.flag || "?") });
+  else if (g.ended) text = T("hub.abandoned");
+  const sync = s.live ? (s.live.in_sync ? '<span class="sync">' + Tabla.escapeHTML(T("hub.sync.in")) + "</span>" : '<span class="sync bad">' + Tabla.escapeHTML(T("hub.sync.out")) + "</span>") : "";
+  $("turn").innerHTML = sync + Tabla.escapeHTML(g.game + " · " + T("hub.ply", { n: g.plies }) + " · " + text);
   showMessage();
   const moves = $("moves");
   moves.innerHTML = "";
@@ -148,7 +158,7 @@ async function render(s) {
 // named: a seat's player with the seat ("Ayşe (red)"), or the seat alone.
 function named(g, seat) {
   const n = g.who && g.who.names && g.who.names[seat];
-  return n ? n + " (" + seat + ")" : seat;
+  return n ? n + " (" + I18N.seat(seat) + ")" : I18N.seat(seat);
 }
 
 // club: the event line and one line per seat with its player and clock
@@ -157,7 +167,7 @@ function named(g, seat) {
 let clockAt = 0;
 function club(g) {
   const who = g.who || {}, names = who.names || {}, c = g.clock;
-  const ev = [who.event, who.round ? "round " + who.round : "", who.site, who.date].filter(Boolean).join(" · ");
+  const ev = [who.event, who.round ? T("who.round.n", { round: who.round }) : "", who.site, who.date].filter(Boolean).join(" · ");
   $("club").hidden = !(ev || Object.keys(names).length || c);
   $("eventline").textContent = ev;
   // the running clock counts from the latest line's time (the table's
@@ -191,7 +201,7 @@ function tickClocks() {
   document.querySelectorAll("#players .clock").forEach(el => {
     const seat = el.dataset.seat, ms = clockLeft(c, seat);
     const t = Math.ceil(ms / 1000), h = Math.floor(t / 3600), m = Math.floor(t % 3600 / 60), sec = t % 60;
-    el.textContent = ms < 10000 ? (ms / 1000).toFixed(1) : (h ? h + ":" + String(m).padStart(2, "0") : m) + ":" + String(sec).padStart(2, "0");
+    el.textContent = ms < 10000 ? I18N.tenths(ms / 1000) : (h ? h + ":" + String(m).padStart(2, "0") : m) + ":" + String(sec).padStart(2, "0");
     el.classList.toggle("low", ms <= ((c.low_ms || {})[seat] || 0));
     el.classList.toggle("flag", c.flag === seat);
   });
@@ -200,4 +210,4 @@ setInterval(tickClocks, 100);
 
 const es = new EventSource("/api/tables/" + encodeURIComponent(table) + "/events");
 es.addEventListener("state", e => render(JSON.parse(e.data)));
-es.onerror = () => { $("conn").textContent = "hub offline"; $("conn").classList.add("down"); };
+es.onerror = () => { $("conn").textContent = T("hub.offline"); $("conn").classList.add("down"); };

@@ -137,6 +137,28 @@ const Tabla = (() => {
       this.centre = { x: p.x - (ax - .5) * nw, y: p.y - (ay - .5) * nh };
       this.applyZoom();
     }
+    // reveal pans a zoomed board so that the named cells are all in view
+    // (a lifted piece and its destinations), zooming out only as far as
+    // they need; then scrolls the board into the window, its top under
+    // the page's header.
+    reveal(names) {
+      const pts = names.map(n => this.cell(n)).filter(Boolean).map(c => this.pos(c));
+      if (!pts.length) return;
+      if ((this.zoom || 1) > 1) {
+        const m = .7, [x, y, w, h] = this.viewBox;
+        const minX = Math.min(...pts.map(p => p.x)) - m, maxX = Math.max(...pts.map(p => p.x)) + m;
+        const minY = Math.min(...pts.map(p => p.y)) - m, maxY = Math.max(...pts.map(p => p.y)) + m;
+        this.zoom = Math.max(1, Math.min(this.zoom, w / (maxX - minX), h / (maxY - minY)));
+        const vw = w / this.zoom, vh = h / this.zoom, c = this.centre || { x: x + w / 2, y: y + h / 2 };
+        // the least pan that brings the box in
+        const cx = Math.min(Math.max(c.x, maxX - vw / 2), minX + vw / 2), cy = Math.min(Math.max(c.y, maxY - vh / 2), minY + vh / 2);
+        this.centre = { x: cx, y: cy };
+        this.applyZoom();
+      }
+      const r = this.svg.getBoundingClientRect(), head = document.querySelector("header");
+      const top = head ? Math.max(0, head.getBoundingClientRect().bottom) : 0;
+      if (r.top < top) window.scrollBy(0, r.top - top);
+    }
     // panBy moves the board by (dx, dy) client pixels.
     panBy(dx, dy) {
       if ((this.zoom || 1) <= 1) return;
@@ -220,7 +242,7 @@ const Tabla = (() => {
       const from = (a.from || []).map(n => this.cell(n)).filter(Boolean), to = (a.to || []).map(n => this.cell(n)).filter(Boolean);
       const g = el("g", { class: "arrow" }, this.marks);
       if (a.kind) g.classList.add(a.kind);
-      if (a.move) { el("title", {}, g).textContent = (a.kind === "hint" ? "hint: " : a.kind === "better" ? "better: " : "engine: ") + a.move; g.dataset.move = a.move; }
+      if (a.move) { el("title", {}, g).textContent = T(a.kind === "hint" ? "arrow.hint" : a.kind === "better" ? "arrow.better" : "arrow.engine", { move: a.move }); g.dataset.move = a.move; }
       to.forEach((t, i) => {
         const q = this.pos(t);
         if (i < from.length) {
@@ -252,13 +274,26 @@ const Tabla = (() => {
     let detail = "";
     try { detail = await r.text(); } catch (_) { /* no body */ }
     console.warn(what, r.status, detail);
-    if (r.status === 404) return "This game is not in the library any more (it may have been moved or deleted).";
-    if (r.status === 422) return "This game's file cannot be read: it may be damaged or not a tabla record.";
-    if (r.status >= 500) return "Something went wrong on the board while reading the library. Try again; if it keeps happening, restart it.";
-    return "The library could not be read right now. Try again.";
+    if (r.status === 404) return T("lib.err.gone");
+    if (r.status === 422) return T("lib.err.unreadable");
+    if (r.status >= 500) return T("lib.err.server");
+    return T("lib.err.other");
   }
 
-  function pct(p) { return (100 * p).toFixed(p >= .995 || p < .005 ? 0 : 1) + "%"; }
+  // pct: a probability as a percentage in the page's language ("%12,5" in Turkish)
+  const pctFormat = [0, 1].map(d => new Intl.NumberFormat(typeof I18N === "object" ? I18N.locale : "en-GB", { style: "percent", minimumFractionDigits: d, maximumFractionDigits: d }));
+  function pct(p) { return pctFormat[p >= .995 || p < .005 ? 0 : 1].format(p); }
+  // pctWhole: a percentage in whole points ("66%", "%66")
+  function pctWhole(p) { return pctFormat[0].format(p); }
 
-  return { Board, el, escapeHTML, sideColour, positionLEDs, pct, failText, NS };
+  // resultText: a library entry's result in words ("north won", "draw",
+  // "unfinished"); its result field is English ("red won").
+  function resultText(e) {
+    if (e.winner) return T("result.won", { who: I18N.seat(e.winner) });
+    if (e.result === "draw") return T("result.draw");
+    if (e.result === "unfinished") return T("result.unfinished");
+    return e.result || "";
+  }
+
+  return { Board, el, escapeHTML, sideColour, positionLEDs, pct, pctWhole, failText, resultText, NS };
 })();

@@ -15,12 +15,13 @@ let game = null, board = null, ana = null, k = 0;
 // var: the variation being explored ({ply, line, data}), null on the game
 let variation = null, selected = null, legalAt = null, legalSeq = 0, evalSeq = 0, evalTimer = 0;
 const TIER = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+const TIERWORD = { inaccuracy: T("tier.inaccuracy"), mistake: T("tier.mistake"), blunder: T("tier.blunder") };
 
 function flags(m) {
   if (!m) return "";
   let s = "";
-  if (m.missed_win) s += '<span class="flag-missed" title="missed win">missed win</span>';
-  if (m.tier) s += '<span class="flag-' + m.tier + '" data-tier="' + m.tier + '" title="' + m.tier + ": lost " + (100 * m.loss).toFixed(0) + ' points">' + TIER[m.tier] + " " + m.tier + "</span>";
+  if (m.missed_win) s += '<span class="flag-missed" title="' + Tabla.escapeHTML(T("tier.missed")) + '">' + Tabla.escapeHTML(T("tier.missed")) + "</span>";
+  if (m.tier) s += '<span class="flag-' + m.tier + '" data-tier="' + m.tier + '" title="' + Tabla.escapeHTML(T("tier.lost", { tier: TIERWORD[m.tier], n: Math.round(100 * m.loss) })) + '">' + TIER[m.tier] + " " + Tabla.escapeHTML(TIERWORD[m.tier]) + "</span>";
   return s;
 }
 function flagged(m) { return !!m && (!!m.tier || !!m.missed_win); }
@@ -74,26 +75,24 @@ function go(i) {
   }
   const s = game.steps[k];
   board.render({ pieces: s.pieces, leds: Tabla.positionLEDs(s.painted, lastCells(k)), arrow: arrowAt(k) });
-  $("ply").textContent = k === 0 ? "start" : "move " + k + " of " + (game.total - 1);
+  // move numbers as written in a record (no thousands' separator)
+  $("ply").textContent = k === 0 ? T("ana.start") : T("ana.ply", { k: String(k), n: String(game.total - 1) });
   document.querySelectorAll("#movelist li").forEach(li => li.classList.toggle("current", +li.dataset.step === k));
   const cur = document.querySelector("#movelist li.current"), list = $("movelist");
   if (cur) { // keep the current move in view, scrolling the list only
     if (cur.offsetTop < list.scrollTop) list.scrollTop = cur.offsetTop;
     else if (cur.offsetTop + cur.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = cur.offsetTop + cur.offsetHeight - list.clientHeight;
   }
-  let pos;
-  if (s.status === "won") pos = "🏆 " + s.winner + " won";
-  else if (s.status === "draw") pos = "Draw";
-  else pos = (s.to_move || "?") + " to " + s.awaiting;
-  if (s.move) pos = "<b>" + Tabla.escapeHTML(s.seat + " " + s.move) + "</b>" + (s.roll ? " <small>on a roll of " + Tabla.escapeHTML(s.roll) + "</small>" : "") + " — " + Tabla.escapeHTML(pos);
+  let pos = stateText(s);
+  if (s.move) pos = "<b>" + Tabla.escapeHTML(I18N.seat(s.seat) + " " + s.move) + "</b>" + (s.roll ? " <small>" + Tabla.escapeHTML(T("ana.onroll", { roll: Words.face(s.roll) })) + "</small>" : "") + " — " + Tabla.escapeHTML(pos);
   else pos = Tabla.escapeHTML(pos);
-  if (s.next_roll) pos += " <small>(then " + Tabla.escapeHTML(s.to_move || "") + " rolls " + Tabla.escapeHTML(s.next_roll) + ")</small>";
-  if (s.eliminated && s.eliminated.length) pos += "<br><small>out: " + s.eliminated.map(Tabla.escapeHTML).join(", ") + "</small>";
-  if (s.hands) pos += "<br><small>in hand: " + Object.keys(s.hands).map(seat => Tabla.escapeHTML(seat + " " + handText(s.hands[seat]))).join("; ") + "</small>";
+  if (s.next_roll) pos += " <small>" + Tabla.escapeHTML(T("ana.thenrolls", { who: I18N.seat(s.to_move || ""), roll: Words.face(s.next_roll) })) + "</small>";
+  if (s.eliminated && s.eliminated.length) pos += "<br><small>" + Tabla.escapeHTML(T("ana.out", { who: s.eliminated.map(I18N.seat).join(", ") })) + "</small>";
+  if (s.hands) pos += "<br><small>" + Tabla.escapeHTML(T("ana.inhand", { hands: Object.keys(s.hands).map(seat => I18N.seat(seat) + " " + handText(s.hands[seat])).join("; ") })) + "</small>";
   const m = ana && k > 0 ? ana.report.moves[k - 1] : null;
   if (flagged(m)) {
     pos += '<div class="badges" id="verdict">' + flags(m) + " <small>" + Tabla.pct(m.before) + " → " + Tabla.pct(m.after) + "</small>";
-    if (m.best && m.best !== m.move) pos += '<div class="better">Better was <b id="bettermove">' + Tabla.escapeHTML(m.best) + "</b> (the arrow)</div>";
+    if (m.best && m.best !== m.move) pos += '<div class="better">' + Tabla.escapeHTML(T("ana.better")) + ' <b id="bettermove">' + Tabla.escapeHTML(m.best) + "</b> " + Tabla.escapeHTML(T("ana.thearrow")) + "</div>";
     pos += "</div>";
   }
   $("position").innerHTML = pos;
@@ -107,7 +106,14 @@ function go(i) {
 
 function handText(h) {
   if (typeof h !== "object") return String(h);
-  return Object.keys(h).filter(x => h[x]).map(x => h[x] + "×" + x).join(" ") || "none";
+  return Object.keys(h).filter(x => h[x]).map(x => h[x] + "×" + x).join(" ") || T("ana.none");
+}
+
+// stateText: whose turn it is at a step, or the result, in words.
+function stateText(s) {
+  if (s.status === "won") return "🏆 " + T("ana.won", { who: I18N.seat(s.winner) });
+  if (s.status === "draw") return T("turn.draw");
+  return T(s.awaiting === "roll" ? "turn.roll" : "turn.move", { who: I18N.seat(s.to_move || "?") });
 }
 
 function renderOdds(v) {
@@ -117,27 +123,27 @@ function renderOdds(v) {
   if (!v) return;
   game.sides.forEach((side, i) => {
     const tr = t.insertRow();
-    tr.insertCell().innerHTML = '<span class="dot" style="background:' + Tabla.sideColour(side) + '"></span>' + Tabla.escapeHTML(side);
+    tr.insertCell().innerHTML = '<span class="dot" style="background:' + Tabla.sideColour(side) + '"></span>' + Tabla.escapeHTML(I18N.seat(side));
     tr.insertCell().textContent = Tabla.pct(v[i] || 0);
   });
   if (variation) return;
   const a = arrowAt(k);
-  if (a && a.kind !== "better") $("best").innerHTML = '<small>engine\'s move here: <b>' + Tabla.escapeHTML(a.move) + "</b> (arrow)</small>";
+  if (a && a.kind !== "better") $("best").innerHTML = "<small>" + Tabla.escapeHTML(T("ana.enginemove")) + " <b>" + Tabla.escapeHTML(a.move) + "</b> " + Tabla.escapeHTML(T("ana.thearrow")) + "</small>";
 }
 
 // accuracy: each seat's accuracy and its moves by tier.
 function renderAccuracy() {
   const t = $("acc");
-  t.innerHTML = "<tr><th></th><th>accuracy</th><th title=\"inaccuracies\">?!</th><th title=\"mistakes\">?</th><th title=\"blunders\">??</th></tr>";
+  t.innerHTML = "<tr><th></th><th>" + Tabla.escapeHTML(T("ana.acc.head")) + '</th><th title="' + Tabla.escapeHTML(T("tier.inaccuracies")) + '">?!</th><th title="' + Tabla.escapeHTML(T("tier.mistakes")) + '">?</th><th title="' + Tabla.escapeHTML(T("tier.blunders")) + '">??</th></tr>';
   for (const p of ana.report.players) {
     const tr = t.insertRow();
     tr.dataset.seat = p.seat;
-    tr.insertCell().innerHTML = '<span class="dot" style="background:' + Tabla.sideColour(p.seat) + '"></span>' + Tabla.escapeHTML(p.seat);
-    const a = tr.insertCell(); a.className = "accuracy"; a.textContent = p.accuracy >= 0 ? p.accuracy.toFixed(0) + "%" : "—";
-    if (p.accuracy < 0) a.title = "no move with a choice";
+    tr.insertCell().innerHTML = '<span class="dot" style="background:' + Tabla.sideColour(p.seat) + '"></span>' + Tabla.escapeHTML(I18N.seat(p.seat));
+    const a = tr.insertCell(); a.className = "accuracy"; a.textContent = p.accuracy >= 0 ? Tabla.pctWhole(p.accuracy / 100) : "—";
+    if (p.accuracy < 0) a.title = T("ana.acc.none");
     for (const n of [p.inaccuracies, p.mistakes, p.blunders]) tr.insertCell().textContent = n || 0;
   }
-  $("blunderpts").textContent = (100 * ana.blunder).toFixed(0);
+  $("acchelp1").textContent = T("ana.help.1", { n: Math.round(100 * ana.blunder) });
   $("accbox").hidden = false;
 }
 
@@ -153,7 +159,7 @@ function drawCurve() {
   svg.innerHTML = "";
   for (const p of [0, .5, 1]) {
     el("line", { x1: C.l, x2: C.w - C.r, y1: cy(p), y2: cy(p), class: "grid" }, svg);
-    el("text", { x: C.l - 4, y: cy(p) + 4, "text-anchor": "end", class: "axis" }, svg).textContent = (100 * p) + "%";
+    el("text", { x: C.l - 4, y: cy(p) + 4, "text-anchor": "end", class: "axis" }, svg).textContent = Tabla.pct(p);
   }
   const n = game.total - 1, step = Math.max(1, Math.ceil(n / 10 / 5) * 5);
   for (let i = 0; i <= n; i += step) el("text", { x: cx(i), y: C.h - 6, "text-anchor": "middle", class: "axis" }, svg).textContent = i;
@@ -172,7 +178,7 @@ function drawCurve() {
     const shape = m.missed_win ? el("rect", { x: x - 4.5, y: y - 4.5, width: 9, height: 9, class: "mark missed", stroke: col }, svg)
                                : el("circle", { cx: x, cy: y, r, class: "mark " + m.tier, stroke: col }, svg);
     shape.dataset.step = i + 1;
-    el("title", {}, shape).textContent = (i + 1) + ". " + m.seat + " " + m.move + ": " + (m.missed_win ? "missed win" : m.tier) + ", " + Tabla.pct(m.before) + " → " + Tabla.pct(m.after) + (m.best ? " (better " + m.best + ")" : "");
+    el("title", {}, shape).textContent = (i + 1) + ". " + I18N.seat(m.seat) + " " + m.move + ": " + (m.missed_win ? T("tier.missed") : TIERWORD[m.tier]) + ", " + Tabla.pct(m.before) + " → " + Tabla.pct(m.after) + (m.best ? " " + T("ana.betterwas", { move: m.best }) : "");
   });
   // columns per step (titles and tests), not for a long game; the svg's
   // own handler jumps
@@ -197,7 +203,7 @@ function moveList() {
   const ol = $("movelist");
   ol.innerHTML = "";
   const add = (i, html) => { const li = document.createElement("li"); li.dataset.step = i; li.innerHTML = html; li.onclick = () => go(i); ol.appendChild(li); };
-  if (game.steps[0]) add(0, '<span class="n"></span><span>start</span>');
+  if (game.steps[0]) add(0, '<span class="n"></span><span>' + Tabla.escapeHTML(T("ana.start")) + "</span>");
   game.steps.forEach((s, i) => {
     if (i === 0) return;
     const m = ana ? ana.report.moves[i - 1] : null;
@@ -266,12 +272,9 @@ function renderVariation() {
   if (selected) for (const a of x.legal) if (a.from.includes(selected)) for (const c of a.to) leds[c] = { r: 255, g: 255, b: 255, role: "dest" };
   const prev = variation.prevArrow && lastMove === variation.prevArrow.move ? variation.prevArrow : null;
   board.render({ pieces: s.pieces, leds, holding: selected ? [selected] : [], last: prev ? { from: prev.from, to: prev.to } : null, arrow: variation.engineArrow || null });
-  $("ply").textContent = "variation from " + (variation.ply === 0 ? "the start" : "move " + variation.ply);
-  const words = variation.line.map((m, i) => '<span class="varmove" data-i="' + i + '">' + Tabla.escapeHTML(m.replace(/^roll:/, "roll ")) + "</span>");
-  let state;
-  if (s.status === "won") state = "🏆 " + s.winner + " won";
-  else if (s.status === "draw") state = "draw";
-  else state = (s.to_move || "?") + " to " + s.awaiting;
+  $("ply").textContent = variation.ply === 0 ? T("ana.varfrom.start") : T("ana.varfrom", { n: variation.ply });
+  const words = variation.line.map((m, i) => '<span class="varmove" data-i="' + i + '">' + Tabla.escapeHTML(m.replace(/^roll:/, T("ana.roll.move") + " ")) + "</span>");
+  const state = stateText(s);
   $("varline").innerHTML = words.join(" ") + ' <small id="varstate">— ' + Tabla.escapeHTML(state) + "</small>";
   // the row of choices is drawn again only when they change: the engine's
   // lines coming in redraw the board, and a face or move being tapped then
@@ -283,19 +286,19 @@ function renderVariation() {
   ch.dataset.key = key;
   ch.innerHTML = "";
   if (x.die && x.die.length) {
-    ch.appendChild(document.createTextNode("Roll: "));
+    ch.appendChild(document.createTextNode(T("ana.roll") + ": "));
     for (const f of x.die) { const b = document.createElement("button"); b.textContent = f; b.className = "face"; b.onclick = () => play("roll:" + f); ch.appendChild(b); }
   }
   if (pass) { const b = document.createElement("button"); b.textContent = pass.move; b.onclick = () => play(pass.move); ch.appendChild(b); }
   if (variation.choices) {
-    ch.appendChild(document.createTextNode("Which move? "));
+    ch.appendChild(document.createTextNode(T("ana.which") + " "));
     for (const a of variation.choices) { const b = document.createElement("button"); b.textContent = a.move; b.className = "choice"; b.onclick = () => { variation.choices = null; play(a.move); }; ch.appendChild(b); }
   }
   finishVariation(state);
 }
 
 function finishVariation(state) {
-  $("position").innerHTML = "<b>Variation</b> — " + Tabla.escapeHTML(state);
+  $("position").innerHTML = "<b>" + Tabla.escapeHTML(T("ana.variation")) + "</b> — " + Tabla.escapeHTML(state);
   document.querySelectorAll("#movelist li").forEach(li => li.classList.toggle("current", +li.dataset.step === variation.ply));
 }
 
@@ -325,6 +328,8 @@ function tap(cell) {
     if (variation) variation.choices = null;
     $("varbox").hidden = false;
     renderVariation();
+    // the lifted piece and every destination in view (a zoomed board pans)
+    if (selected) { board.reveal([selected].concat(...x.legal.filter(a => a.from.includes(selected)).map(a => a.to))); zoomChanged(); }
     return;
   }
   choose(x.legal.filter(a => !a.from.length && a.to.includes(cell)));
@@ -336,7 +341,7 @@ function evaluateSoon() {
   clearTimeout(evalTimer);
   const seq = ++evalSeq;
   $("lines").innerHTML = "";
-  $("linesdepth").textContent = "thinking…";
+  $("linesdepth").textContent = T("ana.thinking");
   evalTimer = setTimeout(() => evaluate(seq), variation ? 0 : 250);
 }
 
@@ -354,7 +359,7 @@ async function evaluate(seq) {
   let ev;
   try { ev = await r.json(); } catch (_) { return; } // aborted
   if (seq !== evalSeq) return;
-  $("linesdepth").textContent = ev.side < 0 ? "(the game is over)" : ev.depth ? "depth " + ev.depth + " · " + ev.algorithm : ev.algorithm;
+  $("linesdepth").textContent = ev.side < 0 ? T("ana.over") : ev.depth ? T("ana.depth", { n: ev.depth }) + " · " + ev.algorithm : ev.algorithm;
   const ol = $("lines");
   ol.innerHTML = "";
   for (const l of ev.lines) {
@@ -363,7 +368,7 @@ async function evaluate(seq) {
     const side = game.sides[ev.side] || "";
     li.innerHTML = '<span class="val">' + Tabla.pct(l.value) + "</span> " + (l.depth ? '<small class="depth">d' + l.depth + "</small> " : "") +
       '<span class="pv"><b>' + Tabla.escapeHTML(l.pv[0]) + "</b> " + Tabla.escapeHTML(l.pv.slice(1, 8).join(" ")) + "</span>";
-    li.title = side + "'s chance after " + l.move + (l.depth ? ", searched " + l.depth + " plies" : "");
+    li.title = T(l.depth ? "ana.line.title.depth" : "ana.line.title", { who: I18N.seat(side), move: l.move, n: l.depth || 0 });
     li.onclick = () => play(l.move);
     ol.appendChild(li);
   }
@@ -407,7 +412,7 @@ async function downloadPNG() {
 async function copyLink() {
   const u = location.href;
   $("linkout").value = u; $("linkout").hidden = false; $("linkout").select();
-  try { await navigator.clipboard.writeText(u); $("copylink").textContent = "Link copied"; } catch (_) { /* shown in the box */ }
+  try { await navigator.clipboard.writeText(u); $("copylink").textContent = T("ana.link.copied"); } catch (_) { /* shown in the box */ }
 }
 
 // --- analysis -------------------------------------------------------------
@@ -426,8 +431,8 @@ async function analysis() {
   if (p.state === "done" && d.report) {
     ana = d;
     $("progressbox").hidden = true;
-    $("level").textContent = "(level " + d.level + ", " + d.report.algorithm + (game.entry.game === "ray" ? "; RAY: exact odds" : "") + ")";
-    $("oddslabel").textContent = game.entry.game === "ray" ? "Exact odds (independent walkers)" : "Win chances";
+    $("level").textContent = "(" + T("ana.level", { n: d.level }) + ", " + d.report.algorithm + (game.entry.game === "ray" ? "; " + T("ana.rayexact") : "") + ")";
+    $("oddslabel").textContent = T(game.entry.game === "ray" ? "ana.rayodds" : "ana.chances");
     $("dlcurve").classList.remove("off");
     $("dlannotated").classList.remove("off");
     $("dlpng").disabled = false;
@@ -437,9 +442,9 @@ async function analysis() {
     return;
   }
   $("progressbox").hidden = false;
-  if (p.state === "failed") { console.warn("analysis failed:", p.error); $("progresstext").textContent = "The analysis could not be finished. Reload the page to try again."; return; }
+  if (p.state === "failed") { console.warn("analysis failed:", p.error); $("progresstext").textContent = T("ana.failed"); return; }
   $("bar").style.width = (p.total ? 100 * p.done / p.total : 0) + "%";
-  $("progresstext").textContent = p.state === "queued" ? "analysis queued…" : "analysing: " + p.done + " of " + (p.total || "?") + " positions";
+  $("progresstext").textContent = p.state === "queued" ? T("ana.queued") : T("ana.progress", { done: p.done, n: p.total || 0 });
   setTimeout(analysis, 400);
 }
 
@@ -490,15 +495,16 @@ function step(d) {
 }
 
 async function start() {
+  Words.init("");
   const r = await fetch("api/game?id=" + encodeURIComponent(id));
   if (!r.ok) { document.querySelector("main").innerHTML = '<p class="error"></p>'; document.querySelector(".error").textContent = await Tabla.failText(r, "api/game"); return; }
   game = await r.json();
   pageIn(game);
   const e = game.entry;
   document.title = "tabla — " + e.game + " " + e.id;
-  $("title").textContent = e.game + (e.variant && e.variant !== "basic" ? " " + e.variant : "") + " — " + e.id;
-  $("info").innerHTML = game.seats.map(s => '<span class="dot" style="background:' + Tabla.sideColour(s) + '"></span>' + Tabla.escapeHTML(s)).join(" ") +
-    "<br><small>" + Tabla.escapeHTML(new Date(e.date).toLocaleString()) + " · " + e.plies + " plies · " + Tabla.escapeHTML(e.result) + "</small>";
+  $("title").textContent = e.game + (e.variant && e.variant !== "basic" ? " " + T("variant." + e.variant) : "") + " — " + e.id;
+  $("info").innerHTML = game.seats.map(s => '<span class="dot" style="background:' + Tabla.sideColour(s) + '"></span>' + Tabla.escapeHTML(I18N.seat(s))).join(" ") +
+    "<br><small>" + Tabla.escapeHTML(new Date(e.date).toLocaleString(I18N.locale)) + " · " + Tabla.escapeHTML(T("plies", { n: e.plies })) + " · " + Tabla.escapeHTML(Tabla.resultText(e)) + "</small>";
   $("dlrecord").href = "download/record?id=" + encodeURIComponent(id);
   $("dlannotated").href = "download/annotated?id=" + encodeURIComponent(id);
   $("dlcurve").href = "download/curve.svg?id=" + encodeURIComponent(id);
@@ -541,8 +547,12 @@ async function start() {
     if (board.panned) return; // a pinch, or a drag that panned the zoomed board
     if (Math.abs(dx) > 40 && Math.abs(dx) > 1.5 * Math.abs(dy)) { if ((board.zoom || 1) <= 1) step(dx < 0 ? 1 : -1); return; } // swipe left: next
     if (Math.hypot(dx, dy) > 10) return;
-    if (tapMode() === "zoom") { board.zoomBy(Math.max(2, 48 / cellPx()), ev.clientX, ev.clientY); zoomChanged(); return; }
     const hit = ev.target.closest && ev.target.closest("[data-cell]");
+    // a tap on a lit destination of the piece picked plays even where the
+    // board is too small for a finger: the board zoomed out to show them
+    // all (reveal), and they are the cells lit
+    const lit = hit && selected && legalAt && legalAt.legal.some(a => a.from.includes(selected) && a.to.includes(hit.dataset.cell));
+    if (tapMode() === "zoom" && !lit) { board.zoomBy(Math.max(2, 48 / cellPx()), ev.clientX, ev.clientY); zoomChanged(); return; }
     if (hit) tap(hit.dataset.cell);
   });
   // the wheel on the board or the curve steps (down: next): a mouse's

@@ -18,7 +18,7 @@ function when(d) {
   const t = new Date(d);
   if (isNaN(t)) return "";
   // a phone shows the day only
-  return window.innerWidth < 600 ? t.toLocaleDateString(undefined, { dateStyle: "medium" }) : t.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  return window.innerWidth < 600 ? t.toLocaleDateString(I18N.locale, { dateStyle: "medium" }) : t.toLocaleString(I18N.locale, { dateStyle: "medium", timeStyle: "short" });
 }
 
 function filtered() {
@@ -55,11 +55,11 @@ function render() {
   const list = filtered(), rows = $("rows");
   rows.innerHTML = "";
   const bad = games.filter(e => e.error).length;
-  $("summary").textContent = games.length + " files: " + (games.length - bad) + " games" + (bad ? ", " + bad + " unreadable" : "") +
-    (list.length !== games.length ? " — " + list.length + " shown by the filters" : "");
+  $("summary").textContent = T("lib.files", { n: games.length, games: T("lib.games", { n: games.length - bad }) }) + (bad ? ", " + T("lib.unreadable", { n: bad }) : "") +
+    (list.length !== games.length ? " — " + T("lib.shown", { n: list.length }) : "");
   const chips = [];
-  if (extra.plies) chips.push(extra.plies[0] + "–" + extra.plies[1] + " plies");
-  if (extra.first) chips.push("first move " + extra.first);
+  if (extra.plies) chips.push(T("plies", { n: extra.plies[0] + "–" + extra.plies[1] }));
+  if (extra.first) chips.push(T("lib.firstmove", { move: extra.first }));
   $("chartfilter").hidden = !chips.length;
   $("chartfiltertext").textContent = chips.join(", ");
   for (const e of list.slice(0, shown)) {
@@ -70,23 +70,23 @@ function render() {
       tr.innerHTML = "<td>" + Tabla.escapeHTML(when(e.date)) + "</td><td>—</td><td colspan=\"4\"></td>";
       // people read that the file is not a game; where it goes wrong is
       // for developers (the console, and tabla library check)
-      tr.lastChild.textContent = err.file + ": this file cannot be read as a game (damaged, or not a tabla record).";
+      tr.lastChild.textContent = T("lib.badfile", { file: err.file });
       console.warn("unreadable game record", err.file + (err.line ? ":" + err.line + " (byte " + err.byte + ")" : "") + ": " + err.message);
       tr.dataset.id = e.id;
     } else {
       tr.className = "game";
       tr.dataset.id = e.id;
-      const players = (e.players || []).map(p => '<span class="dot" style="background:' + Tabla.sideColour(p) + '"></span>' + Tabla.escapeHTML(p)).join(" ");
+      const players = (e.players || []).map(p => '<span class="dot" style="background:' + Tabla.sideColour(p) + '"></span>' + Tabla.escapeHTML(I18N.seat(p))).join(" ");
       const winner = e.winner ? '<span class="dot" style="background:' + Tabla.sideColour(e.winner) + '"></span>' : "";
-      tr.innerHTML = "<td>" + Tabla.escapeHTML(when(e.date)) + "</td><td>" + Tabla.escapeHTML(e.game + (e.variant && e.variant !== "basic" ? " " + e.variant : "")) +
-        "</td><td class=\"wide\">" + players + "</td><td class=\"num\">" + e.plies + "</td><td>" + winner + Tabla.escapeHTML(e.result) +
+      tr.innerHTML = "<td>" + Tabla.escapeHTML(when(e.date)) + "</td><td>" + Tabla.escapeHTML(e.game + (e.variant && e.variant !== "basic" ? " " + T("variant." + e.variant) : "")) +
+        "</td><td class=\"wide\">" + players + "</td><td class=\"num\">" + I18N.number(e.plies) + "</td><td>" + winner + Tabla.escapeHTML(Tabla.resultText(e)) +
         "</td><td class=\"wide\">" + Tabla.escapeHTML(e.id) + "</td>";
       tr.onclick = () => { location.href = "game.html?id=" + encodeURIComponent(e.id); };
     }
     rows.appendChild(tr);
   }
   $("more").hidden = list.length <= shown;
-  $("more").textContent = "Show more (" + (list.length - shown) + " left)";
+  $("more").textContent = T("lib.more", { n: list.length - shown });
 }
 
 // search asks the server which games match the query (every move, the
@@ -109,12 +109,11 @@ function search() {
 // watchIndex shows how far the first index has read while api/games waits
 // for it.
 async function watchIndex(pending) {
-  const n = v => v.toLocaleString("en");
   while (pending.waiting) {
     try {
       const p = await (await fetch("api/progress")).json();
       if (!pending.waiting) return;
-      if (p.indexing && p.total) $("summary").textContent = "Reading the library… " + n(p.read) + " of " + n(p.total) + " games";
+      if (p.indexing && p.total) $("summary").textContent = T("lib.reading") + " " + T("lib.progress", { read: p.read, n: p.total });
     } catch (_) { /* the listing's own error says it */ }
     await new Promise(ok => setTimeout(ok, 250));
   }
@@ -143,7 +142,7 @@ async function start() {
   const kinds = [...new Set(games.filter(e => e.game).map(e => e.game))].sort();
   for (const k of kinds) { const o = document.createElement("option"); o.value = o.textContent = k; $("fgame").appendChild(o); }
   const sides = [...new Set(games.filter(e => e.winner).map(e => e.winner))].sort();
-  for (const s of sides) { const o = document.createElement("option"); o.value = "side:" + s; o.textContent = s + " won"; $("fresult").insertBefore(o, $("fresult").options[2]); }
+  for (const s of sides) { const o = document.createElement("option"); o.value = "side:" + s; o.textContent = T("result.won", { who: I18N.seat(s) }); $("fresult").insertBefore(o, $("fresult").options[2]); }
   for (const id of ["fgame", "fresult", "ffrom", "fto", "fsort"]) $(id).addEventListener("input", () => { shown = PAGE; render(); });
   $("fsearch").addEventListener("input", search);
   $("clearchart").onclick = () => { delete extra.plies; delete extra.first; history.replaceState(null, "", location.pathname); render(); };

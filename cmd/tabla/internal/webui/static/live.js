@@ -8,6 +8,18 @@ let view = null, board = null, state = null, selectedKind = null, plugged = true
 // ended: this phone controlled the board and no longer does (its session
 // is unknown to the board); said until it asks again
 let ended = false;
+// lapsed: the board forgot this phone's request (a restart) before its
+// confirm button was pressed
+let lapsed = false;
+// asked remembers (for this tab, across reloads) where this phone's
+// request stood: "pending", "paired" or "".
+function asked(v) {
+  try {
+    if (v === undefined) return sessionStorage.getItem("tabla.pair") || "";
+    sessionStorage.setItem("tabla.pair", v);
+  } catch (_) { /* no storage: this page only */ }
+  return v;
+}
 const $ = id => document.getElementById(id);
 
 function setMessage(text) { $("message").textContent = text || ""; }
@@ -20,6 +32,9 @@ function normal(d) {
   s.pieces = d.pieces; s.ai = d.ai; s.pairing = d.pairing; s.lifted = []; s.log = d.log; s.hint_move = d.hint_move;
   s.who = d.who; s.clock = d.clock; s.board_problem = d.board_problem;
   s.journal_problem = d.journal_problem; s.unrecorded = d.unrecorded; s.spare_journal = d.spare_journal;
+  s.board_problem_text = d.board_problem_text; s.journal_problem_text = d.journal_problem_text;
+  s.message_text = d.message_text;
+  if ("referee_message" in d) s.referee_message = d.referee_message;
   return s;
 }
 
@@ -35,7 +50,7 @@ async function send(path, body) {
     r = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {}) });
   } catch (e) {
     console.warn(path, e);
-    setMessage("The board cannot be reached: check the phone's Wi-Fi, then try again.");
+    setMessage(T("err.unreachable"));
     return null;
   }
   if (!r.ok) { await failed(path, r); return null; }
@@ -55,40 +70,41 @@ async function failed(path, r) {
     paired = false;
     showPairing({});
     if (state) renderEngines(state);
-    setMessage(ended ? endedText : "This phone does not control the board: tap \u201cControl this board\u201d first.");
+    setMessage(ended ? endedText() : T("pair.notpaired"));
     return;
   }
   setMessage(peopleText(path, e.reason, r));
 }
 
-const endedText = "This phone no longer controls the board \u2014 ask to control it again.";
+// endedText: this phone controlled the board and no longer does — or
+// its request was still waiting when the board restarted (it never
+// controlled it): said so.
+function endedText() { return T(lapsed ? "pair.lapsed" : "pair.ended"); }
 
 // peopleText words an API error for the players.
 function peopleText(path, reason, r) {
   const name = path.replace(/^api\//, "");
   switch (reason) {
-    case "pair_busy": return "Another phone is asking to control the board. Try again when its request is settled (at most 30 s).";
-    case "pair_cooldown": {
-      const s = +(r.headers.get("Retry-After") || 60);
-      return "This phone asked a moment ago. You can ask again in " + s + " s.";
-    }
-    case "pair_no_button": return "This board has no confirm button, so phones cannot control it.";
-    case "bad_token": case "no_control": return "This page cannot control the board.";
+    case "pair_busy": return T("pair.busy");
+    case "pair_cooldown": return T("pair.cooldown", { n: +(r.headers.get("Retry-After") || 60) });
+    case "pair_no_button": return T("pair.nobutton");
+    case "bad_token": case "no_control": return T("err.nocontrol");
     case "refused":
       return ({
-        takeback: "There is no move to take back.",
-        new: "A new game cannot start right now.",
-        roll: "The die cannot be rolled right now.",
-        hint: "No hint right now.",
-        confirm: "There is nothing to confirm right now.",
-        choose: "That choice is no longer offered.",
-        ai: "The engine cannot take that seat right now.",
-        action: "The board did not take that.",
-        who: "The names or event were not saved: a name is 1 to 100 characters, a round a number such as 3 or 3.2, and a finished game keeps its record.",
-      })[name] || "The board could not do that right now.";
+        takeback: T("refused.takeback"),
+        new: T("refused.new"),
+        roll: T("refused.roll"),
+        hint: T("refused.hint"),
+        confirm: T("refused.confirm"),
+        choose: T("refused.choose"),
+        ai: T("refused.ai"),
+        action: T("refused.action"),
+        who: T("refused.who"),
+        spare: T("refused.spare"),
+      })[name] || T("refused.other");
   }
-  if (r.status >= 500) return "Something went wrong on the board. Try again; if it keeps happening, restart it.";
-  return "The board could not do that.";
+  if (r.status >= 500) return T("err.server");
+  return T("err.other");
 }
 const post = action => send("api/action", action);
 
@@ -112,11 +128,11 @@ function inProgress() {
 function question(name, arg) {
   if (name === "new" && inProgress()) {
     const n = state.moves.length;
-    return { text: "Start a new game? The game in progress (" + n + (n === 1 ? " move" : " moves") + ") ends; it stays in the library.", yes: "New game" };
+    return { text: T("ask.new", { n }), yes: T("button.new") };
   }
   if (name === "takeback" && arg > 1) {
     const last = state.moves.slice(-arg).join(", ");
-    return { text: "Take back the last " + arg + " moves (" + last + ")?", yes: "Take back " + arg };
+    return { text: T("ask.round", { n: arg, moves: last }), yes: T("ask.round.yes", { n: arg }) };
   }
   return null;
 }
@@ -126,7 +142,7 @@ function question(name, arg) {
 function ask(text, yes) {
   const dlg = $("confirmdlg");
   $("confirmtext").textContent = text;
-  $("confirmok").textContent = yes || "Confirm";
+  $("confirmok").textContent = yes || T("button.confirm");
   dlg.hidden = false;
   $("confirmcancel").focus();
   return new Promise(resolve => {
@@ -198,23 +214,23 @@ function render(s) {
     arrow: hint && (hint.to || []).length ? { from: hint.from || [], to: hint.to.slice(0, 1), move: hint.text, kind: "hint" } : null });
   renderStatus(s);
   let text;
-  if (s.clock && s.clock.flag) text = "⏱ " + nameOf(s, s.clock.flag) + "'s time ran out";
-  else if (s.status === "won") text = "🏆 " + nameOf(s, s.winner) + " wins";
-  else if (s.status === "draw") text = "Draw";
-  else text = nameOf(s, s.to_move || "?") + " to " + (s.awaiting || "move");
+  if (s.clock && s.clock.flag) text = "⏱ " + T("turn.flag", { who: nameOf(s, s.clock.flag) });
+  else if (s.status === "won") text = "🏆 " + T("turn.won", { who: nameOf(s, s.winner) });
+  else if (s.status === "draw") text = T("turn.draw");
+  else text = T(s.awaiting === "roll" ? "turn.roll" : s.awaiting === "place" ? "turn.place" : "turn.move", { who: nameOf(s, s.to_move || "?") });
   $("turntext").innerHTML = '<span class="dot" style="background:' + Tabla.sideColour(s.to_move) + '"></span>' + Tabla.escapeHTML(text) +
-    (s.roll && s.awaiting === "move" ? ' <span class="rollnow">rolled ' + Tabla.escapeHTML(s.roll) + "</span>" : "");
+    (s.roll && s.awaiting === "move" ? ' <span class="rollnow">' + Tabla.escapeHTML(T("turn.rolled", { roll: Words.face(s.roll) })) + "</span>" : "");
   const hl = $("hintline");
   hl.hidden = !hint;
-  if (hint) hl.textContent = (engineSeat(s) ? s.to_move + " (engine) plays " : "Hint: ") + moveWords(hint);
-  setMessage(s.board_problem || s.journal_problem || peopleMessage(s) || liftedText(s, holding));
+  if (hint) hl.textContent = T(engineSeat(s) ? "hint.engine" : "hint.line", { who: I18N.seat(s.to_move), move: Words.move(hint) });
+  setMessage(I18N.text(s.board_problem_text || s.board_problem) || I18N.text(s.journal_problem_text || s.journal_problem) || peopleMessage(s) || boardNeeds(s) || liftedText(s, holding));
   // paused with a spare folder: a paired phone writes the game there
   $("spare").hidden = !(s.journal_problem && s.spare_journal);
   $("spare").disabled = !canControl();
   $("spare").onclick = () => control("spare");
   plugged = s.plugged !== false;
-  $("plug").textContent = plugged ? "Pull cable" : "Plug cable back";
-  $("rolled").textContent = s.roll ? "shows " + s.roll + (s.roll_by ? " (" + s.roll_by + ")" : "") : "";
+  $("plug").textContent = T(plugged ? "tools.unplug" : "tools.replug");
+  $("rolled").textContent = s.roll ? (s.roll_by ? T("die.shows.by", { roll: Words.face(s.roll), who: I18N.seat(s.roll_by) }) : T("die.shows", { roll: Words.face(s.roll) })) : "";
   renderMoves(log);
   voice(s, log, hint);
   renderClub(s);
@@ -231,18 +247,18 @@ function render(s) {
 function renderStatus(s) {
   let badge, sync, bad = false;
   const conn = s.conn || "connected";
-  if (offline) { badge = "page offline"; sync = "reconnecting…"; bad = true; }
-  else if (s.board_problem) { badge = "wrong board"; sync = "wrong board plugged in"; bad = true; }
-  else if (s.journal_problem) { badge = "game paused"; sync = "paused: moves not recorded"; bad = true; }
-  else if (conn === "waiting") { badge = "connecting"; sync = "reading the board…"; }
-  else if (conn !== "connected") { badge = "board not connected"; sync = "board not connected"; bad = true; }
+  if (offline) { badge = T("conn.offline"); sync = T("sync.reconnecting"); bad = true; }
+  else if (s.board_problem) { badge = T("conn.wrongboard"); sync = T("sync.wrongboard"); bad = true; }
+  else if (s.journal_problem) { badge = T("conn.paused"); sync = T("sync.paused"); bad = true; }
+  else if (conn === "waiting") { badge = T("conn.connecting"); sync = T("sync.reading"); }
+  else if (conn !== "connected") { badge = T("conn.down"); sync = T("conn.down"); bad = true; }
   else {
-    badge = "board connected";
-    if (s.in_sync !== false) sync = "in sync";
-    else if (s.mode === "play") sync = "move under way";
-    else if (s.mode === "setup") sync = "setting up";
-    else if (s.mode === "confirm") sync = "confirm which move";
-    else { sync = "board out of sync"; bad = true; }
+    badge = T("conn.up");
+    if (s.in_sync !== false) sync = T("sync.in");
+    else if (s.mode === "play") sync = T("sync.underway");
+    else if (s.mode === "setup") sync = T("sync.setup");
+    else if (s.mode === "confirm") sync = T("sync.confirm");
+    else { sync = T("sync.out"); bad = true; }
   }
   $("conn").textContent = badge;
   $("conn").classList.toggle("down", offline || !!s.board_problem || !!s.journal_problem || conn !== "connected" && conn !== "waiting");
@@ -266,11 +282,11 @@ function renderMoves(log) {
     li.dataset.move = m.text;
     if (i === log.length - 1) li.className = "current";
     let html = '<span class="n">' + m.n + ".</span>";
-    if (m.seat) html += '<span class="dot" style="background:' + Tabla.sideColour(m.seat) + '" title="' + Tabla.escapeHTML(m.seat) + '"></span><span class="who">' + Tabla.escapeHTML(nameOf(state, m.seat)) + "</span>";
-    if (m.roll) html += '<span class="roll" title="rolled ' + Tabla.escapeHTML(m.roll) + '">🎲' + Tabla.escapeHTML(m.roll) + "</span>";
+    if (m.seat) html += '<span class="dot" style="background:' + Tabla.sideColour(m.seat) + '" title="' + Tabla.escapeHTML(I18N.seat(m.seat)) + '"></span><span class="who">' + Tabla.escapeHTML(nameOf(state, m.seat)) + "</span>";
+    if (m.roll) html += '<span class="roll" title="' + Tabla.escapeHTML(T("turn.rolled", { roll: Words.face(m.roll) })) + '">🎲' + Tabla.escapeHTML(m.roll) + "</span>";
     html += '<span class="mv">' + Tabla.escapeHTML(m.text) + "</span>";
-    if (m.ms != null) html += '<span class="ms" title="time on the clock">' + (m.ms < 60000 ? (m.ms / 1000).toFixed(1) + " s" : clockText(m.ms)) + "</span>";
-    if ((m.captured || []).length) html += '<span class="cap" title="pieces taken off">✕' + m.captured.length + " " + Tabla.escapeHTML(capturedWords(m.captured)) + "</span>";
+    if (m.ms != null) html += '<span class="ms" title="' + Tabla.escapeHTML(T("moves.time")) + '">' + (m.ms < 60000 ? T("unit.seconds", { s: I18N.tenths(m.ms / 1000) }) : clockText(m.ms)) + "</span>";
+    if ((m.captured || []).length) html += '<span class="cap" title="' + Tabla.escapeHTML(T("moves.captured")) + '">✕' + m.captured.length + " " + Tabla.escapeHTML(Words.pieces(m.captured)) + "</span>";
     li.innerHTML = html;
     moves.appendChild(li);
   });
@@ -278,13 +294,16 @@ function renderMoves(log) {
 }
 
 // Voice, as PicoChess: with the option on, the page says each move the
-// board recognises, a move taken back, the hint and the result aloud (the
-// browser's speech synthesis), for players who keep their eyes on the
-// board. The first state only sets where the page stands.
+// board recognises, a move taken back and what the board then needs, the
+// hint and the result aloud (the browser's speech synthesis, in the
+// page's language, with the voice and rate chosen), for players who keep
+// their eyes on the board. The first state only sets where the page
+// stands.
 let voiceLast = null;
 function voice(s, log, hint) {
   const over = s.status === "won" || s.status === "draw";
-  const now = { moves: log.map(m => m.text), hint: hint ? hint.text : "", over };
+  const needs = s.in_sync === false && s.mode === "correct" ? Words.needs(s, true).join(" ") : "";
+  const now = { moves: log.map(m => m.text), hint: hint ? hint.text : "", over, needs };
   const was = voiceLast;
   voiceLast = now;
   if (!was || !$("voice").checked) return;
@@ -292,30 +311,46 @@ function voice(s, log, hint) {
   while (same < now.moves.length && same < was.moves.length && now.moves[same] === was.moves[same]) same++;
   if (same < was.moves.length) { // moves taken back, or the last move read again as another
     const k = was.moves.length - same;
-    if (same === now.moves.length) say(k === 1 ? "Move " + was.moves.length + " taken back." : k + " moves taken back.");
-    else say("Corrected:");
+    if (same === now.moves.length) say(k === 1 ? T("say.takenback", { n: was.moves.length }) : T("say.takenback.many", { n: k, count: Words.number(k) }));
+    else say(T("say.corrected"));
   }
-  for (const m of log.slice(same)) say(moveSpeech(s, m));
-  if (now.hint && now.hint !== was.hint) say((engineSeat(s) ? nameOf(s, s.to_move) + ", the engine, plays " : "Hint: ") + moveWords(hint) + ".");
-  if (over && !was.over) say(s.status === "won" ? nameOf(s, s.winner) + " wins." : "The game is drawn.");
+  for (const m of log.slice(same)) say(Words.say(m, nameOf(s, m.seat)) + ".");
+  if (now.needs && now.needs !== was.needs) say(now.needs + " " + T("say.then", { who: nameOf(s, s.to_move) }));
+  if (now.hint && now.hint !== was.hint) say(engineSeat(s) ? T("say.engine", { who: nameOf(s, s.to_move), move: Words.say(hint) }) : T("say.hint", { move: Words.say(hint) }));
+  if (over && !was.over) say(s.status === "won" ? T("say.won", { who: nameOf(s, s.winner) }) : T("say.draw"));
 }
 
-// moveSpeech: "red, b1 to f3." with the roll and the pieces taken off.
-function moveSpeech(s, m) {
-  let t = (m.seat ? nameOf(s, m.seat) + ", " : "") + (m.roll ? "on a " + m.roll + ", " : "") + moveWords({ from: m.from || [], to: m.to || [], text: m.text });
-  if ((m.captured || []).length) t += ", taking " + capturedWords(m.captured);
-  return t + ".";
-}
-
+// say hands a phrase to the speech synthesis: the page's language, the
+// voice and the rate chosen on the page (remembered by the browser).
 function say(text) {
   if (!window.speechSynthesis) return;
-  speechSynthesis.speak(new SpeechSynthesisUtterance(text));
+  const u = new SpeechSynthesisUtterance(text);
+  u.lang = I18N.locale;
+  const name = localStorage.getItem("tabla.voice.name"), rate = +localStorage.getItem("tabla.voice.rate");
+  const v = name && speechSynthesis.getVoices().find(v => v.name === name);
+  if (v) u.voice = v;
+  if (rate) u.rate = rate;
+  speechSynthesis.speak(u);
 }
 
-function capturedWords(kinds) {
-  const n = {};
-  for (const k of kinds) n[k] = (n[k] || 0) + 1;
-  return Object.keys(n).sort().map(k => n[k] + " " + k).join(", ");
+// voiceOptions: the voices of the page's language and the rate.
+function voiceOptions() {
+  const sel = $("voicename"), rate = $("voicerate");
+  const fill = () => {
+    const mine = speechSynthesis.getVoices().filter(v => v.lang.toLowerCase().startsWith(I18N.lang));
+    sel.innerHTML = "";
+    const d = document.createElement("option"); d.value = ""; d.textContent = T("voice.default"); sel.appendChild(d);
+    for (const v of mine) { const o = document.createElement("option"); o.value = o.textContent = v.name; sel.appendChild(o); }
+    sel.value = localStorage.getItem("tabla.voice.name") || "";
+  };
+  fill();
+  speechSynthesis.addEventListener && speechSynthesis.addEventListener("voiceschanged", fill);
+  sel.onchange = () => localStorage.setItem("tabla.voice.name", sel.value);
+  rate.value = localStorage.getItem("tabla.voice.rate") || "1";
+  const showRate = () => { $("voiceratev").textContent = "×" + I18N.number(+rate.value); };
+  showRate();
+  rate.oninput = () => { localStorage.setItem("tabla.voice.rate", rate.value); showRate(); };
+  $("voiceopts").hidden = !$("voice").checked;
 }
 
 // liftedCells: the cells whose piece is in a hand — the game has a piece
@@ -328,11 +363,44 @@ function liftedCells(s) {
 function liftedText(s, holding) {
   const dests = Object.keys(s.leds || {}).filter(c => s.leds[c].role === "dest").sort();
   if (holding.length === 1 && s.mode === "play") {
-    const where = dests.length ? " \u2014 it may go to the " + (dests.length === 1 ? "lit cell " + dests[0] : dests.length + " lit cells") : "";
-    return "Lifted from " + holding[0] + where + ".";
+    if (!dests.length) return T("lifted", { from: Words.cell(holding[0]) });
+    return dests.length === 1 ? T("lifted.one", { from: Words.cell(holding[0]), to: Words.cell(dests[0]) }) : T("lifted.many", { from: Words.cell(holding[0]), n: dests.length });
   }
-  if (s.lifted && s.lifted.length) return "Holding " + s.lifted.map(h => h.piece || "a piece").join(", ") + " \u2014 tap a cell to put it down";
+  if (s.lifted && s.lifted.length) return T("holding", { pieces: s.lifted.map(h => h.piece ? Words.piece(h.piece) : T("piece.any")).join(", ") });
   return "";
+}
+
+// confirmText: the board in confirm mode (several readings fit, as after
+// a restart whose board lacks the last move) in words: what the confirm
+// button would do, and what to move instead; whose move it is after each.
+function confirmText(s) {
+  const c = (s.candidates || [])[s.proposal || 0] || "", log = moveLog(s), then = " " + T("needs.then", { who: nameOf(s, s.to_move) });
+  let m;
+  if ((m = /^takeback:(\d+)$/.exec(c))) {
+    const n = +m[1], back = log.slice(-n);
+    return T("confirm.takeback", { n, moves: back.map(x => x.text).join(", "), who: nameOf(s, back.length ? back[0].seat : s.to_move), needs: Words.diff(s) }) + then;
+  }
+  if (c === "new") return T("confirm.new", { needs: Words.diff(s) }) + then;
+  if ((m = /^revise:(.+)$/.exec(c))) return T("confirm.revise", { move: m[1] });
+  return c ? T("confirm.move", { move: c }) : "";
+}
+
+// boardNeeds: the board out of sync (after a takeback, a correction, a
+// restart, a piece knocked over) in words: what to lift, where to put it
+// (as the LEDs show it), and whose move it is then. After a takeback it
+// says which move was taken back.
+let tookBack = 0, movesSeen = -1;
+function boardNeeds(s) {
+  const n = (s.moves || []).length;
+  if (movesSeen >= 0 && n < movesSeen) tookBack = movesSeen;
+  movesSeen = n;
+  if (s.in_sync === false && s.mode === "confirm") return confirmText(s);
+  if (s.in_sync !== false || s.mode !== "correct" || s.status === "won" || s.status === "draw") { tookBack = 0; return ""; }
+  const steps = Words.needs(s, false);
+  if (!steps.length) return "";
+  const head = tookBack ? T("needs.takenback", { n: tookBack }) + " " : T("needs.head") + " ";
+  const then = s.to_move ? " " + T("needs.then", { who: nameOf(s, s.to_move) }) : "";
+  return head + steps.join(" ") + then;
 }
 
 // hintMove: the standing hint as cells (the status document's hint_move,
@@ -348,35 +416,35 @@ function hintMove(s) {
   return { text: s.hint, from: from.filter(c => board.cell(c)), to: to.filter(c => board.cell(c)) };
 }
 
-// moveWords names a move for people: "c6 to e5", "a piece on c1".
-function moveWords(m) {
-  const from = (m.from || [])[0], to = (m.to || [])[0];
-  if (from && to) return from + " to " + to;
-  if (to) return (/^[0-9]@/.test(m.text) ? "a " + m.text[0] + " on " : "a piece on ") + to;
-  if (m.text === "pass") return "pass";
-  return m.text;
-}
-
 function engineSeat(s) { return s.to_move && (s.ai || []).includes(s.to_move); }
 
 // peopleMessage: the board's message in words for people. The referee's
 // messages about faults carry developer detail: the page says what to do,
 // the detail goes to the console (and the daemon's log).
 function peopleMessage(s) {
-  const m = s.message || "";
+  // the table's status document parts the referee's message from the
+  // session's own (a pairing request), which come as catalogue texts
+  const raw = "referee_message" in s ? s.referee_message : s.message;
+  const parts = [refereeWords(raw || "")].concat((s.message_text || []).map(I18N.text)).filter(Boolean);
+  return parts.join(" \u2014 ");
+}
+
+function refereeWords(m) {
   if (!m) return "";
-  if (m !== peopleMessage.last) { peopleMessage.last = m; console.info("board message:", m); }
-  if (/ has no move and is out: /.test(m) || / \(engine\) plays /.test(m)) return m;
-  if (m === "no hint") return "No hint right now.";
-  if (/^sensor \d+ is not wired/.test(m)) return "The board reported a sensor tabla does not know. Check the board's wiring; the detail is in its log.";
-  if (/^board fault/.test(m)) return "The board reported a fault. If pieces are not seen, restart it; the detail is in its log.";
-  if (/^the die shows|^roll .* ignored/.test(m)) return "That roll was not taken. Roll again when it is your turn to roll.";
-  if (/^new game: /.test(m)) return "A new game cannot start right now.";
+  if (m !== refereeWords.last) { refereeWords.last = m; console.info("board message:", m); }
+  let x = / has no move and is out: /.exec(m) && /^(\S+) has no move/.exec(m);
+  if (x) return T("msg.out", { who: I18N.seat(x[1]) });
+  x = /^(\S+) \(engine\) plays (\S+)/.exec(m);
+  if (x) return T("msg.engine", { who: I18N.seat(x[1]), move: x[2] });
+  if (m === "no hint") return T("refused.hint");
+  if (/^sensor \d+ is not wired/.test(m)) return T("msg.sensor");
+  if (/^board fault/.test(m)) return T("msg.fault");
+  if (/^the die shows|^roll .* ignored/.test(m)) return T("msg.roll");
+  if (/^new game: /.test(m)) return T("refused.new");
   const btn = /^(\w+): /.exec(m);
-  if (btn) return ({ takeback: "There is no move to take back.", confirm: "There is nothing to confirm right now.", roll: "The die cannot be rolled right now.",
-    hint: "No hint right now.", new: "A new game cannot start right now." })[btn[1].toLowerCase()] || "The board could not do that right now.";
-  if (/[A-Za-z]+\.[A-Za-z]+\(|webui:|companion:|referee:|error|%!|\bnil\b/.test(m)) return "The board could not do that right now.";
-  return m;
+  if (btn) return ({ takeback: T("refused.takeback"), confirm: T("refused.confirm"), roll: T("refused.roll"),
+    hint: T("refused.hint"), new: T("refused.new") })[btn[1].toLowerCase()] || T("refused.other");
+  return T("refused.other");
 }
 
 function renderHand(s) {
@@ -395,8 +463,8 @@ function renderHand(s) {
     b.dataset.kind = k;
     const i = document.createElement("i"); i.style.background = ({ red:"#d8333a", black:"#1b1b1b" })[k] || "#e9dcc0"; b.appendChild(i);
     let count = "";
-    if (s.hands) for (const seat in s.hands) { const h = s.hands[seat]; if (typeof h === "object" && h[k]) count += " " + seat + ":" + h[k]; }
-    b.appendChild(document.createTextNode(k + count));
+    if (s.hands) for (const seat in s.hands) { const h = s.hands[seat]; if (typeof h === "object" && h[k]) count += " " + I18N.seat(seat) + ":" + h[k]; }
+    b.appendChild(document.createTextNode(Words.piece(k) + count));
     b.onclick = () => { selectedKind = selectedKind === k ? null : k; renderHand(state); };
     pal.appendChild(b);
   }
@@ -411,7 +479,7 @@ function canControl() { return view.mode === "sim" || paired; }
 // alone when the game names nobody there.
 function nameOf(s, seat) {
   const n = s && s.who && s.who.names && s.who.names[seat];
-  return n ? n + " (" + seat + ")" : seat;
+  return n ? n + " (" + I18N.seat(seat) + ")" : I18N.seat(seat);
 }
 
 // Who plays and the clocks (issue 27): the event line, one line per seat
@@ -420,7 +488,7 @@ function nameOf(s, seat) {
 let clockAt = 0; // performance.now() when the clock document arrived
 function renderClub(s) {
   const who = s.who || {}, names = who.names || {}, c = s.clock;
-  const ev = [who.event, who.round ? "round " + who.round : "", who.site, who.date].filter(Boolean).join(" · ");
+  const ev = [who.event, who.round ? T("who.round.n", { round: who.round }) : "", who.site, who.date].filter(Boolean).join(" · ");
   const any = ev || Object.keys(names).length || c || view.who;
   $("club").hidden = !any;
   if (!any) return;
@@ -434,8 +502,8 @@ function renderClub(s) {
     li.dataset.seat = seat;
     if (s.to_move === seat && s.status === "playing") li.className = "tomove";
     let html = '<span class="dot" style="background:' + Tabla.sideColour(seat) + '"></span>';
-    html += names[seat] ? '<span class="name">' + Tabla.escapeHTML(names[seat]) + '</span> <span class="seatname">' + Tabla.escapeHTML(seat) + "</span>"
-      : '<span class="name">' + Tabla.escapeHTML(seat) + "</span>";
+    html += names[seat] ? '<span class="name">' + Tabla.escapeHTML(names[seat]) + '</span> <span class="seatname">' + Tabla.escapeHTML(I18N.seat(seat)) + "</span>"
+      : '<span class="name">' + Tabla.escapeHTML(I18N.seat(seat)) + "</span>";
     if (c && c.left_ms && seat in c.left_ms) html += '<span class="clock" data-seat="' + Tabla.escapeHTML(seat) + '"></span>';
     li.innerHTML = html;
     ul.appendChild(li);
@@ -458,7 +526,7 @@ function clockLeft(c, seat) {
 
 function clockText(ms) {
   const t = Math.ceil(ms / 1000), h = Math.floor(t / 3600), m = Math.floor(t % 3600 / 60), sec = t % 60;
-  if (ms < 10000) return (ms / 1000).toFixed(1);
+  if (ms < 10000) return I18N.tenths(ms / 1000);
   return (h ? h + ":" + String(m).padStart(2, "0") : m) + ":" + String(sec).padStart(2, "0");
 }
 
@@ -471,7 +539,7 @@ function tickClocks() {
     el.classList.toggle("low", left <= ((c.low_ms || {})[seat] || 0));
     el.classList.toggle("flag", c.flag === seat);
     el.classList.toggle("paused", !!c.paused && c.running === seat);
-    el.title = c.paused && c.running === seat ? "paused" : (c.control || "");
+    el.title = c.paused && c.running === seat ? T("clock.paused") : (c.control || "");
   });
 }
 setInterval(tickClocks, 100);
@@ -486,9 +554,9 @@ function renderWhoEdit(s) {
     const l = document.createElement("label");
     const dot = document.createElement("span"); dot.className = "dot"; dot.style.background = Tabla.sideColour(seat);
     const i = document.createElement("input");
-    i.name = "name:" + seat; i.maxLength = 100; i.autocomplete = "off"; i.placeholder = seat;
+    i.name = "name:" + seat; i.maxLength = 100; i.autocomplete = "off"; i.placeholder = I18N.seat(seat);
     i.value = (who.names || {})[seat] || "";
-    l.append(dot, document.createTextNode(seat + " "), i);
+    l.append(dot, document.createTextNode(I18N.seat(seat) + " "), i);
     box.appendChild(l);
   }
   const f = $("whoform");
@@ -513,7 +581,7 @@ async function saveWho(e) {
 function renderRound(s) {
   const b = $("takebackround"), n = view.seats.length;
   b.dataset.arg = n;
-  b.textContent = "Take back a round (" + n + " moves)";
+  b.textContent = T("button.round", { n });
   b.hidden = !((s.ai || []).length && (s.moves || []).length >= n);
   b.disabled = !canControl();
 }
@@ -530,14 +598,14 @@ function renderEngines(s) {
     c.type = "checkbox"; c.dataset.seat = seat; c.checked = (s.ai || []).includes(seat); c.disabled = !canControl();
     c.onchange = async () => {
       // giving a seat to the engine asks first; taking it back does not
-      if (c.checked && !(await ask("Let the engine play " + seat + "? It chooses " + seat + "'s moves and the board lights them for you to carry out.", "Engine plays " + seat))) {
+      if (c.checked && !(await ask(T("ask.engine", { who: I18N.seat(seat) }), T("ask.engine.yes", { who: I18N.seat(seat) })))) {
         c.checked = false;
         return;
       }
       send("api/ai", { seat, on: c.checked, level: 0 });
     };
     const dot = document.createElement("span"); dot.className = "dot"; dot.style.background = Tabla.sideColour(seat);
-    l.append(c, dot, document.createTextNode(seat));
+    l.append(c, dot, document.createTextNode(I18N.seat(seat)));
     box.appendChild(l);
   }
 }
@@ -552,9 +620,15 @@ async function pairStatus() {
     if (!r.ok) return;
     p = await r.json();
   } catch (e) { console.warn("api/pair", e); return; }
-  if (p.ended || (paired && !p.paired)) ended = true;
-  if (p.paired || p.pending) ended = false;
+  if (p.ended || (paired && !p.paired)) {
+    ended = true;
+    // a request still waiting when the board restarted: it lapsed, this
+    // phone never controlled the board
+    lapsed = !paired && asked() === "pending";
+  }
+  if (p.paired || p.pending) ended = lapsed = false;
   paired = p.paired;
+  asked(p.paired ? "paired" : p.pending ? "pending" : "");
   showPairing(p);
   if (p.pending && !pairPoll) pairPoll = setInterval(pairStatus, 1000);
   if (!p.pending && pairPoll) { clearInterval(pairPoll); pairPoll = null; }
@@ -567,11 +641,11 @@ function showPairing(p) {
   $("pairbtn").hidden = p.paired || p.pending;
   $("unpairbtn").hidden = !p.paired;
   t.classList.toggle("ended", !p.paired && !p.pending && ended);
-  if (p.paired) t.textContent = "This phone controls the board.";
-  else if (p.pending) t.textContent = "A light at a corner of the board pulses magenta: press the board's confirm button within " + p.seconds + " s.";
-  else if (ended) t.textContent = endedText;
-  else if (p.refused) t.textContent = "The board did not allow this phone: its confirm button was not pressed in time, or a move was made. You can ask again in a minute.";
-  else t.textContent = "Watching. To control the board (hint, takeback, confirm, new game, AI seats), ask and press the board's confirm button.";
+  if (p.paired) t.textContent = T("pair.paired");
+  else if (p.pending) t.textContent = T("pair.pending", { n: p.seconds });
+  else if (ended) t.textContent = endedText();
+  else if (p.refused) t.textContent = T("pair.refused");
+  else t.textContent = T("pair.watching");
 }
 
 function renderPairing(s) {
@@ -585,7 +659,8 @@ async function start() {
   view = await (await fetch("api/board")).json();
   document.body.dataset.mode = view.mode || "sim";
   $("title").textContent = view.title || view.game;
-  document.title = "tabla — " + (view.title || view.game) + (view.mode === "table" ? " (table)" : "");
+  document.title = "tabla — " + (view.title || view.game) + (view.mode === "table" ? " " + T("title.table") : "");
+  Words.init(view.game);
   board = new Tabla.Board(svg, view);
   svg.onpointerdown = onDown;
   svg.onpointerup = onUp;
@@ -603,7 +678,8 @@ async function start() {
   if (window.speechSynthesis) {
     $("voicebox").hidden = false;
     $("voice").checked = localStorage.getItem("tabla.voice") === "on";
-    $("voice").onchange = () => { localStorage.setItem("tabla.voice", $("voice").checked ? "on" : "off"); if (!$("voice").checked) speechSynthesis.cancel(); };
+    $("voice").onchange = () => { localStorage.setItem("tabla.voice", $("voice").checked ? "on" : "off"); $("voiceopts").hidden = !$("voice").checked; if (!$("voice").checked) speechSynthesis.cancel(); };
+    voiceOptions();
   }
   if (view.library) { $("librarylink").hidden = false; $("librarylink").href = view.library; }
   const sim = view.physical && view.mode === "sim";
@@ -614,7 +690,7 @@ async function start() {
       const faces = $("faces");
       for (const f of view.die) {
         const b = document.createElement("button");
-        b.textContent = f; b.title = "the board's electronic die shows " + f;
+        b.textContent = f; b.title = T("die.face.title", { roll: Words.face(f) });
         b.dataset.face = f;
         b.onclick = () => post({ roll: /^[0-9]+$/.test(f) ? +f : f });
         faces.appendChild(b);
@@ -629,13 +705,13 @@ async function start() {
       let r;
       try {
         r = await fetch("api/pair", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
-      } catch (e) { console.warn("api/pair", e); setMessage("The board cannot be reached: check the phone's Wi-Fi, then try again."); return; }
+      } catch (e) { console.warn("api/pair", e); setMessage(T("err.unreachable")); return; }
       if (!r.ok) { await failed("api/pair", r); return; }
-      ended = false;
+      ended = lapsed = false;
       setMessage("");
       pairStatus();
     };
-    $("unpairbtn").onclick = async () => { await send("api/unpair"); ended = false; paired = false; pairStatus(); };
+    $("unpairbtn").onclick = async () => { await send("api/unpair"); ended = lapsed = false; paired = false; asked(""); pairStatus(); };
     await pairStatus();
   } else {
     showPairing({ paired: true });

@@ -31,10 +31,10 @@ function tapUnits(s) { const w = s.getBoundingClientRect().width || 340; return 
 function text(s, x, y, t, attrs) { const e = el("text", Object.assign({ x, y }, attrs || {}), s); e.textContent = t; return e; }
 
 function results(gs) {
-  const d = panel(gs.game + ": results of " + gs.games + " games");
+  const d = panel(T("stats.results", { game: gs.game, n: gs.games }));
   d.dataset.chart = "results-" + gs.game;
-  const parts = gs.sides.map(s => [s + " won", Tabla.sideColour(s), gs.wins[s] || 0])
-    .concat([["draw", "#8a93a6", gs.draws], ["unfinished", "#4a5366", gs.unfinished]]);
+  const parts = gs.sides.map(s => [T("result.won", { who: I18N.seat(s) }), Tabla.sideColour(s), gs.wins[s] || 0])
+    .concat([[T("result.draw"), "#8a93a6", gs.draws], [T("result.unfinished"), "#4a5366", gs.unfinished]]);
   const s = svgIn(d, 340, 34 + 44 * parts.length), pitch = tapUnits(s);
   s.setAttribute("viewBox", "0 0 340 " + (34 + pitch * parts.length));
   const results = gs.sides.map(side => "side:" + side).concat(["draw", "unfinished"]);
@@ -51,19 +51,19 @@ function results(gs) {
   parts.forEach(([label, col, n], i) => {
     const y = 44 + pitch * i;
     el("rect", { x: 10, y: y - 10, width: 12, height: 12, fill: col }, s);
-    text(s, 28, y, label + ": " + n + " (" + Tabla.pct(n / gs.games) + ")");
+    text(s, 28, y, label + ": " + I18N.number(n) + " (" + Tabla.pct(n / gs.games) + ")");
     if (n) link(el("rect", { x: 0, y: y - pitch / 2 - 4, width: 340, height: pitch, fill: "transparent", class: "hitrow" }, s), libraryLink({ game: gs.game, result: results[i] }));
   });
   const fin = gs.games - gs.unfinished - gs.draws;
   if (fin > 0) {
     const p = document.createElement("small");
-    p.textContent = "first mover's side won " + gs.first_seat_wins + " of " + fin + " finished (" + Tabla.pct(gs.first_seat_wins / fin) + ")";
+    p.textContent = T("stats.firstwon", { won: gs.first_seat_wins, n: fin, pct: Tabla.pct(gs.first_seat_wins / fin) });
     d.appendChild(p);
   }
 }
 
 function lengths(gs) {
-  const d = panel(gs.game + ": game lengths (plies), mean " + gs.mean_length.toFixed(1) + ", median " + gs.median_length);
+  const d = panel(T("stats.lengths", { game: gs.game, mean: I18N.number(+gs.mean_length.toFixed(1)), median: gs.median_length }));
   d.dataset.chart = "lengths-" + gs.game;
   const s = svgIn(d, 340, 130);
   // as many bins as columns of 44 px fit, 12 at most
@@ -75,11 +75,11 @@ function lengths(gs) {
     const h = 90 * c / Math.max(1, top), w = 320 / bins;
     const a = lo + Math.floor(i * (hi - lo) / bins), b = lo + Math.floor((i + 1) * (hi - lo) / bins) - 1;
     const r = el("rect", { x: 10 + i * w + 1, y: 100 - h, width: w - 2, height: h, fill: "#4c8bf5" }, s);
-    el("title", {}, r).textContent = a + "–" + b + " plies: " + c + " games";
+    el("title", {}, r).textContent = T("plies", { n: a + "–" + b }) + ": " + T("lib.games", { n: c });
     if (!c) return;
     const href = c === 1 ? gameLink(ids[i][0]) : libraryLink({ game: gs.game, plies: a + "-" + b });
     const hit = el("rect", { x: 10 + i * w, y: 0, width: w, height: 104, fill: "transparent", class: "hitcol" }, s);
-    el("title", {}, hit).textContent = a + "–" + b + " plies: " + c + (c === 1 ? " game: open it" : " games: show them");
+    el("title", {}, hit).textContent = T("plies", { n: a + "–" + b }) + ": " + T("stats.open", { n: c });
     link(hit, href);
     hit.dataset.count = c;
   });
@@ -89,7 +89,7 @@ function lengths(gs) {
 }
 
 function firstMoves(gs) {
-  const d = panel(gs.game + ": first moves");
+  const d = panel(T("stats.first", { game: gs.game }));
   d.dataset.chart = "first-" + gs.game;
   const fm = gs.first_moves, top = Math.max(1, ...fm.map(f => f.games)), s = svgIn(d, 340, 10 + 44 * Math.max(1, fm.length)), pitch = tapUnits(s);
   s.setAttribute("viewBox", "0 0 340 " + (10 + pitch * Math.max(1, fm.length)));
@@ -97,9 +97,9 @@ function firstMoves(gs) {
     const y = 6 + pitch * i + (pitch - 20) / 2, w = 130 * f.games / top;
     text(s, 90, y + 12, f.move, { "text-anchor": "end" });
     el("rect", { x: 96, y, width: Math.max(w, 1), height: 14, fill: "#4c8bf5" }, s);
-    text(s, 100 + w, y + 12, f.games + " · " + Tabla.pct(f.wins / f.games) + " won", { class: "muted" });
+    text(s, 100 + w, y + 12, I18N.number(f.games) + " · " + T("stats.won", { pct: Tabla.pct(f.wins / f.games) }), { class: "muted" });
     const hit = el("rect", { x: 0, y: 6 + pitch * i - 3, width: 340, height: pitch, fill: "transparent", class: "hitrow" }, s);
-    el("title", {}, hit).textContent = f.move + ": " + f.games + (f.games === 1 ? " game: open it" : " games: show them");
+    el("title", {}, hit).textContent = f.move + ": " + T("stats.open", { n: f.games });
     link(hit, f.games === 1 ? gameLink(f.example) : libraryLink({ game: gs.game, first: f.move }));
     hit.dataset.count = f.games;
     hit.dataset.move = f.move;
@@ -109,11 +109,10 @@ function firstMoves(gs) {
 // watchIndex counts the files the first index has read while api/stats
 // waits for it.
 async function watchIndex(pending) {
-  const n = v => v.toLocaleString("en");
   while (pending.waiting) {
     try {
       const p = await (await fetch("api/progress")).json();
-      if (pending.waiting && p.indexing && p.total) document.getElementById("summary").textContent = "Reading the library… " + n(p.read) + " of " + n(p.total) + " games";
+      if (pending.waiting && p.indexing && p.total) document.getElementById("summary").textContent = T("lib.reading") + " " + T("lib.progress", { read: p.read, n: p.total });
     } catch (_) { /* the statistics' own error says it */ }
     await new Promise(ok => setTimeout(ok, 250));
   }
@@ -126,7 +125,7 @@ async function start() {
   pending.waiting = false;
   if (!r.ok) { document.getElementById("summary").textContent = await Tabla.failText(r, "api/stats"); return; }
   const st = await r.json();
-  document.getElementById("summary").textContent = st.files + " records" + (st.unreadable ? ", " + st.unreadable + " unreadable" : "");
+  document.getElementById("summary").textContent = T("stats.records", { n: st.files }) + (st.unreadable ? ", " + T("lib.unreadable", { n: st.unreadable }) : "");
   for (const gs of st.by_game) { results(gs); lengths(gs); firstMoves(gs); }
 }
 start();
