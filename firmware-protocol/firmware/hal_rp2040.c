@@ -67,6 +67,9 @@
 #include "rp2040/regs.h"
 #include "tabla_fw.h"
 #include "tabla_proto.h"
+#ifdef TABLA_LINK_USB
+#include "usb_cdc.h"
+#endif
 
 #ifndef TABLA_BOARD_CELLS
 #error "build with -include tabla_board.h (make BOARD=file.board)"
@@ -143,7 +146,23 @@ void isr_timer0(void)
     REG(TIMER_INTR) = 1u;
 }
 
-/* ---- UART ---- */
+/* ---- The line to the host: UART0, or USB CDC (usb_cdc.c) ---- */
+
+#ifdef TABLA_LINK_USB
+
+int hal_uart_read(void)
+{
+    return usb_cdc_read();
+}
+
+void hal_uart_write(uint8_t byte)
+{
+    usb_cdc_write(byte);
+}
+
+#define LINK_RX_EMPTY() (!usb_cdc_rx_pending())
+
+#else /* UART0 */
 
 static volatile uint8_t rx_ring[RX_RING];
 static volatile uint32_t rx_head, rx_tail;
@@ -178,10 +197,17 @@ void hal_uart_write(uint8_t byte)
     REG(UART_DR) = byte;
 }
 
+#define LINK_RX_EMPTY() (rx_head == rx_tail)
+
+#endif
+
 void hal_idle(void)
 {
+#ifdef TABLA_LINK_USB
+    usb_cdc_flush(); /* what this pass wrote leaves in one packet */
+#endif
     irq_off();
-    if (rx_head == rx_tail) {
+    if (LINK_RX_EMPTY()) {
         /* Wake at the next millisecond (or a received byte). The alarm
          * fires when the timer's low word equals its target: one that
          * passed while it was set would wait 71 minutes, so check. */
@@ -463,6 +489,7 @@ void hal_init(void)
     unreset(RESET_ADC | RESET_IO_BANK0 | RESET_PADS_BANK0 | RESET_PIO0 | RESET_TIMER |
             RESET_UART0);
 
+#ifndef TABLA_LINK_USB
     /* UART0, 115200 8N1: 125 MHz / (16 * 115200) = 67 + 52/64. */
     REG(UART_IBRD) = 67u;
     REG(UART_FBRD) = 52u;
@@ -471,6 +498,7 @@ void hal_init(void)
     REG(UART_IMSC) = UART_IMSC_RX;
     REG(GPIO_CTRL(PIN_TX)) = GPIO_FUNC_UART;
     REG(GPIO_CTRL(PIN_RX)) = GPIO_FUNC_UART;
+#endif
 
     /* Buttons: inputs with pull-ups, read through SIO. */
     for (b = 0; b < 5u; b++) {
@@ -485,6 +513,11 @@ void hal_init(void)
     pio_init();
 
     REG(TIMER_INTE) = 1u; /* alarm 0 */
+#ifdef TABLA_LINK_USB
+    REG(NVIC_ISER) = 1u << IRQ_TIMER0;
+    usb_cdc_init();
+#else
     REG(NVIC_ISER) = (1u << IRQ_TIMER0) | (1u << IRQ_UART0);
+#endif
     irq_on();
 }
