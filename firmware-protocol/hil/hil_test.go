@@ -140,6 +140,12 @@ func build() (*env, error) {
 	if out, err := mk.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("make: %v\n%s", err, out)
 	}
+	// The RP2040 images on UART0 too (build/rp2040 holds the default, USB).
+	mk = exec.Command("make", "--no-print-directory", "-j2", "-C", firmwareDir(), "rp2040-boards",
+		"RP2040_LINK=uart", "BUILD="+e.build, "GO="+goBin, "TOP="+top)
+	if out, err := mk.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("make RP2040_LINK=uart: %v\n%s", err, out)
+	}
 	gb := exec.Command(goBin, "build", "-o", e.tabla, "./cmd/tabla")
 	gb.Dir = top
 	if out, err := gb.CombinedOutput(); err != nil {
@@ -149,8 +155,10 @@ func build() (*env, error) {
 }
 
 // gameMCUs are the builds TestHIL plays the scripts on: the Mega's under
-// simavr, the RP2040's under rp2040js.
-var gameMCUs = []string{"atmega2560", "rp2040"}
+// simavr, the RP2040's under rp2040js, on its USB port (rp2040, the
+// default build) and on UART0 (rp2040-uart).
+var gameMCUs = []string{"atmega2560", "rp2040", "rp2040-uart"}
+
 
 // TestHIL plays a game on every builtin board's firmware with the daemon on
 // its serial line, on the Mega (simavr) and the RP2040 (rp2040js) builds
@@ -189,7 +197,7 @@ func TestHIL(t *testing.T) {
 			}
 			t.Run(sub, func(t *testing.T) {
 				t.Parallel()
-				if mcu == "rp2040" {
+				if isRP2040(mcu) {
 					rpLane <- struct{}{}
 					defer func() { <-rpLane }()
 				}
@@ -220,6 +228,7 @@ type harness struct {
 	pin    []pinFrame  // every frame the strip showed, in order
 	line   []lineFrame // every intact frame on the line, and resets
 	errs   []string
+	usb    []string // "VID:PID MANUFACTURER|PRODUCT|SERIAL" of each USB enumeration
 	stats  string
 	ready  chan struct{}
 	done   chan struct{}
@@ -258,7 +267,7 @@ const (
 // simavr (firmware/hil_sim.c), rp2040 under rp2040js (rp2040/hil_rp2040.mjs);
 // both harnesses take the same commands and print the same lines.
 func startHarnessOn(t *testing.T, e *env, mcu string, l *fwboard.Layout, link string) *harness {
-	dir := map[string]string{"atmega2560": "mega2560", "atmega328p": "uno", "rp2040": "rp2040"}[mcu]
+	dir := map[string]string{"atmega2560": "mega2560", "atmega328p": "uno", "rp2040": "rp2040", "rp2040-uart": "rp2040-uart"}[mcu]
 	elfPath := filepath.Join(e.build, dir, l.Board.Name+".elf")
 	args := []string{"-link", link, "-cells", strconv.Itoa(l.Cells),
 		"-bits", strconv.Itoa(l.SensorBits), "-leds", strconv.Itoa(l.LEDs), "-frames"}
@@ -271,6 +280,10 @@ func startHarnessOn(t *testing.T, e *env, mcu string, l *fwboard.Layout, link st
 	}
 	var cmd *exec.Cmd
 	if mcu == "rp2040" {
+		// The USB build: the harness is its USB host and checks the ids.
+		args = append(args, "-usb", strings.ToLower(usbID.VID+":"+usbID.PID))
+	}
+	if isRP2040(mcu) {
 		args = append([]string{e.rp2040, "-cable", e.cable}, args...)
 		cmd = exec.Command(e.node, append(args, strings.TrimSuffix(elfPath, ".elf")+".bin")...)
 	} else {
@@ -361,6 +374,8 @@ func (h *harness) read(r io.Reader) {
 			} else {
 				h.errs = append(h.errs, fmt.Sprintf("bad %s line: %s: %v", kind, line, err))
 			}
+		case "usb":
+			h.usb = append(h.usb, rest)
 		case "error":
 			h.errs = append(h.errs, rest)
 		case "stats":
@@ -722,6 +737,7 @@ func play(t *testing.T, e *env, mcu, path string, data []byte, h script.Header) 
 	if acks == 0 {
 		t.Error("the MCU acknowledged no command")
 	}
+	g.h.checkUSB(mcu, def.Name)
 	g.h.mu.Lock()
 	stats := g.h.stats
 	g.h.mu.Unlock()
