@@ -159,7 +159,6 @@ func build() (*env, error) {
 // default build) and on UART0 (rp2040-uart).
 var gameMCUs = []string{"atmega2560", "rp2040", "rp2040-uart"}
 
-
 // TestHIL plays a game on every builtin board's firmware with the daemon on
 // its serial line, on the Mega (simavr) and the RP2040 (rp2040js) builds
 // (see the package comment).
