@@ -4,12 +4,14 @@
  * for the sensors, a WS2812B strip, five buttons, the die), with the
  * chain and the strip driven by the RP2040's PIO and no SDK: clocks,
  * resets, pads, UART, timer and PIO are programmed here from the datasheet
- * (rp2040/regs.h). The board's size, sensor bits and die come from
+ * (rp2040/regs.h). Built with -DTABLA_LINK_USB (make RP2040_LINK=usb, the
+ * default) the line to the host is the chip's USB port instead of UART0
+ * (usb_cdc.c: a CDC-ACM serial device). The board's size, sensor bits and die come from
  * tabla_board.h (gen/), as for the AVR builds.
  *
  * Pins (GP numbers; WIRING.md has the whole table and the Pico's pin numbers)
- *   UART0 to the host       GP0 TX, GP1 RX (115200 8N1, a USB-serial adapter
- *                           at 3.3 V)
+ *   the host                the USB port (RP2040_LINK=usb), or UART0: GP0 TX,
+ *                           GP1 RX (115200 8N1, a USB-serial adapter at 3.3 V)
  *   165 SH/LD (every chip)  GP2
  *   165 CLK (every chip)    GP3
  *   165 QH of chip 0        GP4 (the chain powered at 3.3 V: GPIOs are not
