@@ -4,12 +4,14 @@
  * for the sensors, a WS2812B strip, five buttons, the die), with the
  * chain and the strip driven by the RP2040's PIO and no SDK: clocks,
  * resets, pads, UART, timer and PIO are programmed here from the datasheet
- * (rp2040/regs.h). The board's size, sensor bits and die come from
+ * (rp2040/regs.h). Built with -DTABLA_LINK_USB (make RP2040_LINK=usb, the
+ * default) the line to the host is the chip's USB port instead of UART0
+ * (usb_cdc.c: a CDC-ACM serial device). The board's size, sensor bits and die come from
  * tabla_board.h (gen/), as for the AVR builds.
  *
  * Pins (GP numbers; WIRING.md has the whole table and the Pico's pin numbers)
- *   UART0 to the host       GP0 TX, GP1 RX (115200 8N1, a USB-serial adapter
- *                           at 3.3 V)
+ *   the host                the USB port (RP2040_LINK=usb), or UART0: GP0 TX,
+ *                           GP1 RX (115200 8N1, a USB-serial adapter at 3.3 V)
  *   165 SH/LD (every chip)  GP2
  *   165 CLK (every chip)    GP3
  *   165 QH of chip 0        GP4 (the chain powered at 3.3 V: GPIOs are not
@@ -67,6 +69,9 @@
 #include "rp2040/regs.h"
 #include "tabla_fw.h"
 #include "tabla_proto.h"
+#ifdef TABLA_LINK_USB
+#include "usb_cdc.h"
+#endif
 
 #ifndef TABLA_BOARD_CELLS
 #error "build with -include tabla_board.h (make BOARD=file.board)"
@@ -143,7 +148,23 @@ void isr_timer0(void)
     REG(TIMER_INTR) = 1u;
 }
 
-/* ---- UART ---- */
+/* ---- The line to the host: UART0, or USB CDC (usb_cdc.c) ---- */
+
+#ifdef TABLA_LINK_USB
+
+int hal_uart_read(void)
+{
+    return usb_cdc_read();
+}
+
+void hal_uart_write(uint8_t byte)
+{
+    usb_cdc_write(byte);
+}
+
+#define LINK_RX_EMPTY() (!usb_cdc_rx_pending())
+
+#else /* UART0 */
 
 static volatile uint8_t rx_ring[RX_RING];
 static volatile uint32_t rx_head, rx_tail;
@@ -178,10 +199,17 @@ void hal_uart_write(uint8_t byte)
     REG(UART_DR) = byte;
 }
 
+#define LINK_RX_EMPTY() (rx_head == rx_tail)
+
+#endif
+
 void hal_idle(void)
 {
+#ifdef TABLA_LINK_USB
+    usb_cdc_flush(); /* what this pass wrote leaves in one packet */
+#endif
     irq_off();
-    if (rx_head == rx_tail) {
+    if (LINK_RX_EMPTY()) {
         /* Wake at the next millisecond (or a received byte). The alarm
          * fires when the timer's low word equals its target: one that
          * passed while it was set would wait 71 minutes, so check. */
@@ -463,6 +491,7 @@ void hal_init(void)
     unreset(RESET_ADC | RESET_IO_BANK0 | RESET_PADS_BANK0 | RESET_PIO0 | RESET_TIMER |
             RESET_UART0);
 
+#ifndef TABLA_LINK_USB
     /* UART0, 115200 8N1: 125 MHz / (16 * 115200) = 67 + 52/64. */
     REG(UART_IBRD) = 67u;
     REG(UART_FBRD) = 52u;
@@ -471,6 +500,7 @@ void hal_init(void)
     REG(UART_IMSC) = UART_IMSC_RX;
     REG(GPIO_CTRL(PIN_TX)) = GPIO_FUNC_UART;
     REG(GPIO_CTRL(PIN_RX)) = GPIO_FUNC_UART;
+#endif
 
     /* Buttons: inputs with pull-ups, read through SIO. */
     for (b = 0; b < 5u; b++) {
@@ -485,6 +515,11 @@ void hal_init(void)
     pio_init();
 
     REG(TIMER_INTE) = 1u; /* alarm 0 */
+#ifdef TABLA_LINK_USB
+    REG(NVIC_ISER) = 1u << IRQ_TIMER0;
+    usb_cdc_init();
+#else
     REG(NVIC_ISER) = (1u << IRQ_TIMER0) | (1u << IRQ_UART0);
+#endif
     irq_on();
 }

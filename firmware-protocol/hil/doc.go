@@ -40,11 +40,16 @@
 // firmware mutants and shows that the tests CI runs catch each
 // (firmware/README.md).
 //
-// The RP2040 build (firmware/hal_rp2040.c) runs in the rp2040js emulator
+// The RP2040 builds (firmware/hal_rp2040.c) run in the rp2040js emulator
 // (npm, pinned by rp2040/package-lock.json) under rp2040/hil_rp2040.mjs, a
 // harness with the same commands and output lines as hil_sim, its serial
-// line on a pty kept by firmware/hil_cable: TestHIL plays every script on
-// it too, and TestHILDriver runs DAHA's and RAY's RP2040 builds. The
+// line on a pty kept by firmware/hil_cable: the default build on the chip's
+// USB port (firmware/usb_cdc.c, mcu "rp2040"), for which the harness is the
+// USB host (rp2040/usb_host.mjs: it enumerates the device as Linux does and
+// checks its descriptors, ids and data toggles), and the UART0 build
+// ("rp2040-uart"). TestHIL plays every script on both, TestHILDriver runs
+// DAHA's and RAY's USB builds and RAY's UART0 build, and TestUSBID checks
+// that the ids the firmware is built with are the ones serial:auto knows. The
 // runner steps the PIO state machines with the CPU at their clock
 // dividers, so the WS2812 pulses are decoded by their length as on the
 // AVR, and the sensor chain is shifted bit by bit at its clock.

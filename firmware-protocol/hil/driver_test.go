@@ -61,8 +61,9 @@ func TestHILDriver(t *testing.T) {
 		{"atmega2560", "six"}, {"atmega2560", "ray"},
 		{"atmega328p", "daha"}, {"atmega328p", "gyges"}, {"atmega328p", "star"}, {"atmega328p", "six"},
 		// The RP2040 build (rp2040js) on the smallest board and on RAY (cells
-		// past 255, the longest strip); the games play it on the others.
-		{"rp2040", "daha"}, {"rp2040", "ray"},
+		// past 255, the longest strip), on USB; RAY's on UART0 too. The
+		// games play both on the others.
+		{"rp2040", "daha"}, {"rp2040", "ray"}, {"rp2040-uart", "ray"},
 		// The Arduino sketch (../arduino/tabla) built by arduino-builder,
 		// as the Arduino IDE builds it, for both boards.
 		{"arduino-mega", "daha"}, {"arduino-uno", "daha"},
@@ -83,7 +84,7 @@ func TestHILDriver(t *testing.T) {
 	for _, b := range builds {
 		t.Run(b.mcu+"/"+b.board, func(t *testing.T) {
 			t.Parallel()
-			if b.mcu == "rp2040" {
+			if isRP2040(b.mcu) {
 				rpLane <- struct{}{}
 				defer func() { <-rpLane }()
 			}
@@ -118,6 +119,7 @@ func driverRun(t *testing.T, e *env, mcu, name string) {
 		if p := h.problems(); len(p) > 0 {
 			t.Errorf("the simulated board reports: %q", p)
 		}
+		h.checkUSB(mcu, name)
 	}()
 
 	cfg := wire.DefaultConfig
@@ -132,7 +134,7 @@ func driverRun(t *testing.T, e *env, mcu, name string) {
 	line := &faultyLine{}
 	sc := serial.Config{Dial: line.dialer(serial.PortDialer(link, 115200, nil)), Board: &cfg,
 		Heartbeat: time.Second, MissedHeartbeats: 10}
-	if mcu == "rp2040" {
+	if isRP2040(mcu) {
 		// rp2040js needs a third of a core or more to emulate a second of
 		// the firmware (BENCHMARKS.md): on a loaded machine it can fall
 		// behind the wall clock, and the driver's reply timeout (wall

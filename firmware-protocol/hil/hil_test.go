@@ -144,6 +144,12 @@ func build() (*env, error) {
 	if out, err := mk.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("make: %v\n%s", err, out)
 	}
+	// The RP2040 images on UART0 too (build/rp2040 holds the default, USB).
+	mk = exec.Command("make", "--no-print-directory", "-j2", "-C", firmwareDir(), "rp2040-boards",
+		"RP2040_LINK=uart", "BUILD="+e.build, "GO="+goBin, "TOP="+top)
+	if out, err := mk.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("make RP2040_LINK=uart: %v\n%s", err, out)
+	}
 	gb := exec.Command(goBin, "build", "-o", e.tabla, "./cmd/tabla")
 	gb.Dir = top
 	if out, err := gb.CombinedOutput(); err != nil {
@@ -239,8 +245,9 @@ func buildSketch(e *env, goBin, top, fqbn, dir, board string) error {
 
 // gameMCUs are the builds TestHIL plays the scripts on: the Mega's and the
 // Uno's under simavr (the Uno's for the four boards it holds: not RAY),
-// the RP2040's under rp2040js.
-var gameMCUs = []string{"atmega2560", "atmega328p", "rp2040"}
+// the RP2040's under rp2040js, on its USB port (rp2040, the default build)
+// and on UART0 (rp2040-uart).
+var gameMCUs = []string{"atmega2560", "atmega328p", "rp2040", "rp2040-uart"}
 
 // unoBoards are the boards whose firmware fits the Uno (the Makefile's
 // UNO_BOARDS).
@@ -286,7 +293,7 @@ func TestHIL(t *testing.T) {
 			}
 			t.Run(sub, func(t *testing.T) {
 				t.Parallel()
-				if mcu == "rp2040" {
+				if isRP2040(mcu) {
 					rpLane <- struct{}{}
 					defer func() { <-rpLane }()
 				}
@@ -319,6 +326,7 @@ type harness struct {
 	scans  []scanEvent // "scans on": latches of the chain, sets, CellChanges, in order
 	scanOn bool
 	errs   []string
+	usb    []string // "VID:PID MANUFACTURER|PRODUCT|SERIAL" of each USB enumeration
 	stats  string
 	ready  chan struct{}
 	done   chan struct{}
@@ -368,7 +376,7 @@ const (
 // simavr (firmware/hil_sim.c), rp2040 under rp2040js (rp2040/hil_rp2040.mjs);
 // both harnesses take the same commands and print the same lines.
 func startHarnessOn(t *testing.T, e *env, mcu string, l *fwboard.Layout, link string) *harness {
-	dir := map[string]string{"atmega2560": "mega2560", "atmega328p": "uno", "rp2040": "rp2040",
+	dir := map[string]string{"atmega2560": "mega2560", "atmega328p": "uno", "rp2040": "rp2040", "rp2040-uart": "rp2040-uart",
 		"arduino-mega": "arduino-mega", "arduino-uno": "arduino-uno"}[mcu]
 	elfPath := filepath.Join(e.build, dir, l.Board.Name+".elf")
 	// The Arduino sketch's builds run in simavr as the Makefile's do.
@@ -386,6 +394,10 @@ func startHarnessOn(t *testing.T, e *env, mcu string, l *fwboard.Layout, link st
 	}
 	var cmd *exec.Cmd
 	if mcu == "rp2040" {
+		// The USB build: the harness is its USB host and checks the ids.
+		args = append(args, "-usb", strings.ToLower(usbID.VID+":"+usbID.PID))
+	}
+	if isRP2040(mcu) {
 		args = append([]string{e.rp2040, "-cable", e.cable}, args...)
 		cmd = exec.Command(e.node, append(args, strings.TrimSuffix(elfPath, ".elf")+".bin")...)
 	} else {
@@ -487,6 +499,8 @@ func (h *harness) read(r io.Reader) {
 			} else if h.scanOn {
 				h.scans = append(h.scans, scanEvent{kind, ms})
 			}
+		case "usb":
+			h.usb = append(h.usb, rest)
 		case "error":
 			h.errs = append(h.errs, rest)
 		case "stats":
@@ -886,6 +900,7 @@ func play(t *testing.T, e *env, mcu, path string, data []byte, h script.Header) 
 	if acks == 0 {
 		t.Error("the MCU acknowledged no command")
 	}
+	g.h.checkUSB(mcu, def.Name)
 	g.h.mu.Lock()
 	stats := g.h.stats
 	g.h.mu.Unlock()

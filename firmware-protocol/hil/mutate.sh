@@ -48,6 +48,9 @@ mutants=(
   'rp2040-green|hal_rp2040.c|s/((uint32_t)p\[1\] << 24)/((uint32_t)p[0] << 24)/|RP2040 only: green sent as red on the strip'
   'rp2040-chain|hal_rp2040.c|s/REG(PIO_TXF(SM_CHAIN)) = CHAIN_WORDS \* 32u - 1u;/REG(PIO_TXF(SM_CHAIN)) = CHAIN_WORDS * 32u - 2u;/|RP2040 only: the chain read one bit short'
   'rp2040-scan-same|hal_rp2040.c|s/chain_same = diff == 0;/chain_same = 1;/|RP2040 only: every scan taken for unchanged'
+  'usb-toggle|usb_cdc.c|s/    in_pid ^= 1u;/    (void)in_pid;/|RP2040 USB: bulk IN always DATA0'
+  'usb-status-pid|usb_cdc.c|s/buf_give(BUF_CTRL(0, 0), BUF_FULL . BUF_DATA1);$/buf_give(BUF_CTRL(0, 0), BUF_FULL);/|RP2040 USB: EP0 status stages sent as DATA0'
+  'usb-rx-short|usb_cdc.c|s/for (i = 0; i < len \&\& i < BULK_SIZE; i++) {/for (i = 0; i + 1u < len \&\& i < BULK_SIZE; i++) {/|RP2040 USB: the last byte of each OUT packet lost'
 )
 
 # run_suite SUITE DIR LOG: one suite on the firmware in DIR; 0 if it passed.

@@ -467,6 +467,16 @@ func TestMatchPortIgnoresCase(t *testing.T) {
 	if err != nil || got != "/dev/ttyUSB0" {
 		t.Errorf("lower-case ids: got %q %v", got, err)
 	}
+	// The tabla RP2040 firmware on the Pico's USB port (usb_cdc.c).
+	pico := append(ports, &enumerator.PortDetails{Name: "/dev/ttyACM1", IsUSB: true, VID: "1209", PID: "0001"})
+	got, err = matchPort(pico[:1:1], KnownUSB)
+	if err == nil {
+		t.Errorf("no known port: got %q", got)
+	}
+	got, err = matchPort(append(pico[:1:1], pico[3]), KnownUSB)
+	if err != nil || got != "/dev/ttyACM1" {
+		t.Errorf("the RP2040 on USB: got %q %v", got, err)
+	}
 	_, err = matchPort(ports[:1], KnownUSB)
 	if !errors.Is(err, ErrNoPort) || !strings.Contains(err.Error(), "/dev/ttyS0") {
 		t.Errorf("got %v", err)

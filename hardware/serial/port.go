@@ -19,10 +19,14 @@ type USBID struct{ VID, PID string }
 
 // KnownUSB lists the USB-serial bridges tabla boards are built on, tried in
 // order by "auto": Arduino Uno/Mega (ATmega16U2), CH340, CP210x, FTDI
-// FT232R, Raspberry Pi Pico (RP2040 CDC).
+// FT232R, the tabla RP2040 firmware on the Pico's own USB port
+// (firmware-protocol/firmware/usb_cdc.c: pid.codes' 1209:0001 unless built
+// with other USB_VID/USB_PID), a Raspberry Pi Pico with the SDK's USB
+// serial (2E8A:000A).
 var KnownUSB = []USBID{
 	{"2341", "0043"}, {"2341", "0042"}, {"2341", "0001"}, {"2A03", "0043"},
-	{"1A86", "7523"}, {"10C4", "EA60"}, {"0403", "6001"}, {"2E8A", "000A"},
+	{"1A86", "7523"}, {"10C4", "EA60"}, {"0403", "6001"}, {"1209", "0001"},
+	{"2E8A", "000A"},
 }
 
 // ErrNoPort: no serial port matched.

@@ -24,6 +24,7 @@ void isr_systick(void) __attribute__((weak, alias("default_handler")));
 void isr_timer0(void) __attribute__((weak, alias("default_handler")));
 void isr_pio0_0(void) __attribute__((weak, alias("default_handler")));
 void isr_uart0(void) __attribute__((weak, alias("default_handler")));
+void isr_usbctrl(void) __attribute__((weak, alias("default_handler")));
 
 typedef void (*vector_t)(void);
 
@@ -41,7 +42,7 @@ __attribute__((section(".vectors"), used)) static const vector_t vectors[16 + 26
     [16 + 2] = default_handler,
     [16 + 3] = default_handler,
     [16 + 4] = default_handler,
-    [16 + 5] = default_handler,
+    [16 + 5] = isr_usbctrl,
     [16 + 6] = default_handler,
     [16 + 7] = isr_pio0_0,
     [16 + 8] = default_handler,

@@ -29,8 +29,22 @@
 // table that boot2 would enter (0x10000100); boot2 itself runs only on
 // hardware. A watchdog reset is reported as an error (a hung firmware).
 //
+// With -usb VID:PID the firmware is a build with RP2040_LINK=usb
+// (firmware/usb_cdc.c): the line is the chip's USB port instead of UART0,
+// and the harness is the host (usb_host.mjs, on rp2040js's USB controller):
+// it enumerates the device as Linux does, checks its descriptors (the ids
+// must be VID:PID, four hex digits each) and every answer, then bridges the
+// CDC data endpoints to the pty as the UART is bridged. The pty comes (and
+// "ready" is printed) once the device is configured and DTR raised, as
+// /dev/ttyACM0 appears once cdc_acm has bound; "unplug" makes the device
+// deaf and removes the pty, "replug" resets the bus and enumerates again,
+// and a reset of the MCU takes the pty away until the new chip has
+// enumerated (a Pico that resets leaves the bus). Output line "usb VID:PID
+// MANUFACTURER|PRODUCT|SERIAL" after each enumeration.
+//
 // Usage: node hil_rp2040.mjs -cable PATH -link PATH -cells N -bits B -leds L
-//                            [-rng ADDR] [-die 6|4] [-frames] [-bench MS] firmware.bin
+//                            [-rng ADDR] [-die 6|4] [-usb VID:PID] [-frames]
+//                            [-bench MS] firmware.bin
 //
 // -bench MS runs MS milliseconds of MCU time as fast as it can (no wall
 // clock, no commands but "go") and prints "bench mcu S cpu S instructions
@@ -47,6 +61,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { RP2040 } from 'rp2040js';
+import { UsbHost } from './usb_host.mjs';
 
 const PIN_SHLD = 2, PIN_CLK = 3, PIN_QH = 4, PIN_LED = 5, PIN_BUTTON0 = 10;
 const FLASH_IMAGE = 0x100; // the vector table, after the 256 bytes of boot2
@@ -57,21 +72,22 @@ const HIGH = 1, LOW = 0; // GPIOPinState
 
 // ---- Arguments ----
 
-const opt = { bits: 0, cells: 0, leds: 0, rng: 0, die: 0, frames: false, bench: 0 };
+const opt = { bits: 0, cells: 0, leds: 0, rng: 0, die: 0, frames: false, bench: 0, usb: '' };
 let image = null;
 {
   const a = process.argv.slice(2);
   for (let i = 0; i < a.length; i++) {
     const k = a[i];
     if (k === '-frames') opt.frames = true;
-    else if (['-cable', '-link', '-cells', '-bits', '-leds', '-rng', '-die', '-bench'].includes(k) && i + 1 < a.length) {
+    else if (['-cable', '-link', '-cells', '-bits', '-leds', '-rng', '-die', '-bench', '-usb'].includes(k) && i + 1 < a.length) {
       const v = a[++i];
-      opt[k.slice(1)] = ['-cable', '-link'].includes(k) ? v : Number(v);
+      opt[k.slice(1)] = ['-cable', '-link', '-usb'].includes(k) ? v : Number(v);
     } else if (!k.startsWith('-') && image === null) image = k;
     else { image = null; break; }
   }
-  if (image === null || !opt.cable || !opt.link || !(opt.cells >= 1) || !(opt.bits >= 1 && opt.bits <= 8) || !(opt.leds >= 0)) {
-    process.stderr.write('usage: node hil_rp2040.mjs -cable PATH -link PATH -cells N -bits B -leds L [-rng ADDR] [-die FACES] [-frames] firmware.bin\n');
+  if (image === null || !opt.cable || !opt.link || !(opt.cells >= 1) || !(opt.bits >= 1 && opt.bits <= 8) || !(opt.leds >= 0) ||
+      (opt.usb && !/^[0-9a-f]{4}:[0-9a-f]{4}$/.test(opt.usb))) {
+    process.stderr.write('usage: node hil_rp2040.mjs -cable PATH -link PATH -cells N -bits B -leds L [-rng ADDR] [-die FACES] [-usb VID:PID] [-frames] firmware.bin\n');
     process.exit(2);
   }
 }
@@ -118,6 +134,24 @@ function makeChip(sram) {
     setImmediate(resetChip); // not from inside the emulator's clock
   };
   chip.uart[0].onByte = (b) => toHost(b);
+  if (opt.usb) {
+    const [vid, pid] = opt.usb.split(':');
+    usb = new UsbHost(chip, {
+      vid, pid,
+      onData: (buf) => {
+        for (const b of buf) toHost(b);
+      },
+      onToDevice: (b) => traceDown(b),
+      onConfigured: (info) => {
+        out(`usb ${info.vid}:${info.pid} ${info.manufacturer}|${info.product}|${info.serial}`);
+        trace(`usb configured: ${JSON.stringify(info)}`);
+        if (plugged) cablePlug(true);
+      },
+      onError: (text) => out(`error ${text}`),
+      trace,
+    });
+    if (!plugged) usb.unplug();
+  }
   const adcRead = chip.adc.onADCRead;
   chip.adc.onADCRead = (channel) => {
     if (channel === 0) chip.adc.channelValues[0] = noiseBit() ? 4095 : 0;
@@ -423,6 +457,15 @@ const traceUp = tracer('up'), traceDown = tracer('down');
 
 let cable = null, plugged = false;
 let muted = false; // "mute": the MCU's bytes never reach the host
+let usb = null; // the USB host (-usb): a new one with every chip
+let cableIn = true; // the pty is there (hil_cable starts plugged)
+let cableAsked = 0, cableAnswered = 0; // unplug/replug commands to hil_cable, and its replies
+function cablePlug(on) {
+  if (!cable || on === cableIn) return;
+  cableIn = on;
+  cableAsked++;
+  cable.stdio[3].write(on ? 'r' : 'u');
+}
 let toMcu = []; // bytes the host sent, not yet in the UART
 let toHostBuf = [];
 let feedAlarm = null;
@@ -460,7 +503,8 @@ function startCable() {
   cable.stdin.on('error', () => {});
   cable.stdout.on('data', (d) => {
     if (!plugged) return;
-    for (const b of d) toMcu.push(b);
+    if (usb) usb.send(d);
+    else for (const b of d) toMcu.push(b);
   });
   let buf = '';
   cableReady = new Promise((resolve) => {
@@ -470,6 +514,7 @@ function startCable() {
       while ((i = buf.indexOf('\n')) >= 0) {
         const line = buf.slice(0, i);
         buf = buf.slice(i + 1);
+        if (line === 'plugged' || line === 'unplugged') cableAnswered++;
         if (line === 'plugged') resolve(true);
         else if (line.startsWith('error')) {
           out(`error cable: ${line.slice(6)}`);
@@ -485,17 +530,24 @@ function startCable() {
 function unplug() {
   plugged = false;
   toMcu = [];
-  cable.stdio[3].write('u');
+  if (usb) usb.unplug();
+  cablePlug(false);
 }
+
 function replug() {
   if (plugged) return;
   plugged = true;
-  cable.stdio[3].write('r');
+  if (usb) usb.replug(); // the pty comes back once the device is configured
+  else cablePlug(true);
 }
 
 // ---- Reset ----
 
 function resetChip() {
+  if (usb) {
+    usb.unplug(); // the old chip's host
+    cablePlug(false);
+  }
   const sram = rp.sram.slice();
   baseNanos += rp.clock.nanos;
   rp = makeChip(sram);
@@ -613,12 +665,27 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function main() {
   while (!started && !quitting) await sleep(5);
   if (quitting) process.exit(0);
+  plugged = true;
   rp = makeChip(null);
   setButtons();
   latch();
   startCable();
-  plugged = true;
   if (!(await cableReady)) process.exit(1);
+  if (usb) {
+    // The pty waits for the device: gone until it is configured.
+    cablePlug(false);
+    const t0 = mcuNanos();
+    while (!usb.configured && !crashed) {
+      if (usb.failed || mcuNanos() - t0 > 2e9) {
+        if (!usb.failed) out('error usb: the device was not configured within 2 s of MCU time');
+        process.exit(1);
+      }
+      run(rp.clock.nanos + SLICE_NS);
+      usb.poll(rp.clock.nanos);
+      await tick();
+    }
+    while (cableAnswered < cableAsked + 1) await sleep(1); // the pty is back
+  }
   const start = performance.now();
   out(`ready ${opt.link}`);
   if (opt.bench > 0) {
@@ -640,6 +707,7 @@ async function main() {
     }
     if (ledBits.length > 0 && !ledLevel && rp.clock.nanos - ledFall >= 50e3) ledFrameDone();
     pinNanos = rp.clock.nanos;
+    if (usb) usb.poll(rp.clock.nanos);
     flushToHost();
     await tick(); // the cable's and the test's input
     startFeed();
