@@ -453,7 +453,7 @@ func (r *Remote) claim(ctx context.Context) {
 				r.log.Info("hub: seat asked for", "game", r.host.String(), "seat", r.seat)
 				asked = true
 			}
-			w, err := kv.Watch(ctx, key)
+			w, err := watchKV(ctx, r.t.js, BucketSeats, key)
 			if err != nil {
 				return err
 			}
@@ -529,7 +529,7 @@ func (r *Remote) watchRequests(ctx context.Context) {
 			if err != nil {
 				return err
 			}
-			w, err := kv.Watch(ctx, "*."+r.t.name+".*.*")
+			w, err := watchKV(ctx, r.t.js, BucketSeats, "*."+r.t.name+".*.*")
 			if err != nil {
 				return err
 			}
@@ -611,11 +611,7 @@ func (r *Remote) grant(ctx context.Context, kv jetstream.KeyValue, e jetstream.K
 func (r *Remote) watchClaims(ctx context.Context) {
 	for ctx.Err() == nil {
 		err := func() error {
-			kv, err := r.t.js.KeyValue(ctx, BucketSeats)
-			if err != nil {
-				return err
-			}
-			w, err := kv.Watch(ctx, r.t.name+".*.*") // this table's seats, not its own requests
+			w, err := watchKV(ctx, r.t.js, BucketSeats, r.t.name+".*.*") // this table's seats, not its own requests
 			if err != nil {
 				return err
 			}
@@ -654,35 +650,32 @@ func (r *Remote) watchClaims(ctx context.Context) {
 	}
 }
 
-// refreshClaims reads the claims on the current game's seats.
+// refreshClaims reads the claims on the current game's seats, a get of
+// each seat's key: no consumer made and dropped every few seconds (a
+// watch of its own would be one more for the server to create and
+// remove, for every table, every 5 s).
 func (r *Remote) refreshClaims(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	r.mu.Lock()
-	prefix := r.t.name + "." + r.gid + "."
+	sess, gid := r.sess, r.gid
 	r.mu.Unlock()
+	if sess == nil {
+		return
+	}
 	kv, err := r.t.js.KeyValue(ctx, BucketSeats)
 	if err != nil {
 		return
 	}
-	kl, err := kv.ListKeysFiltered(ctx, prefix+"*")
-	if err != nil {
-		return
-	}
-	changed, loaded := false, false
-	defer func() {
-		r.mu.Lock()
-		if loaded && !r.loaded {
-			r.loaded, changed = true, true
-		}
-		r.mu.Unlock()
-		if changed {
-			r.wake()
-		}
-	}()
-	for k := range kl.Keys() {
+	changed, loaded := false, true
+	for _, seat := range sess.Seats() {
+		k := seatKey(r.t.name, gid, seat)
 		e, err := kv.Get(ctx, k)
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			continue // nobody plays it elsewhere (the watch sees a claim withdrawn)
+		}
 		if err != nil {
+			loaded = false
 			continue
 		}
 		var p Ref
@@ -690,12 +683,19 @@ func (r *Remote) refreshClaims(ctx context.Context) {
 			continue
 		}
 		r.mu.Lock()
-		if r.claims[k] != p {
+		if r.gid == gid && r.claims[k] != p {
 			r.claims[k], changed = p, true
 		}
 		r.mu.Unlock()
 	}
-	loaded = ctx.Err() == nil // the list ended before the timeout: complete
+	r.mu.Lock()
+	if loaded && !r.loaded && r.gid == gid {
+		r.loaded, changed = true, true
+	}
+	r.mu.Unlock()
+	if changed {
+		r.wake()
+	}
 }
 
 // follow starts following a record (once).
