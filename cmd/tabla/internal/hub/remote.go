@@ -650,41 +650,36 @@ func (r *Remote) watchClaims(ctx context.Context) {
 	}
 }
 
-// refreshClaims reads the claims on the current game's seats, a get of
-// each seat's key: no consumer made and dropped every few seconds (a
-// watch of its own would be one more for the server to create and
-// remove, for every table, every 5 s).
+// refreshClaims reads the claims on the current game's seats, on a watch
+// read to its end (the values as they stand) and stopped: its consumer
+// is the server's to remove (kvWatch), no delete of it refused. Not gets
+// of the seats' keys: with the hub's server reloading its users (a table
+// added), nats-server v2.15.2's direct get races with the reload.
 func (r *Remote) refreshClaims(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	r.mu.Lock()
-	sess, gid := r.sess, r.gid
+	gid := r.gid
 	r.mu.Unlock()
-	if sess == nil {
-		return
-	}
-	kv, err := r.t.js.KeyValue(ctx, BucketSeats)
+	prefix := r.t.name + "." + gid + "."
+	w, err := watchKV(ctx, r.t.js, BucketSeats, prefix+"*")
 	if err != nil {
 		return
 	}
-	changed, loaded := false, true
-	for _, seat := range sess.Seats() {
-		k := seatKey(r.t.name, gid, seat)
-		e, err := kv.Get(ctx, k)
-		if errors.Is(err, jetstream.ErrKeyNotFound) {
-			continue // nobody plays it elsewhere (the watch sees a claim withdrawn)
-		}
-		if err != nil {
-			loaded = false
-			continue
+	defer w.Stop()
+	changed, loaded := false, false
+	for e := range w.Updates() {
+		if e == nil {
+			loaded = true
+			break
 		}
 		var p Ref
-		if json.Unmarshal(e.Value(), &p) != nil {
+		if e.Operation() != jetstream.KeyValuePut || json.Unmarshal(e.Value(), &p) != nil {
 			continue
 		}
 		r.mu.Lock()
-		if r.gid == gid && r.claims[k] != p {
-			r.claims[k], changed = p, true
+		if r.gid == gid && r.claims[e.Key()] != p {
+			r.claims[e.Key()], changed = p, true
 		}
 		r.mu.Unlock()
 	}
