@@ -144,9 +144,59 @@ func NewEvent(spec EventSpec, now time.Time) (*EventState, error) {
 	return e, nil
 }
 
+// CheckEventTables refuses an event that names a table the hub does not
+// have (creds are the hub's credentials): such a table could never join,
+// and its games would wait for ever.
+func CheckEventTables(e *EventState, creds *Credentials) error {
+	for _, s := range e.Sections {
+		for _, t := range s.Tables {
+			if _, ok := creds.Tables[t]; ok {
+				continue
+			}
+			have := make([]string, 0, len(creds.Tables))
+			for n := range creds.Tables {
+				have = append(have, n)
+			}
+			slices.Sort(have)
+			if len(have) == 0 {
+				have = []string{"none"}
+			}
+			return fmt.Errorf("--table %s=%s: the hub has no table %s (its tables: %s; add one with `tabla hub table add %s`)",
+				s.Game, strings.Join(s.Tables, ","), t, strings.Join(have, ", "), t)
+		}
+	}
+	return nil
+}
+
+// EventURL is an event's page on the hub whose pages are at base
+// (http://HOST:PORT).
+func EventURL(base, id string) string {
+	return strings.TrimRight(base, "/") + "/event.html?e=" + id
+}
+
+// busyTable names an event not over yet that plays one of e's tables:
+// a table plays one event's games at a time (another event's pairing
+// would wait for ever behind the game on its board).
+func busyTable(e, o *EventState) error {
+	for _, sec := range o.Sections {
+		if sec.Ended || sec.Finished() {
+			continue
+		}
+		for _, s := range e.Sections {
+			for _, t := range s.Tables {
+				if slices.Contains(sec.Tables, t) {
+					return fmt.Errorf("hub: table %s plays %s in event %s, which is not over: end it first (`tabla hub event end %s`) or choose other tables", t, sec.Game, o.ID, o.ID)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // CreateEvent stores a new event in the hub's bucket (the hub's admin
 // credentials): an event of the same id is refused, as is one beyond
-// wire.MaxEvents.
+// wire.MaxEvents, one of the same name, and one that takes a table of
+// an event not over yet.
 func CreateEvent(ctx context.Context, js jetstream.JetStream, e *EventState) error {
 	kv, err := js.KeyValue(ctx, wire.BucketEvents)
 	if err != nil {
@@ -172,8 +222,14 @@ func CreateEvent(ctx context.Context, js jetstream.JetStream, e *EventState) err
 	for k := range keys.Keys() {
 		if kve, err := kv.Get(ctx, k); err == nil {
 			var o EventState
-			if json.Unmarshal(kve.Value(), &o) == nil && o.Name == e.Name {
+			if json.Unmarshal(kve.Value(), &o) != nil || o.ID == e.ID {
+				continue // the same id is refused below
+			}
+			if o.Name == e.Name {
 				return fmt.Errorf("hub: event %s is named %q already: give this one another --name", k, e.Name)
+			}
+			if err := busyTable(e, &o); err != nil {
+				return err
 			}
 		}
 	}

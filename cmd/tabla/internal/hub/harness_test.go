@@ -44,6 +44,7 @@ type testHub struct {
 	addr     string // NATS host:port, kept across restarts
 	httpAddr string // the pages' host:port, kept across restarts
 	eval     time.Duration
+	log      *slog.Logger // the server's and the service's log (default testLog)
 
 	changes   <-chan struct{} // awaitChange's subscription
 	changesOf *Hub            // (the hub it was made on: a restart makes a new one)
@@ -73,13 +74,17 @@ func startHub(t testing.TB) *testHub {
 
 func (th *testHub) start() {
 	t := th.t
-	srv, err := StartServer(ServerConfig{Dir: th.dir, Listen: th.addr, Logger: testLog(t)})
+	log := th.log
+	if log == nil {
+		log = testLog(t)
+	}
+	srv, err := StartServer(ServerConfig{Dir: th.dir, Listen: th.addr, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
 	th.srv = srv
 	th.addr = strings.TrimPrefix(srv.ClientURL(), "nats://")
-	h, err := Open(Options{URL: srv.URL("admin", srv.Credentials().Admin), Dir: th.dir, Token: "secret", Logger: testLog(t), EvalTime: th.eval})
+	h, err := Open(Options{URL: srv.URL("admin", srv.Credentials().Admin), Dir: th.dir, Token: "secret", Logger: log, EvalTime: th.eval})
 	if err != nil {
 		t.Fatal(err)
 	}

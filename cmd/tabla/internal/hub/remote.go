@@ -453,7 +453,7 @@ func (r *Remote) claim(ctx context.Context) {
 				r.log.Info("hub: seat asked for", "game", r.host.String(), "seat", r.seat)
 				asked = true
 			}
-			w, err := kv.Watch(ctx, key)
+			w, err := watchKV(ctx, r.t.js, BucketSeats, key)
 			if err != nil {
 				return err
 			}
@@ -529,7 +529,7 @@ func (r *Remote) watchRequests(ctx context.Context) {
 			if err != nil {
 				return err
 			}
-			w, err := kv.Watch(ctx, "*."+r.t.name+".*.*")
+			w, err := watchKV(ctx, r.t.js, BucketSeats, "*."+r.t.name+".*.*")
 			if err != nil {
 				return err
 			}
@@ -611,11 +611,7 @@ func (r *Remote) grant(ctx context.Context, kv jetstream.KeyValue, e jetstream.K
 func (r *Remote) watchClaims(ctx context.Context) {
 	for ctx.Err() == nil {
 		err := func() error {
-			kv, err := r.t.js.KeyValue(ctx, BucketSeats)
-			if err != nil {
-				return err
-			}
-			w, err := kv.Watch(ctx, r.t.name+".*.*") // this table's seats, not its own requests
+			w, err := watchKV(ctx, r.t.js, BucketSeats, r.t.name+".*.*") // this table's seats, not its own requests
 			if err != nil {
 				return err
 			}
@@ -654,48 +650,47 @@ func (r *Remote) watchClaims(ctx context.Context) {
 	}
 }
 
-// refreshClaims reads the claims on the current game's seats.
+// refreshClaims reads the claims on the current game's seats, on a watch
+// read to its end (the values as they stand) and stopped: its consumer
+// is the server's to remove (kvWatch), no delete of it refused. Not gets
+// of the seats' keys: with the hub's server reloading its users (a table
+// added), nats-server v2.15.2's direct get races with the reload.
 func (r *Remote) refreshClaims(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	r.mu.Lock()
-	prefix := r.t.name + "." + r.gid + "."
+	gid := r.gid
 	r.mu.Unlock()
-	kv, err := r.t.js.KeyValue(ctx, BucketSeats)
+	prefix := r.t.name + "." + gid + "."
+	w, err := watchKV(ctx, r.t.js, BucketSeats, prefix+"*")
 	if err != nil {
 		return
 	}
-	kl, err := kv.ListKeysFiltered(ctx, prefix+"*")
-	if err != nil {
-		return
-	}
+	defer w.Stop()
 	changed, loaded := false, false
-	defer func() {
-		r.mu.Lock()
-		if loaded && !r.loaded {
-			r.loaded, changed = true, true
-		}
-		r.mu.Unlock()
-		if changed {
-			r.wake()
-		}
-	}()
-	for k := range kl.Keys() {
-		e, err := kv.Get(ctx, k)
-		if err != nil {
-			continue
+	for e := range w.Updates() {
+		if e == nil {
+			loaded = true
+			break
 		}
 		var p Ref
-		if json.Unmarshal(e.Value(), &p) != nil {
+		if e.Operation() != jetstream.KeyValuePut || json.Unmarshal(e.Value(), &p) != nil {
 			continue
 		}
 		r.mu.Lock()
-		if r.claims[k] != p {
-			r.claims[k], changed = p, true
+		if r.gid == gid && r.claims[e.Key()] != p {
+			r.claims[e.Key()], changed = p, true
 		}
 		r.mu.Unlock()
 	}
-	loaded = ctx.Err() == nil // the list ended before the timeout: complete
+	r.mu.Lock()
+	if loaded && !r.loaded && r.gid == gid {
+		r.loaded, changed = true, true
+	}
+	r.mu.Unlock()
+	if changed {
+		r.wake()
+	}
 }
 
 // follow starts following a record (once).

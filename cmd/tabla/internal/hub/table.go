@@ -73,6 +73,12 @@ type Table struct {
 	watch   watchers.Set
 	abort   context.CancelFunc // cancels the sync under way (a disconnect)
 	recheck bool               // compare the hub's copy of the journals marked sent with them (at start, after a reconnect)
+	// verifying cancels the comparison under way (nil: none): it runs
+	// beside the publishing, which never waits for it (a cluster whose
+	// journals' stream elects a new leader answers it seconds later)
+	verifying context.CancelFunc
+	loopCtx   context.Context // the publishing loop's: ends with Close
+	stateMu   sync.Mutex      // the state file's read-modify-writes
 
 	poke   chan struct{}
 	stop   chan struct{}
@@ -295,6 +301,9 @@ func (t *Table) onConn(nc *nats.Conn) {
 		if t.abort != nil {
 			t.abort()
 		}
+		if t.verifying != nil {
+			t.verifying()
+		}
 	} else {
 		t.recheck = true
 	}
@@ -492,6 +501,8 @@ func (t *Table) markDone(name string, events int) error {
 	if t.opts.JournalDir == "" {
 		return nil
 	}
+	t.stateMu.Lock()
+	defer t.stateMu.Unlock()
 	st := t.loadState()
 	k := t.hubKey()
 	if !slices.Contains(st.Done[k], name) {
@@ -516,6 +527,8 @@ func (t *Table) verify(ctx context.Context) error {
 	if t.opts.JournalDir == "" {
 		return nil
 	}
+	t.stateMu.Lock()
+	defer t.stateMu.Unlock()
 	st := t.loadState()
 	k := t.hubKey()
 	if len(st.Done[k]) == 0 {
@@ -640,6 +653,9 @@ func (t *Table) loop() {
 		<-t.stop
 		cancel()
 	}()
+	t.mu.Lock()
+	t.loopCtx = ctx
+	t.mu.Unlock()
 	retry := time.NewTimer(time.Hour)
 	defer retry.Stop()
 	for {
@@ -662,22 +678,15 @@ func (t *Table) sync(ctx context.Context) time.Duration {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	t.mu.Lock()
-	recheck := t.recheck && t.nc.IsConnected()
-	t.recheck = false
+	recheck := t.recheck && t.nc.IsConnected() && t.verifying == nil
+	if recheck {
+		t.recheck = false
+		vctx, vcancel := context.WithCancel(t.loopCtx)
+		t.verifying = vcancel
+		go t.runVerify(vctx, vcancel)
+	}
 	t.abort = cancel
 	t.mu.Unlock()
-	if recheck {
-		err := t.verify(ctx)
-		if err != nil && ctx.Err() == nil {
-			t.log.Warn("hub: comparing the journals sent with the hub's copy", "err", err)
-		}
-		if err != nil {
-			t.mu.Lock()
-			t.recheck = true
-			t.mu.Unlock()
-			recheck = false
-		}
-	}
 	t.mu.Lock()
 	tails := slices.Clone(t.tails)
 	// whether each journal was retired before it is read: only then do
@@ -726,6 +735,7 @@ func (t *Table) sync(ctx context.Context) time.Duration {
 	t.mu.Unlock()
 	backlog = 0
 	var wait time.Duration
+	var published []*tail
 	for _, tl := range live {
 		if wait > 0 || !t.nc.IsConnected() {
 			backlog += len(tl.events) - (tl.hubN + 1)
@@ -741,23 +751,54 @@ func (t *Table) sync(ctx context.Context) time.Duration {
 			}
 			tl.synced = false
 			backlog += len(tl.events) - (tl.hubN + 1)
-			wait = t.opts.ReconnectWait
+			wait = min(t.opts.ReconnectWait, publishRetry)
 			continue
 		}
+		published = append(published, tl)
+	}
+	// then the uploads of finished journals (another stream, larger
+	// messages): the games' events never wait behind them
+	for _, tl := range published {
 		t.finish(ctx, tl, wasRetired[tl])
 	}
-	t.putTable(ctx)
+	if wait == 0 { // else the next pass, when the hub answers again
+		t.putTable(ctx)
+	}
 	t.mu.Lock()
 	t.stats.Backlog = backlog
-	if recheck && !t.recheck { // compared, and no reconnect since
-		t.stats.Checked = true
-	}
-	if t.recheck {
+	if t.recheck && t.verifying == nil {
 		wait = max(wait, t.opts.ReconnectWait) // the comparison failed: again
 	}
 	t.mu.Unlock()
 	t.notify()
 	return wait
+}
+
+// runVerify compares the journals marked sent with the hub's copy (verify)
+// beside the publishing, and passes again over the journals when it is
+// done (those it found the hub lacks are published then).
+func (t *Table) runVerify(ctx context.Context, cancel context.CancelFunc) {
+	defer cancel()
+	err := t.verify(ctx)
+	if err != nil && ctx.Err() == nil {
+		t.log.Warn("hub: comparing the journals sent with the hub's copy", "err", err)
+	}
+	if err != nil {
+		select { // again after a pause, at the next pass
+		case <-ctx.Done():
+		case <-time.After(t.opts.ReconnectWait):
+		}
+	}
+	t.mu.Lock()
+	t.verifying = nil
+	switch {
+	case err != nil:
+		t.recheck = true
+	case !t.recheck: // compared, and no reconnect since
+		t.stats.Checked = true
+	}
+	t.mu.Unlock()
+	t.wake()
 }
 
 func (t *Table) drop(tl *tail) {
@@ -770,6 +811,17 @@ func (t *Table) drop(tl *tail) {
 	t.tails = slices.DeleteFunc(t.tails, func(x *tail) bool { return x == tl })
 	tl.close()
 }
+
+// publishTimeout bounds each request of the publishing (an event's
+// publish, the question of what the hub has): a request sent while a
+// cluster elects a new leader of the stream is never answered, and the
+// next try, after publishRetry, reaches the new leader (issue 37: after a
+// node's kill publishing waited 5 s a try). A publish tried again is
+// deduplicated by its Nats-Msg-Id.
+const (
+	publishTimeout = 2 * time.Second
+	publishRetry   = 250 * time.Millisecond
+)
 
 // publish sends the events of tl the hub has not got.
 func (t *Table) publish(ctx context.Context, tl *tail) error {
@@ -788,7 +840,7 @@ func (t *Table) publish(ctx context.Context, tl *tail) error {
 		}
 	}
 	for n := tl.hubN + 1; n < len(tl.events); n++ {
-		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		pctx, cancel := context.WithTimeout(ctx, publishTimeout)
 		msg := nats.NewMsg(subj)
 		msg.Data = tl.events[n]
 		msg.Header.Set(hdrN, strconv.Itoa(n))
@@ -811,7 +863,7 @@ func (t *Table) publish(ctx context.Context, tl *tail) error {
 // lastEvent asks the hub for the number and stream sequence of the last
 // event it has on subj (-1, 0: none).
 func lastEvent(ctx context.Context, js jetstream.JetStream, subj string) (int, uint64, error) {
-	gctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	gctx, cancel := context.WithTimeout(ctx, publishTimeout)
 	defer cancel()
 	s, err := js.Stream(gctx, StreamGames)
 	if err != nil {
@@ -919,7 +971,7 @@ func (t *Table) putTable(ctx context.Context) {
 	if string(data) == t.kvPut {
 		return
 	}
-	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	pctx, cancel := context.WithTimeout(ctx, publishTimeout)
 	defer cancel()
 	kv, err := t.js.KeyValue(pctx, BucketTables)
 	if err == nil {

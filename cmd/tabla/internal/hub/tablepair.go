@@ -56,11 +56,7 @@ func (t *Table) followPairings(sess *companion.Session) {
 func (t *Table) watchPairing(ctx context.Context, out chan<- *wire.Pairing) {
 	for ctx.Err() == nil {
 		err := func() error {
-			kv, err := t.js.KeyValue(ctx, wire.BucketPairings)
-			if err != nil {
-				return err
-			}
-			w, err := kv.Watch(ctx, t.name)
+			w, err := watchKV(ctx, t.js, wire.BucketPairings, t.name)
 			if err != nil {
 				return err
 			}

@@ -93,6 +93,10 @@ func StartServer(cfg ServerConfig) (*Server, error) { return natsrv.StartServer(
 // LoadCredentials reads a hub's credentials (natsrv.LoadCredentials).
 func LoadCredentials(dir string) (*Credentials, error) { return natsrv.LoadCredentials(dir) }
 
+// ReadCredentials reads an existing hub's credentials, never creating
+// any (natsrv.ReadCredentials).
+func ReadCredentials(dir string) (*Credentials, error) { return natsrv.ReadCredentials(dir) }
+
 // UserURL puts a user and password into a NATS URL.
 func UserURL(u, user, password string) string { return natsrv.UserURL(u, user, password) }
 

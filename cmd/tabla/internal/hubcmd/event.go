@@ -18,7 +18,7 @@ import (
 // newEventCmd is `tabla hub event`: a club evening on the hub.
 func newEventCmd(streams *cmdutil.IO) *cobra.Command {
 	cmd := &cobra.Command{Use: "event", Short: "Club evenings on the hub: pairings, results, standings, ratings"}
-	var dir, host, ca, name, site, date, clock string
+	var dir, host, ca, name, site, date, clock, pages string
 	var games, tables []string
 	var rounds int
 	var tls bool
@@ -63,9 +63,12 @@ func newEventCmd(streams *cmdutil.IO) *cobra.Command {
 			if err != nil {
 				return cmdutil.WithCode(cmdutil.ExitUsage, err)
 			}
-			creds, err := hub.LoadCredentials(dir)
+			creds, err := hub.ReadCredentials(dir)
 			if err != nil {
-				return err
+				return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("hub event new: %w", err))
+			}
+			if err := hub.CheckEventTables(e, creds); err != nil {
+				return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("hub event new: %w", err))
 			}
 			h := host
 			if h == "" {
@@ -78,7 +81,7 @@ func newEventCmd(streams *cmdutil.IO) *cobra.Command {
 			if err := hub.CreateEventAt(c.Context(), hub.UserURL(scheme+"://"+h, "admin", creds.Admin), ca, e); err != nil {
 				return err
 			}
-			fmt.Fprintf(streams.Out, "event %s created: register the players and start it on the hub's page /event.html?e=%s\n", e.ID, e.ID)
+			fmt.Fprintf(streams.Out, "event %s created: register the players and start it on the hub's page %s\n", e.ID, hub.EventURL(pages, e.ID))
 			for _, s := range e.Sections {
 				fmt.Fprintf(streams.Out, "  %s: %s, %d rounds, clock %s, tables %s\n", s.Game, s.System, s.Rounds, orNone(s.Clock), strings.Join(s.Tables, ", "))
 			}
@@ -88,6 +91,7 @@ func newEventCmd(streams *cmdutil.IO) *cobra.Command {
 	f := newc.Flags()
 	f.StringVar(&dir, "data", defaultDir(), "the hub's data directory (its admin's credentials)")
 	f.StringVar(&host, "host", "", "HOST:PORT of the hub's NATS server (default localhost:4222)")
+	f.StringVar(&pages, "url", "http://localhost:7430", "the hub's pages (tabla hub --listen), for the event page's address")
 	f.BoolVar(&tls, "tls", false, "the hub speaks TLS")
 	f.StringVar(&ca, "ca", "", "PEM file of the authority of the hub's TLS certificate")
 	f.StringVar(&name, "name", "", "the event's name, as every game's header will carry it (default the id)")
@@ -134,9 +138,9 @@ func arbiterCmds(streams *cmdutil.IO) []*cobra.Command {
 				a.Game, a.By, a.Why = o.game, o.by, o.why
 				token := o.token
 				if token == "" {
-					creds, err := hub.LoadCredentials(o.dir)
+					creds, err := hub.ReadCredentials(o.dir)
 					if err != nil {
-						return err
+						return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("hub event: %w (or give --token)", err))
 					}
 					token = creds.Browser
 				}

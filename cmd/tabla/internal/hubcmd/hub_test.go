@@ -62,7 +62,7 @@ func TestHubCommands(t *testing.T) {
 	dir := t.TempDir()
 	port := freePort(t)
 	hostPort := fmt.Sprintf("127.0.0.1:%d", port)
-	code, out, errs := run(t, t.Context(), "hub", "table", "add", "--data", dir, "--host", hostPort, "alpha")
+	code, out, errs := run(t, t.Context(), "hub", "table", "add", "--data", dir, "--host", hostPort, "alpha", "delta")
 	line := regexp.MustCompile(`alpha:\thub = (nats://alpha:[A-Za-z0-9_-]+@` + regexp.QuoteMeta(hostPort) + `)\n`).FindStringSubmatch(out)
 	if code != 0 || line == nil {
 		t.Fatalf("tabla hub table add: %d %q %q", code, out, errs)
@@ -103,11 +103,40 @@ func TestHubCommands(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 
-	// a club evening on the running hub: tabla hub event new
-	if code, out, errs := run(t, t.Context(), "hub", "event", "new", "moda", "--data", dir, "--host", hostPort, "--name", "Moda club evening",
+	// a club evening on the running hub: tabla hub event new, printing
+	// the event page's whole address
+	pages := regexp.MustCompile(`pages on (http://[^/]+)/`).FindStringSubmatch(hout.String())[1]
+	if code, out, errs := run(t, t.Context(), "hub", "event", "new", "moda", "--data", dir, "--host", hostPort, "--url", pages, "--name", "Moda club evening",
 		"--game", "gyges:swiss", "--game", "daha", "--table", "gyges=alpha", "--table", "daha=delta", "--rounds", "3", "--clock", "10m+5s"); code != 0 ||
-		!strings.Contains(out, "event moda created") || !strings.Contains(out, "daha: fours, 3 rounds, clock 10m+5s, tables delta") {
+		!strings.Contains(out, "event moda created") || !strings.Contains(out, "daha: fours, 3 rounds, clock 10m+5s, tables delta") ||
+		!strings.Contains(out, "on the hub's page "+pages+"/event.html?e=moda\n") {
 		t.Fatalf("tabla hub event new: %d %q %q", code, out, errs)
+	}
+	// the hub's mistakes, refused at once (issue 37): no hub in --data
+	// (no new hub made there), a table the hub does not have, a table an
+	// event not over plays
+	nohub := filepath.Join(t.TempDir(), "not-the-hub")
+	began := time.Now()
+	if code, _, errs := run(t, t.Context(), "hub", "event", "new", "x", "--data", nohub, "--host", hostPort, "--game", "gyges", "--table", "gyges=alpha"); code != cmdutil.ExitUsage ||
+		!strings.Contains(errs, "no hub's credentials in "+nohub+" (no credentials.json): give the running hub's data directory with --data") {
+		t.Fatalf("tabla hub event new without the hub's --data: %d %q", code, errs)
+	}
+	if _, err := os.Stat(nohub); err == nil {
+		t.Fatalf("tabla hub event new made a hub folder %s", nohub)
+	}
+	if code, _, errs := arbIn(t, nohub, pages, "enter", "moda", "Ayşe", "--game", "gyges"); code != cmdutil.ExitUsage || !strings.Contains(errs, "give the running hub's data directory with --data") {
+		t.Fatalf("tabla hub event enter without the hub's --data: %d %q", code, errs)
+	}
+	if code, _, errs := run(t, t.Context(), "hub", "event", "new", "x", "--data", dir, "--host", hostPort, "--game", "gyges", "--table", "gyges=alpha,zz9"); code != cmdutil.ExitUsage ||
+		!strings.Contains(errs, "--table gyges=alpha,zz9: the hub has no table zz9 (its tables: alpha, delta; add one with `tabla hub table add zz9`)") {
+		t.Fatalf("an unknown table: %d %q", code, errs)
+	}
+	if code, _, errs := run(t, t.Context(), "hub", "event", "new", "x", "--data", dir, "--host", hostPort, "--game", "star", "--table", "star=alpha"); code == 0 ||
+		!strings.Contains(errs, "table alpha plays gyges in event moda, which is not over") {
+		t.Fatalf("a table of an event not over: %d %q", code, errs)
+	}
+	if d := time.Since(began); d > 10*time.Second {
+		t.Errorf("the refusals took %v: they are checked before any wait", d)
 	}
 	if code, _, errs := run(t, t.Context(), "hub", "event", "new", "moda", "--data", dir, "--host", hostPort, "--game", "gyges", "--table", "gyges=alpha"); code == 0 ||
 		!strings.Contains(errs, "exists already") {
@@ -121,7 +150,6 @@ func TestHubCommands(t *testing.T) {
 	// the arbiter's tools on the running hub (its pages, its token read
 	// from --data): registrations with ratings, refusals in words, the end
 	// with the final standings
-	pages := regexp.MustCompile(`pages on (http://[^/]+)/`).FindStringSubmatch(hout.String())[1]
 	arb := func(args ...string) (cmdutil.ExitCode, string, string) {
 		return run(t, t.Context(), append(append([]string{"hub", "event"}, args...), "--data", dir, "--url", pages, "--by", "Zeynep")...)
 	}
@@ -163,6 +191,9 @@ func TestHubCommands(t *testing.T) {
 	if code, out, errs := arb("end", "moda", "--why", "too few players"); code != 0 || !strings.Contains(out, "gyges final standings:") ||
 		!regexp.MustCompile(`1\. Ayşe +0 +Buchholz 0, Sonneborn-Berger 0 +rated 1720 ± 91`).MatchString(out) { // a rating period without games widens the RD
 		t.Fatalf("tabla hub event end: %d %q %q", code, out, errs)
+	}
+	if code, out, errs := run(t, t.Context(), "hub", "event", "new", "x", "--data", dir, "--host", hostPort, "--game", "star", "--table", "star=alpha"); code != 0 {
+		t.Fatalf("a table of an event that is over: %d %q %q", code, out, errs)
 	}
 
 	// a table publishes a finished game
@@ -332,4 +363,9 @@ func waitState(t *testing.T, url, want string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatalf("%s never showed %s: %.600s", url, want, last)
+}
+
+// arbIn runs an arbiter's command with --data dir.
+func arbIn(t *testing.T, dir, pages string, args ...string) (cmdutil.ExitCode, string, string) {
+	return run(t, t.Context(), append(append([]string{"hub", "event"}, args...), "--data", dir, "--url", pages, "--by", "Zeynep")...)
 }

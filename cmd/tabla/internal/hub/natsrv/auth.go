@@ -92,6 +92,22 @@ func (c *Credentials) SaveHashes(dir string) error {
 	return os.Rename(tmp, path)
 }
 
+// ErrNoHub says a directory holds no hub's credentials.
+var ErrNoHub = errors.New("no hub's credentials")
+
+// ReadCredentials reads the credentials of an existing hub's data
+// directory and never creates any: a command that acts on a running hub
+// (`tabla hub event …`) fails at once on a wrong --data instead of making
+// a new hub with new passwords that the running one does not know.
+func ReadCredentials(dir string) (*Credentials, error) {
+	path := filepath.Join(dir, CredentialsFile)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		abs, _ := filepath.Abs(dir)
+		return nil, fmt.Errorf("%w in %s (no %s): give the running hub's data directory with --data", ErrNoHub, abs, CredentialsFile)
+	}
+	return LoadCredentials(dir)
+}
+
 // LoadCredentials reads dir's credentials, creating them (an admin and a
 // spectator password, no tables) when there are none.
 func LoadCredentials(dir string) (*Credentials, error) {
