@@ -395,7 +395,7 @@ func (e *events) change(timeout time.Duration) (hardware.Event, error) {
 // (the debounce code is the same C).
 func checkDebounce(t *testing.T, h *harness, ev *events, lay *fwboard.Layout, mcu string, debounce int) {
 	t.Helper()
-	if mcu == "rp2040" {
+	if isRP2040(mcu) {
 		return
 	}
 	cell := 0
