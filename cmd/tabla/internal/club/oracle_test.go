@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/club/trf"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/testfs"
 )
 
 // oracle is the folder of the outside pairing oracle (shared/pairings
@@ -18,21 +19,7 @@ import (
 // set) a missing oracle fails.
 func oracle(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			t.Fatal("no go.mod above the package")
-		}
-		dir = up
-	}
-	o := filepath.Join(dir, "..", "shared", "pairings")
+	o := filepath.Join(testfs.Root(t), "..", "shared", "pairings")
 	if _, err := os.Stat(filepath.Join(o, "README.md")); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("the pairing oracle is missing in CI: %v", err)
