@@ -382,7 +382,6 @@ func (b *Board) connect(ctx context.Context) (*session, error) {
 		case <-s.ready:
 			b.mu.Lock()
 			b.sess = s
-			b.stats.Connects++
 			b.mu.Unlock()
 			return s, nil
 		case <-s.dead:
@@ -675,6 +674,11 @@ func (s *session) onSnapshot(seq uint16, m *wire.Snapshot) {
 	}
 	copy(s.state, m.Cells)
 	s.syncing = false
+	if !s.connected {
+		// Counted before any event of the new connection is out: whoever
+		// saw its Snapshot reads the reconnection in Stats.
+		s.b.count(func(st *Stats) { st.Connects++ })
+	}
 	s.emit(hardware.Event{Kind: hardware.Snapshot, At: at, Seq: seq, Codes: slices.Clone(m.Cells)})
 	if !s.connected {
 		s.connected = true
