@@ -66,7 +66,8 @@
 // slice preallocated from the budget (children of a node are contiguous), a
 // path stack and one move buffer, and draws playout moves with
 // engine.RandomMover when the game has it. A game that is a RandomPlayer
-// (DAHA) plays the whole playout itself, with the same draws.
+// (DAHA) plays the whole playout itself: the same distribution of games,
+// drawn its own way.
 //
 // # Ply cap
 //
