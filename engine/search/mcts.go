@@ -67,7 +67,7 @@ func newMCTSWorker(s engine.State, opts Options, seed uint64, iters int64) *mcts
 		w.nfaces = len(info.Die.Faces)
 	}
 	w.rm, _ = s.(engine.RandomMover)
-	if rp, ok := s.(RandomPlayer); ok {
+	if rp, ok := s.(RandomPlayer); ok && !opts.loopPlayouts {
 		w.rp = rp
 		w.end = func() { w.rewards(w.out) }
 	}
