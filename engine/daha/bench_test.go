@@ -127,3 +127,22 @@ func BenchmarkPlayout(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRandomPlayout: MCTS's playouts (RandomPlayout, to the end or a
+// cap of 400 plies) from 64 positions of each game phase with a roll due;
+// ns/op is per playout, plies/playout their length.
+func BenchmarkRandomPlayout(b *testing.B) {
+	for _, ph := range phases[:4] {
+		b.Run(ph.name, func(b *testing.B) {
+			states := phaseStates(64, ph.lo, ph.hi)
+			rng := rand.New(rand.NewPCG(11, 11))
+			plies := 0
+			for i := 0; b.Loop(); i++ {
+				s := states[i%len(states)]
+				start := s.plies
+				s.RandomPlayout(rng, 400, func() { plies += s.plies - start })
+			}
+			b.ReportMetric(float64(plies)/float64(b.N), "plies/playout")
+		})
+	}
+}

@@ -398,10 +398,20 @@ func (s *State) throw(k int) (elim bool) {
 		return false
 	}
 	// Eliminated: the piece leaves, the paint stays.
-	from := int(s.pos[p])
-	h := s.hash ^ keys.piece[p][from] ^ keys.last[p][s.last[p]] ^ keys.out[p] ^ keys.side[p]
+	h := s.hash ^ keys.piece[p][s.pos[p]] ^ keys.last[p][s.last[p]] ^ keys.out[p] ^ keys.side[p]
+	s.drop(p)
+	if s.toMove >= 0 {
+		h ^= keys.side[s.toMove]
+	}
+	s.hash = h
+	return true
+}
+
+// drop eliminates p (to move, its roll left it nowhere to go) and passes
+// the turn or ends the game; it leaves the hash alone.
+func (s *State) drop(p int) {
+	s.occ &^= 1 << uint(s.pos[p])
 	s.pos[p] = -1
-	s.occ &^= 1 << uint(from)
 	s.last[p] = 0
 	s.out[s.nOut] = int8(p)
 	s.nOut++
@@ -411,10 +421,7 @@ func (s *State) throw(k int) (elim bool) {
 		s.toMove = -1
 	} else {
 		s.toMove = s.nextLive(p)
-		h ^= keys.side[s.toMove]
 	}
-	s.hash = h
-	return true
 }
 
 // Forget drops the undo history (engine.Forgetter).
@@ -502,24 +509,4 @@ func (s *State) Clone() engine.State {
 	c := *s
 	c.hist = append(make([]undo, 0, max(cap(s.hist), 64)), s.hist...)
 	return &c
-}
-
-// RandomPlayout plays random rolls and moves from the position until the
-// game ends or capPlies plies have been played, calls end with that
-// position, and then restores the position from a copy (its steps keep no
-// history, so it needs no Undo). Its draws are those of the loop Roll(rng.IntN(6)) when a
-// roll is due and Play(RandomMove(rng)) when a move is, in that order: a
-// search gets the same games from it as from that loop through the
-// engine.State interface, only sooner (the MCTS of engine/search uses it).
-func (s *State) RandomPlayout(rng *rand.Rand, capPlies int, end func()) {
-	save := *s
-	for s.winner < 0 && s.plies < capPlies {
-		if s.roll == 0 {
-			s.throw(rng.IntN(maxRoll) + 1)
-		} else {
-			s.move(s.randomDest(rng))
-		}
-	}
-	end()
-	*s = save
 }

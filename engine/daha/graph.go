@@ -25,6 +25,7 @@ const reachBudget = 1 << 22
 type graph struct {
 	board *boards.Board
 	n     int
+	cells uint64 // the board's cells
 	names []string
 	index map[string]int
 	adj   [64]uint64
@@ -34,6 +35,9 @@ type graph struct {
 	// (exact false), every cell within k steps of c, a superset.
 	reach [64][maxRoll + 1]uint64
 	exact bool
+	// paths, when the board is small enough, tests one end at a time for
+	// playouts (nil: they use reaches).
+	paths *pathIndex
 }
 
 var (
@@ -86,6 +90,7 @@ func graphFor(b *boards.Board) (*graph, error) {
 
 func buildGraph(b *boards.Board, budget int) (*graph, error) {
 	g := &graph{board: b, n: len(b.Cells), index: make(map[string]int, len(b.Cells))}
+	g.cells = ^uint64(0) >> uint(64-g.n)
 	for i, c := range b.Cells {
 		if _, dup := g.index[c.Name]; dup || c.Name == "" {
 			return nil, fmt.Errorf("daha: %w: board %s: bad or repeated cell name %q", engine.ErrConfig, b.Name, c.Name)
@@ -121,6 +126,8 @@ func buildGraph(b *boards.Board, budget int) (*graph, error) {
 	g.exact = g.exactReach(budget)
 	if !g.exact {
 		g.ballReach()
+	} else {
+		g.paths = buildPaths(g, pathsBudget)
 	}
 	return g, nil
 }
@@ -288,4 +295,37 @@ func (g *graph) dfs(c int, free uint64, r int, acc *uint64, want uint64) {
 		}
 		g.dfs(j, free&^(1<<uint(j)), r-1, acc, want)
 	}
+}
+
+// reaches reports whether a simple path of exactly r steps (r ≥ 1) leads
+// from c to cell t through free cells: every cell after c is free, c is
+// not, t is. It is dfs aimed at one end: a branch into j is followed only
+// if reach[j] still holds t, t is entered only by the last step, the last
+// two steps are one test (a free cell next to both ends), and the search
+// stops at the first path found.
+func (g *graph) reaches(c int, free uint64, r, t int) bool {
+	tb := uint64(1) << uint(t)
+	switch r {
+	case 1:
+		return g.adj[c]&tb != 0
+	case 2:
+		// c–j–t: j ≠ t as no cell neighbours itself.
+		return g.adj[c]&free&g.adj[t] != 0
+	case 3:
+		// c–j–x–t: x ≠ j, x ≠ t (no cell neighbours itself), x ≠ c (not free).
+		nt := g.adj[t] & free
+		for m := g.adj[c] & free &^ tb; m != 0; m &= m - 1 {
+			if g.adj[bits.TrailingZeros64(m)]&nt != 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for m := g.adj[c] & free &^ tb; m != 0; m &= m - 1 {
+		j := bits.TrailingZeros64(m)
+		if g.reach[j][r-1]&tb != 0 && g.reaches(j, free&^(1<<uint(j)), r-1, t) {
+			return true
+		}
+	}
+	return false
 }

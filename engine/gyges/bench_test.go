@@ -56,6 +56,22 @@ func BenchmarkMidgameMoves(b *testing.B) {
 	benchLists(b, midgameGames(b, "advanced"))
 }
 
+// BenchmarkMidgameMoveCount runs the searches of BenchmarkMidgameMoves and
+// counts their moves (MoveCount) without writing them: the like of a list
+// of targets as bitboards per start piece.
+func BenchmarkMidgameMoveCount(b *testing.B) {
+	games := midgameGames(b, "advanced")
+	b.ReportAllocs()
+	total, i := 0, 0
+	for b.Loop() {
+		n, _ := games[i&63].MoveCount()
+		total += n
+		i++
+	}
+	b.ReportMetric(float64(total)/float64(i), "moves")
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lists/s")
+}
+
 func benchLists(b *testing.B, games []*Game) {
 	buf := make([]engine.Move, 0, 4096)
 	b.ReportAllocs()

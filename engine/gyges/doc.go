@@ -59,6 +59,11 @@
 // on the development machine), so the function is 64-byte aligned and the
 // loop at a fixed offset.
 //
+// Legal tells one move legal without listing the moves: the chain search
+// from its start cell alone, and from the pieces of the rows nearer the
+// mover (which must have none, the row rule); alpha-beta (engine/search)
+// tries its table's move and killers with it before it lists a node's moves.
+//
 // RandomMove (engine.RandomMover) writes only the move it draws, and runs
 // fewer searches than Moves: when the row to move from holds several pieces
 // it draws by rejection. Each start cell s gets as many slots as it could

@@ -274,3 +274,62 @@ func (g *Game) movableRow() int {
 	}
 	return -1
 }
+
+// Legal reports whether m is one of the moves Moves lists, without listing
+// them: a placement is checked against the hand and the home row; a move or
+// replace from s runs the chain search from s alone (its ends, its
+// landings, the displacement cells), and from the pieces of the rows
+// nearer the mover, which must have no legal move (the row rule); a pass
+// is legal when no row has one. Alpha-beta tries its table's move and its
+// killers with it before it lists a node's moves (engine/search).
+func (g *Game) Legal(m engine.Move) bool {
+	if g.status != engine.Playing {
+		return false
+	}
+	k, from, to, disp, h := Unpack(m)
+	p := int(g.toMove)
+	if g.inH[0]|g.inH[1] != 0 {
+		home := rowMask[0]
+		if p == NorthSeat {
+			home = rowMask[rows-1]
+		}
+		return k == KindPlace && m == Place(h, to) && h >= 1 && g.hand[p][h] > 0 && to < North && (home&^g.occ)>>to&1 != 0
+	}
+	switch {
+	case k == KindPass:
+		return m == Pass && g.movableRow() < 0
+	case k == KindMove && m == Step(from, to):
+	case k == KindReplace && g.advanced && m == Replace(from, to, disp):
+	default:
+		return false
+	}
+	occ := g.occ & boardMask
+	if from >= North || occ>>from&1 == 0 {
+		return false
+	}
+	var x chain
+	x.init(g, p)
+	ends, lands := x.outcomes(from)
+	if k == KindMove {
+		if ends>>to&1 == 0 {
+			return false
+		}
+	} else if lands>>to&1 == 0 || disp >= North || g.dispCells(p, from)>>disp&1 == 0 {
+		return false
+	}
+	// The rows nearer the mover than from's must have no legal move.
+	r, dr, stop := 0, 1, from.Row()-1
+	if p == NorthSeat {
+		r, dr = rows-1, -1
+	}
+	for ; r != stop; r += dr {
+		for s := occ & rowMask[r]; s != 0; s &= s - 1 {
+			c := Cell(bits.TrailingZeros64(s))
+			e, l := x.outcomes(c)
+			if e != 0 || (g.advanced && l != 0 && g.dispCells(p, c) != 0) {
+				return false
+			}
+		}
+	}
+	return true
+}

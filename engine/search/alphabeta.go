@@ -39,25 +39,32 @@ type ttEntry struct {
 }
 
 type abWorker struct {
-	s        engine.State
-	ev       eval.Evaluator
-	sideOf   []int
-	tt       []ttEntry
-	ttMask   uint64
-	moves    [maxPly][]engine.Move
-	scores   [maxPly][]int32
-	sorted   [maxPly][]orderedMove // sortRest's buffer per depth
-	killers  [maxPly][2]engine.Move
-	history  [4096]int32
-	pv       [maxPly][maxPly]engine.Move
-	pvLen    [maxPly]int
-	nodes    int64
-	limit    int64
-	deadline time.Time
-	stop     *atomic.Bool
-	cancel   <-chan struct{} // Options.Stop
-	aborted  bool
-	capPlies int
+	s       engine.State
+	ev      eval.Evaluator
+	sideOf  []int
+	tt      []ttEntry
+	ttMask  uint64
+	moves   [maxPly][]engine.Move
+	scores  [maxPly][]int32
+	sorted  [maxPly][]orderedMove // sortRest's buffer per depth
+	killers [maxPly][2]engine.Move
+	history [4096]int32
+	histMax int32        // the largest history score
+	lc      legalChecker // nil: the game lists its moves only
+	// histLog records the history updates while a node tries moves
+	// before listing them (prefixOpen such nodes on the path), so that it
+	// can order its list by the history it found on entry.
+	histLog    []histUpdate
+	prefixOpen int
+	pv         [maxPly][maxPly]engine.Move
+	pvLen      [maxPly]int
+	nodes      int64
+	limit      int64
+	deadline   time.Time
+	stop       *atomic.Bool
+	cancel     <-chan struct{} // Options.Stop
+	aborted    bool
+	capPlies   int
 }
 
 func newABWorker(s engine.State, opts Options, limit int64, deadline time.Time, stop *atomic.Bool) *abWorker {
@@ -71,6 +78,9 @@ func newABWorker(s engine.State, opts Options, limit int64, deadline time.Time, 
 	size := 1 << 12
 	for int64(size) < limit*2 && size < 1<<20 {
 		size <<= 1
+	}
+	if useLegal {
+		w.lc, _ = s.(legalChecker)
 	}
 	w.tt = make([]ttEntry, size)
 	w.ttMask = uint64(size - 1)
@@ -248,6 +258,35 @@ func (w *abWorker) search(depth, ply int, alpha, beta int32) int32 {
 			}
 		}
 	}
+	me := w.sideOf[s.ToMove()]
+	nd := abNode{alpha: alpha, beta: beta, best: -inf}
+	// The table's move and the killers outrank every other move in the
+	// order below (while no history score reaches a killer's): where the
+	// game can tell a move legal without listing them all, they are tried
+	// first, in that order, and the moves listed only if none cuts off.
+	var tried [3]engine.Move
+	nt, logFrom := 0, 0
+	if w.lc != nil {
+		logFrom = len(w.histLog)
+		w.prefixOpen++
+		k := &w.killers[ply]
+		first := [3]engine.Move{ttMove, k[0], k[1]}
+		n := 1
+		if w.histMax < 1<<29-1 {
+			n = 3
+		}
+		for j, m := range first[:n] {
+			if m == engine.NoMove || j > 0 && m == ttMove || !w.lc.Legal(m) {
+				continue
+			}
+			tried[nt] = m
+			nt++
+			if w.tryMove(m, nt-1, me, depth, ply, &nd) {
+				w.closePrefix()
+				return w.stored(e, key, depth, ply, alpha, &nd)
+			}
+		}
+	}
 	if w.moves[ply] == nil {
 		// Buffers per depth, made the first time the depth is reached.
 		w.moves[ply] = make([]engine.Move, 0, moveCap)
@@ -257,11 +296,29 @@ func (w *abWorker) search(depth, ply int, alpha, beta int32) int32 {
 	if len(moves) > len(w.scores[ply]) {
 		w.scores[ply] = make([]int32, len(moves))
 	}
+	// Ordered by the history as it was on entry: the updates the moves
+	// tried made since are taken back for the scoring.
+	log := w.histLog[logFrom:]
+	for j := len(log) - 1; j >= 0; j-- {
+		w.history[log[j].slot] -= log[j].add
+	}
 	sc := w.order(moves, ply, ttMove)
-	me := w.sideOf[s.ToMove()]
-	alpha0 := alpha
-	best, bestMove := -inf, engine.NoMove
-	for i := range moves {
+	for _, u := range log {
+		w.history[u.slot] += u.add
+	}
+	if w.lc != nil {
+		w.closePrefix()
+	}
+	// The moves tried go first, as picking would have put them.
+	for j, m := range tried[:nt] {
+		b := slices.Index(moves[j:], m)
+		if b < 0 {
+			panic("search: a move the game called legal is not listed")
+		}
+		moves[j], moves[j+b] = moves[j+b], moves[j]
+		sc[j], sc[j+b] = sc[j+b], sc[j]
+	}
+	for i := nt; i < len(moves); i++ {
 		switch {
 		case i < sortFrom:
 			pick(moves, sc, i)
@@ -271,38 +328,97 @@ func (w *abWorker) search(depth, ply int, alpha, beta int32) int32 {
 			}
 			sortRest(moves, sc, i, w.sorted[ply])
 		}
-		m := moves[i]
-		w.play(m)
-		var v int32
-		if i == 0 {
-			v = w.child(me, depth-1, ply+1, alpha, beta)
-		} else {
-			v = w.child(me, depth-1, ply+1, alpha, alpha+1)
-			if v > alpha && v < beta && !w.aborted {
-				v = w.child(me, depth-1, ply+1, alpha, beta)
-			}
-		}
-		w.undo()
-		if w.aborted {
-			return 0
-		}
-		if v > best {
-			best, bestMove = v, m
-			if v > alpha {
-				alpha = v
-				w.pv[ply][0] = m
-				copy(w.pv[ply][1:], w.pv[ply+1][:w.pvLen[ply+1]])
-				w.pvLen[ply] = w.pvLen[ply+1] + 1
-			}
-		}
-		if alpha >= beta {
-			if k := &w.killers[ply]; k[0] != m {
-				k[1], k[0] = k[0], m
-			}
-			w.history[moveSlot(m)] += int32(depth * depth)
+		if w.tryMove(moves[i], i, me, depth, ply, &nd) {
 			break
 		}
 	}
+	return w.stored(e, key, depth, ply, alpha, &nd)
+}
+
+// histUpdate is one history update: add added to history[slot].
+type histUpdate struct {
+	slot uint16
+	add  int32
+}
+
+// closePrefix ends a node's tries before its list; the history log is
+// dropped once no node on the path needs it.
+func (w *abWorker) closePrefix() {
+	w.prefixOpen--
+	if w.prefixOpen == 0 {
+		w.histLog = w.histLog[:0]
+	}
+}
+
+// abNode is a node's window and best move so far.
+type abNode struct {
+	alpha, beta, best int32
+	bestMove          engine.Move
+}
+
+// useLegal: tests turn it off to compare with listing every node's moves.
+var useLegal = true
+
+// A legalChecker tells whether a move is legal in its position without
+// listing the moves (GYGES: the chain search from the move's start cell
+// alone), so that alpha-beta can try its table's move and killers before
+// it lists a node's moves.
+type legalChecker interface {
+	Legal(m engine.Move) bool
+}
+
+// tryMove searches m, the node's i-th move (the first with the full window,
+// the others with a null window and again with the full one when they
+// fall inside it), and folds its value into nd. It reports whether the node
+// is done: a cutoff (the killers and history updated) or an abort.
+func (w *abWorker) tryMove(m engine.Move, i, me, depth, ply int, nd *abNode) bool {
+	w.play(m)
+	var v int32
+	if i == 0 {
+		v = w.child(me, depth-1, ply+1, nd.alpha, nd.beta)
+	} else {
+		v = w.child(me, depth-1, ply+1, nd.alpha, nd.alpha+1)
+		if v > nd.alpha && v < nd.beta && !w.aborted {
+			v = w.child(me, depth-1, ply+1, nd.alpha, nd.beta)
+		}
+	}
+	w.undo()
+	if w.aborted {
+		return true
+	}
+	if v > nd.best {
+		nd.best, nd.bestMove = v, m
+		if v > nd.alpha {
+			nd.alpha = v
+			w.pv[ply][0] = m
+			copy(w.pv[ply][1:], w.pv[ply+1][:w.pvLen[ply+1]])
+			w.pvLen[ply] = w.pvLen[ply+1] + 1
+		}
+	}
+	if nd.alpha >= nd.beta {
+		if k := &w.killers[ply]; k[0] != m {
+			k[1], k[0] = k[0], m
+		}
+		slot := moveSlot(m)
+		h := &w.history[slot]
+		*h += int32(depth * depth)
+		w.histMax = max(w.histMax, *h)
+		if w.prefixOpen > 0 {
+			w.histLog = append(w.histLog, histUpdate{uint16(slot), int32(depth * depth)})
+		}
+		return true
+	}
+	return false
+}
+
+// stored ends a node: 0 when the search was aborted, otherwise its best
+// value, stored in the table entry e with its bound (alpha0 is the node's
+// alpha on entry).
+func (w *abWorker) stored(e *ttEntry, key uint64, depth, ply int, alpha0 int32, nd *abNode) int32 {
+	if w.aborted {
+		return 0
+	}
+	best, beta, bestMove := nd.best, nd.beta, nd.bestMove
 	flag := ttExact
 	switch {
 	case best <= alpha0:

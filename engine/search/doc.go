@@ -22,7 +22,14 @@
 // deepening, a transposition table keyed by State.Hash, TT move, killer and
 // history ordering, principal-variation search at the root). Scores are from
 // the side to move's view; when a move leaves the same side to move (GYGES
-// setup with the other hand empty), the child's score is not negated.
+// setup with the other hand empty), the child's score is not negated. A
+// game that can tell one move legal without listing them all (GYGES's
+// Legal) has a node's table move and killers tried first, in the order the
+// list would give them, and its moves listed only when none cuts off; the
+// history the list is then ordered by is the node's on entry (the updates
+// made under the moves tried are logged and taken back for the scoring),
+// so the search is the same node for node, only without the lists it
+// never used.
 //
 // Every other game (DAHA, four seats and a die) is searched with Monte Carlo
 // tree search (UCT) with chance nodes: at a position where a roll is due the
@@ -66,7 +73,8 @@
 // slice preallocated from the budget (children of a node are contiguous), a
 // path stack and one move buffer, and draws playout moves with
 // engine.RandomMover when the game has it. A game that is a RandomPlayer
-// (DAHA) plays the whole playout itself, with the same draws.
+// (DAHA) plays the whole playout itself: the same distribution of games,
+// drawn its own way.
 //
 // # Ply cap
 //

@@ -223,3 +223,20 @@ func TestSelfPlayFinishes(t *testing.T) {
 			game, l, fin, r.games, DefaultMaxPlies, 100*float64(fin)/float64(r.games), 100*lo, 100*hi, float64(r.plies)/float64(r.games))
 	}
 }
+
+// TestPlayoutMatch: DAHA at level 3 with its own playouts (RandomPlayout,
+// issue 39) against level 3 with the playouts of the loop through
+// engine.State, which draw what e086792's RandomPlayout drew: the search
+// before issue 39's second pass. Two seats each, the seats swapped over
+// the same opening and dice. TABLA_PLAYOUTMATCH=200
+func TestPlayoutMatch(t *testing.T) {
+	n, err := strconv.Atoi(os.Getenv("TABLA_PLAYOUTMATCH"))
+	if err != nil {
+		t.Skip("set TABLA_PLAYOUTMATCH=games")
+	}
+	own := contestant{"L3", &Options{Level: 3}}
+	loop := contestant{"L3 loop playouts", &Options{Level: 3, loopPlayouts: true}}
+	fmt.Println("| game | match | games | wins | draws | score | 95% CI | plies | time |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	fmt.Println(runMatch("daha", own, loop, n, 2))
+}

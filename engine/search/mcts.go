@@ -46,17 +46,16 @@ type mctsWorker struct {
 
 // A RandomPlayer plays a random playout itself: random rolls and moves
 // until the game ends or capPlies plies have been played, then calls end
-// with that position and restores the position. Its draws must be those
-// of the loop in playout (Roll(rng.IntN(faces)) when a roll is due,
-// Play(RandomMove(rng)) when a move is, in that order), so that MCTS finds
-// the same either way, only sooner: no interface call or Undo per step
-// (DAHA, whose steps are cheap, implements it).
+// with that position and restores the position. Its games must be
+// distributed as those of the loop in playout (every face equally likely
+// when a roll is due, every legal move equally likely when a move is),
+// but it may draw them its own way from rng (DAHA seeds its own generator
+// from one draw and draws a destination without listing them all), so
+// MCTS finds with it what it finds with the loop up to the playouts' own
+// noise, only sooner.
 type RandomPlayer interface {
 	RandomPlayout(rng *rand.Rand, capPlies int, end func())
 }
-
-// useRandomPlayer: tests turn it off to compare with the loop.
-var useRandomPlayer = true
 
 func newMCTSWorker(s engine.State, opts Options, seed uint64, iters int64) *mctsWorker {
 	info := s.Info()
@@ -68,7 +67,7 @@ func newMCTSWorker(s engine.State, opts Options, seed uint64, iters int64) *mcts
 		w.nfaces = len(info.Die.Faces)
 	}
 	w.rm, _ = s.(engine.RandomMover)
-	if rp, ok := s.(RandomPlayer); ok && useRandomPlayer {
+	if rp, ok := s.(RandomPlayer); ok && !opts.loopPlayouts {
 		w.rp = rp
 		w.end = func() { w.rewards(w.out) }
 	}

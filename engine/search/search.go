@@ -57,6 +57,10 @@ type Options struct {
 	MaxPlies int       // ply cap scored as a draw; 0: DefaultMaxPlies
 	// NewEval makes an evaluator per worker; nil: eval.New(game).
 	NewEval func() eval.Evaluator
+	// loopPlayouts (tests): MCTS plays its playouts through engine.State
+	// even when the game is a RandomPlayer, drawing as e086792's DAHA
+	// playouts did, to match the two.
+	loopPlayouts bool
 }
 
 // Result is what a search found.
