@@ -170,6 +170,23 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 	}
 }
 
+// waitForState is waitFor that says, when it gives up, what the referee
+// and the line held: the failure is then read from the log, not guessed.
+func waitForState(t testing.TB, s *Session, hw *serial.Board, journal, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); !cond(); time.Sleep(2 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			st := s.State()
+			tail, _ := os.ReadFile(journal)
+			if len(tail) > 3000 {
+				tail = tail[len(tail)-3000:]
+			}
+			t.Fatalf("gave up waiting for %s: conn %s, mode %s, in sync %v, pending %v, moves %v, sensed %v, expected %v, message %q; line %+v; journal ends:\n%s",
+				what, st.Conn, st.Mode, st.InSync, st.Pending, st.Moves, st.Sensed, st.Expected, st.Message, hw.Stats(), tail)
+		}
+	}
+}
+
 // 100 times the board falls silent (a hung microcontroller on the serial
 // line: the virtual board on a pty behind the real serial driver), between
 // moves, with a move made during the silence and right after a move: the
@@ -287,7 +304,7 @@ func TestSilentBoard(t *testing.T) {
 		from, to, text = randomStarMove(t, s, rng)
 		liveAct(`{"lift":"` + from + `"}`)
 		liveAct(`{"place":"` + to + `"}`)
-		waitFor(t, "the move "+text, func() bool { return len(s.State().Moves) > before })
+		waitForState(t, s, hw, journal, "the move "+text, func() bool { return len(s.State().Moves) > before })
 		accepted = s.State().Moves
 		if accepted[before] != text || len(accepted) != before+1 {
 			t.Fatalf("silence %d: moves %v after %s", i, accepted, text)
