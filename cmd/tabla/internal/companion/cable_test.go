@@ -17,6 +17,7 @@ import (
 	"github.com/tabla-board/tabla/boards"
 	"github.com/tabla-board/tabla/engine"
 	"github.com/tabla-board/tabla/engine/record"
+	"github.com/tabla-board/tabla/engine/referee"
 	"github.com/tabla-board/tabla/hardware/serial"
 	"github.com/tabla-board/tabla/sim"
 )
@@ -170,6 +171,21 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 	}
 }
 
+// sensedIsTruth: the cells the referee reads occupied are the board's.
+func sensedIsTruth(def *boards.Board, st referee.State, truth []byte) bool {
+	n := 0
+	for s, code := range truth {
+		if code == 0 || def.Sensors[s] < 0 {
+			continue
+		}
+		n++
+		if _, ok := st.Sensed[def.Cells[def.Sensors[s]].Name]; !ok {
+			return false
+		}
+	}
+	return n == len(st.Sensed)
+}
+
 // waitForState is waitFor that says, when it gives up, what the referee
 // and the line held: the failure is then read from the log, not guessed.
 func waitForState(t testing.TB, s *Session, hw *serial.Board, journal, what string, cond func() bool) {
@@ -282,9 +298,13 @@ func TestSilentBoard(t *testing.T) {
 		waitFor(t, "the watchdog and the reconnection", func() bool {
 			return countLines(t, journal, "heartbeat watchdog") > watchdogs && countLines(t, journal, `{"conn":"connected"`) > connects
 		})
+		// The board read, and everything the board did delivered: its
+		// changes may reach the daemon after the reconnection's snapshot,
+		// and a check made before them sees a board without the move (the
+		// next move then lands on top of it: two moves at once).
 		waitFor(t, "the board read", func() bool {
 			st := s.State()
-			return st.Conn == "connected" && len(st.Pending) == 0 && (st.InSync || st.Mode == "correct")
+			return st.Conn == "connected" && len(st.Pending) == 0 && (st.InSync || st.Mode == "correct") && sensedIsTruth(def, st, vb.Truth())
 		})
 		st := s.State()
 		if len(st.Moves) < len(accepted) || !slices.Equal(st.Moves[:len(accepted)], accepted) {
