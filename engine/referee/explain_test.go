@@ -135,6 +135,19 @@ func (e *evidence) lastFill(c int) time.Duration {
 	return -1
 }
 
+// readingAt is the cell's debounced reading at moment t.
+func (e *evidence) readingAt(c int, t time.Duration) byte {
+	r := e.real[c]
+	code := r[0].code
+	for _, s := range r[1:] {
+		if s.at > t {
+			break
+		}
+		code = s.code
+	}
+	return code
+}
+
 // emptiedBefore: the cell was emptied at some moment before t.
 func (e *evidence) emptiedBefore(c int, t time.Duration) bool {
 	r := e.real[c]
@@ -459,12 +472,23 @@ func (x *explainer) displacedAfter(e *evidence, text []byte, named []int) bool {
 // moverAfter: a GYGES move's piece was put down on its destination after it
 // left its cell (a piece put there before, such as a bounce piece looked at
 // and put back, is another piece).
+//
+// When it was put down the piece was in the hand, off its cell: the cell
+// reads empty then — a piece knocked off its cell and set back before
+// another was put down on the destination is no mover — unless a replace's
+// displaced piece went there first (it may go to the mover's start cell).
 func (x *explainer) moverAfter(e *evidence, named []int) bool {
 	if x.game != "gyges" || len(named) < 2 || named[0] == named[1] {
 		return true
 	}
 	t := e.lastFill(named[1])
-	return t < 0 || e.emptiedBefore(named[0], t)
+	if t < 0 {
+		return true
+	}
+	if !e.emptiedBefore(named[0], t) {
+		return false
+	}
+	return e.readingAt(named[0], t) == CodeEmpty || len(named) == 3 && named[2] == named[0]
 }
 
 // history is what the explainer knows of the game: the states before each

@@ -245,8 +245,12 @@ func (r *Referee) ordered(n note, since uint64) bool {
 			return false
 		}
 		// the moving piece landed after it had left its cell (a piece
-		// knocked off the landing cell and set back before is no landing)
-		if n.from != n.to && !r.liftedBeforeFill(n.from, n.to, since) {
+		// knocked off the landing cell and set back before is no landing),
+		// while it was in the hand: its cell read empty then (a piece
+		// knocked off it and set back is still there), unless the
+		// displaced piece was put down there first
+		if n.from != n.to && !r.liftedBeforeFill(n.from, n.to, since) ||
+			n.extra != n.from && !r.inHandAtFill(n.from, n.to, since) {
 			return false
 		}
 	}
@@ -255,8 +259,9 @@ func (r *Referee) ordered(n note, since uint64) bool {
 		// filled: a piece put there before the mover was lifted is another
 		// (the displaced piece of a replace whose mover lands elsewhere; in
 		// six, the last mover's hexagon put down while a neighbour is
-		// knocked off its cell)
-		if !r.liftedBeforeFill(n.from, n.to, since) {
+		// knocked off its cell); in GYGES its cell read empty then (a piece
+		// knocked off it and set back is still there)
+		if !r.liftedBeforeFill(n.from, n.to, since) || r.info.Game == "gyges" && !r.inHandAtFill(n.from, n.to, since) {
 			return false
 		}
 	}
@@ -586,6 +591,26 @@ func (r *Referee) liftedBeforeFill(a, b int, since uint64) bool {
 		case b:
 			if !t.empty {
 				filled, ok = true, lifted
+			}
+		}
+	}
+	return ok || !filled
+}
+
+// inHandAtFill replays the trace since since: was a empty when b was last
+// filled (true when b was not filled)?
+func (r *Referee) inHandAtFill(a, b int, since uint64) bool {
+	aEmpty, filled, ok := false, false, false
+	for _, t := range r.trace {
+		if t.seq <= since {
+			continue
+		}
+		switch int(t.cell) {
+		case a:
+			aEmpty = t.empty
+		case b:
+			if !t.empty {
+				filled, ok = true, aEmpty
 			}
 		}
 	}
