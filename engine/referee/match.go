@@ -997,7 +997,19 @@ func (r *Referee) revisionsAt(d int, other bool, out []candidate) []candidate {
 			// piece down first (the next player's move after it is followed
 			// by revisionsThen).
 			displacedFirst := r.info.Game == "gyges" && d == 1 && nt.extra >= 0 && nt.to == first.note.from && first.note.extra < 0 && !first.note.place
-			same = same || displacedFirst
+			// A GYGES replace revised to the one that swaps its mover and
+			// landing piece (a-b/x to b-a/x) is the same hand: the mover
+			// counted back over its start cell and was read resting there
+			// as the landing piece's replace.
+			// (Only when no other move from the position before fits the
+			// touches since — a landing piece knocked off and set back may
+			// have been the real replace, and the revisions above follow
+			// only a hand that went on — and neither piece is one the move
+			// before put down: that hand may have gone on with it.)
+			swapped := r.info.Game == "gyges" && d == 1 && first.note.extra >= 0 && nt.extra == first.note.extra &&
+				nt.from == first.note.to && nt.to == first.note.from && !r.putBefore(n-1, nt.from) && !r.putBefore(n-1, nt.to) &&
+				r.aloneSince(c, m, first.since, i, first.move)
+			same = same || displacedFirst || swapped
 			// (In GYGES the next player's move under way is followed by the
 			// composites instead: the revised piece moved on or displaced.)
 			// A revision the sensors cannot tell from the position before
@@ -1011,6 +1023,31 @@ func (r *Referee) revisionsAt(d int, other bool, out []candidate) []candidate {
 		out = r.composites(d, c, now, m, out)
 	}
 	return out
+}
+
+// putBefore: the move before ops[k] put a piece down on cell (its mover,
+// or a replace's displaced piece).
+func (r *Referee) putBefore(k, cell int) bool {
+	if k < 1 || cell < 0 {
+		return false
+	}
+	p := r.ops[k-1].note
+	return p.to == cell || p.extra == cell
+}
+
+// aloneSince: no move of c but c.moves[self] and the replaced move last
+// fits the board with every cell it names touched since since, in the
+// order a hand makes it (revisionsAt's position, stepped back).
+func (r *Referee) aloneSince(c *posCache, m []int, since uint64, self int, last engine.Move) bool {
+	for i := range c.notes { // (not fitting: its slice is the caller's loop's)
+		if i == self || c.moves[i] == last || !r.mayFit(c.notes[i], m) || !r.relevant(c.notes[i], m, since) {
+			continue
+		}
+		if r.fits(r.diff(c, i), m) && r.ordered(c.notes[i], since) {
+			return false
+		}
+	}
+	return true
 }
 
 // movesThen adds, in GYGES, the readings of a move whose piece was put
