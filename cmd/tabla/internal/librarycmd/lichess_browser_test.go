@@ -228,6 +228,7 @@ func TestAnalysisPlayersClocks(t *testing.T) {
 			t.Errorf("the players' panel reads %q, want %q in it", players, want)
 		}
 	}
+	browsertest.Screenshot(t, ctx, "analysis-players-phone")
 	for _, step := range []int{3, 4, 0} {
 		if step != 3 {
 			click(t, ctx, fmt.Sprintf(`#movelist li[data-step="%d"]`, step))
@@ -241,7 +242,6 @@ func TestAnalysisPlayersClocks(t *testing.T) {
 	if got := text(t, ctx, `#movelist li[data-step="2"] .ms`); got != "2.2 s" {
 		t.Errorf("move 2's time reads %q, want 2.2 s", got)
 	}
-	browsertest.Screenshot(t, ctx, "analysis-players-phone")
 	// a game without names, event or clock has no panel
 	openGame(t, ctx, base, "gyges.jsonl", 3)
 	if !browsertest.Eval[bool](t, ctx, `document.getElementById("players").hidden && !document.querySelector("#movelist .ms")`) {
@@ -346,6 +346,7 @@ func TestAnalysisVariationTree(t *testing.T) {
 	if got := text(t, ctx, "#movelist li.vars .vparen"); !strings.HasPrefix(got, "(") || !strings.Contains(got, r2) {
 		t.Errorf("the sub-variation reads %q, want it in brackets", got)
 	}
+	browsertest.Eval[bool](t, ctx, `(document.querySelector("#movelist li.vars").scrollIntoView({ block: "center" }), true)`)
 	browsertest.Screenshot(t, ctx, "analysis-variation-tree-phone")
 	// → plays again what ← took back
 	key(t, ctx, kb.ArrowLeft)
