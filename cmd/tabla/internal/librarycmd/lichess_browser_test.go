@@ -455,6 +455,9 @@ func TestLibraryThemes(t *testing.T) {
 	scheme(ctx, "dark")
 	look(ctx, "", "#rows tr.game", dark)
 	before := browsertest.Eval[[]string](t, ctx, colours)
+	if !browsertest.Eval[bool](t, ctx, `!!document.getElementById("themeswitch")`) {
+		t.Fatal("the library has no theme switch")
+	}
 	click(t, ctx, "#themeswitch")
 	after := browsertest.Eval[[]string](t, ctx, colours)
 	for i := range before {
