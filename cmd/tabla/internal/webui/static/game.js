@@ -713,6 +713,12 @@ async function start() {
   if (!r.ok) { document.querySelector("main").innerHTML = '<p class="error"></p>'; document.querySelector(".error").textContent = await Tabla.failText(r, "api/game"); return; }
   game = await r.json();
   pageIn(game);
+  // a variation from beyond the game's end (a journal taken back since) is
+  // forgotten
+  if (tree.some(v => v.ply >= game.total)) {
+    tree = tree.filter(v => v.ply < game.total);
+    try { localStorage.setItem(TREEKEY, JSON.stringify(tree)); } catch (_) { /* private mode */ }
+  }
   const e = game.entry;
   document.title = "tabla — " + e.game + " " + e.id;
   $("title").textContent = e.game + (e.variant && e.variant !== "basic" ? " " + T("variant." + e.variant) : "") + " — " + e.id;
