@@ -3,10 +3,12 @@ package library
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -25,7 +27,22 @@ type Comment struct {
 	Missed  bool   `json:"missed_win,omitempty"`
 	Loss    *int   `json:"loss,omitempty"` // points of win probability lost
 	Better  string `json:"better,omitempty"`
+	// Variation is a line played on the analysis board from step Ply
+	// (moves in canonical notation, rolls as "roll:FACE"): one branch of
+	// the page's tree of variations, the lines that share a beginning
+	// being its sub-variations.
+	Variation []string `json:"variation,omitempty"`
 }
+
+// Variation is a line of the analysis board's tree of variations: the
+// moves (and rolls) of Line played from the game's step Ply.
+type Variation struct {
+	Ply  int      `json:"ply"`
+	Line []string `json:"line"`
+}
+
+// MaxVariations bounds the variations an annotated record carries.
+const MaxVariations = 64
 
 // Annotated returns the record of an analysed game with its analysis as
 // comment lines: after the header the summary (level, accuracy per seat,
@@ -33,6 +50,37 @@ type Comment struct {
 // missed win what it lost and the engine's better move. Every line of the
 // record is kept as it is.
 func (l *Library) Annotated(id string) ([]byte, error) {
+	return l.AnnotatedWith(id, nil)
+}
+
+// AnnotatedWith is Annotated with the variations of vars as comment lines
+// after the move each starts from ("variation from move 4: …", its moves
+// in "variation"), sorted by move and line so that a sub-variation
+// follows the line it branches from. Each is played first: one that
+// cannot be played is an error naming it (ErrVariation), as is more than
+// MaxVariations of them.
+func (l *Library) AnnotatedWith(id string, vars []Variation) ([]byte, error) {
+	if len(vars) > MaxVariations {
+		return nil, fmt.Errorf("library: %d variations, at most %d: %w", len(vars), MaxVariations, ErrVariation)
+	}
+	played := make([]Variation, 0, len(vars))
+	for i, v := range vars {
+		if len(v.Line) == 0 {
+			continue
+		}
+		_, line, err := l.explore(id, v.Ply, v.Line)
+		if err != nil {
+			return nil, fmt.Errorf("variation %d (from move %d): %w", i+1, v.Ply, err)
+		}
+		played = append(played, Variation{Ply: v.Ply, Line: line})
+	}
+	slices.SortFunc(played, func(a, b Variation) int {
+		if a.Ply != b.Ply {
+			return cmp.Compare(a.Ply, b.Ply)
+		}
+		return slices.Compare(a.Line, b.Line)
+	})
+	played = slices.CompactFunc(played, func(a, b Variation) bool { return a.Ply == b.Ply && slices.Equal(a.Line, b.Line) })
 	a, _, err := l.Analysis(id)
 	if err != nil {
 		return nil, err
@@ -52,11 +100,12 @@ func (l *Library) Annotated(id string) ([]byte, error) {
 	if int64(len(data)) > MaxRecordBytes {
 		return nil, fmt.Errorf("library: %s: too large", e.ID)
 	}
-	return annotate(data, a)
+	return annotate(data, a, played)
 }
 
-// annotate inserts the comment lines of a into the record data.
-func annotate(data []byte, a *Analysis) ([]byte, error) {
+// annotate inserts the comment lines of a and of the variations vars into
+// the record data.
+func annotate(data []byte, a *Analysis, vars []Variation) ([]byte, error) {
 	after := map[int][]Comment{} // record line → comments after it
 	after[1] = []Comment{{Comment: summary(a)}}
 	for _, m := range a.Report.Moves {
@@ -75,6 +124,16 @@ func annotate(data []byte, a *Analysis) ([]byte, error) {
 			c.Comment += "; better " + m.Best
 		}
 		after[m.Line] = append(after[m.Line], c)
+	}
+	for _, v := range vars {
+		at, what := 1, "the start"
+		if v.Ply > 0 {
+			what = fmt.Sprintf("move %d", v.Ply)
+			if v.Ply <= len(a.Report.Moves) {
+				at = a.Report.Moves[v.Ply-1].Line
+			}
+		}
+		after[at] = append(after[at], Comment{Comment: fmt.Sprintf("variation from %s: %s", what, strings.Join(v.Line, " ")), Ply: v.Ply, Variation: v.Line})
 	}
 	var out bytes.Buffer
 	out.Grow(len(data) + 128*len(after))

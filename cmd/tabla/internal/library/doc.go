@@ -48,7 +48,17 @@
 // a tier (inaccuracy, mistake, blunder) and every seat an accuracy
 // (engine/analysis: TierOf, Accuracy). Annotated is the record with the
 // analysis as comment lines, which RULES.md §6 lets a record carry: it
-// replays as the record.
+// replays as the record. AnnotatedWith adds the analysis board's
+// variations (each line of its tree, played first) as comment lines after
+// the move each starts from.
+//
+// # Players and clocks
+//
+// A game comes with its record's header (the players' names, event,
+// round, site, date, time control). Where the header has a time control
+// and the lines keep each move's time ("ms"), every step carries the
+// move's time and every seat's clock after it, charged as the live clock
+// charged it (engine/clock's Charge), on any page of the game.
 //
 // # Variations
 //

@@ -6,9 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/tabla-board/tabla/boards"
 	"github.com/tabla-board/tabla/engine"
+	"github.com/tabla-board/tabla/engine/clock"
 	"github.com/tabla-board/tabla/engine/record"
 )
 
@@ -33,6 +35,14 @@ type Step struct {
 	Pieces     map[string]string `json:"pieces"`
 	Painted    map[string]string `json:"painted,omitempty"`
 	Hands      map[string]any    `json:"hands,omitempty"`
+	// MS is the time the move took on its mover's clock, in milliseconds,
+	// when the record kept it (a line's "ms").
+	MS *int64 `json:"ms,omitempty"`
+	// Clocks is every seat's time left after the move, in milliseconds,
+	// when the header has a time control ("clock"): the base times
+	// charged with each timed move as the live clock charged them
+	// (engine/clock's Charge).
+	Clocks map[string]int64 `json:"clocks,omitempty"`
 }
 
 // Game is one game of the library, stepped: a page of its steps, Steps[i]
@@ -105,9 +115,23 @@ func (l *Library) Record(id string) (*os.File, *Entry, error) {
 func stepGame(e *Entry, r io.Reader, from, count int) (*Game, error) {
 	var out *Game
 	var info *engine.Info
+	var clk *clock.Clock // the game's clocks, nil without a time control
+	clocks := func() map[string]int64 {
+		if clk == nil {
+			return nil
+		}
+		m := make(map[string]int64, len(info.Seats))
+		for i, seat := range info.Seats {
+			m[seat] = clk.Left(i, 0).Milliseconds()
+		}
+		return m
+	}
 	k, roll := 0, ""
 	last := from + count - 1 // the page's last step
 	_, _, err := replay(r, e.ID, nil, func(st engine.State, a *record.Applied) error {
+		if clk != nil && a.Timed {
+			clk.Charge(a.Seat, time.Duration(a.MS)*time.Millisecond)
+		}
 		if a.Roll {
 			roll = a.Text
 			if k >= from && k <= last {
@@ -122,6 +146,11 @@ func stepGame(e *Entry, r io.Reader, from, count int) (*Game, error) {
 		if k >= from {
 			s := stepOf(st)
 			s.Move, s.Seat, s.Line, s.Roll = a.Text, info.Seats[a.Seat], a.Line, roll
+			if a.Timed {
+				ms := a.MS
+				s.MS = &ms
+			}
+			s.Clocks = clocks()
 			out.Steps = append(out.Steps, s)
 		}
 		roll = ""
@@ -141,8 +170,15 @@ func stepGame(e *Entry, r io.Reader, from, count int) (*Game, error) {
 		if info.Die != nil {
 			out.Die = info.Die.Faces
 		}
+		// a time control that does not fit the seats is shown as no clock
+		// (the record is still a game to step through)
+		if len(g.Header.Clock) > 0 && g.Header.Clock.Check(info.Seats) == nil {
+			clk = g.Header.Clock.New(info.Seats)
+		}
 		if from == 0 {
-			out.Steps = append(out.Steps, stepOf(g.State))
+			s := stepOf(g.State)
+			s.Clocks = clocks()
+			out.Steps = append(out.Steps, s)
 		}
 		return nil
 	})

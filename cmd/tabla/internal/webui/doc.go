@@ -20,6 +20,16 @@
 // pages included); words.js says moves, cells and what the board needs in
 // it, written and spoken.
 //
+// The library's pages (library.html, game.html, stats.html) are also an
+// installable web app: app.js sets the light or dark theme (the system's
+// prefers-color-scheme, or the switch in the header, remembered) and
+// registers sw.js, a service worker that keeps the pages, the listing and
+// every game and analysis read, and serves them when the server cannot be
+// reached; manifest.webmanifest and the icons describe the app. The
+// analysis board has lichess's evaluation bar, keys (←/→, ↑/↓, Home/End,
+// f to flip) and tree of variations, kept in the browser, in links and in
+// the annotated download.
+//
 // Handler serves the live page and its API (see its doc for the routes);
 // Library the library's; Pairing keeps the paired browsers' sessions.
 // Every server that uses them puts them behind sameorigin's guard.

@@ -2,6 +2,7 @@ package webui
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -61,7 +62,10 @@ type AnalysisView struct {
 //	GET  /api/explore?id=ID&ply=K&m=MOVE…  a variation from step K: its position and legal moves
 //	GET  /api/evaluate?id=ID&ply=K&m=MOVE…&lines=N  the engine's evaluation and N best lines there
 //	GET  /download/record?id=ID     the record (JSONL)
-//	GET  /download/annotated?id=ID  the record with the analysis as comment lines
+//	GET  /download/annotated?id=ID[&v=[PLY,"MOVE",…]…]  the record with the
+//	                          analysis as comment lines, and the analysis
+//	                          board's variations (each v a JSON array: the
+//	                          step it starts from, then its moves)
 //	GET  /download/curve.svg?id=ID  the win-probability curve (SVG)
 //
 // Put it behind sameorigin's guard.
@@ -132,7 +136,16 @@ func Library(lib *library.Library, o LibraryOptions) http.Handler {
 	})
 	mux.HandleFunc("GET /download/annotated", func(w http.ResponseWriter, r *http.Request) {
 		id := r.URL.Query().Get("id")
-		data, err := lib.Annotated(id)
+		vars, err := variations(r.URL.Query()["v"])
+		if err != nil {
+			httpError(w, http.StatusBadRequest, "webui: %v", err)
+			return
+		}
+		data, err := lib.AnnotatedWith(id, vars)
+		if errors.Is(err, library.ErrVariation) {
+			httpError(w, http.StatusUnprocessableEntity, "webui: %v", err)
+			return
+		}
 		if errors.Is(err, library.ErrNotAnalysed) {
 			httpError(w, http.StatusConflict, "webui: %s is not analysed yet; open it in the library first", id)
 			return
@@ -210,6 +223,34 @@ func Library(lib *library.Library, o LibraryOptions) http.Handler {
 		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(b.Bytes()))
 	})
 	return SecurityHeaders(mux)
+}
+
+// variations reads the v parameters of /download/annotated: each a JSON
+// array, the step a variation starts from and its moves.
+func variations(vs []string) ([]library.Variation, error) {
+	if len(vs) > library.MaxVariations {
+		return nil, fmt.Errorf("%d variations, at most %d", len(vs), library.MaxVariations)
+	}
+	out := make([]library.Variation, 0, len(vs))
+	for i, v := range vs {
+		var raw []json.RawMessage
+		if err := json.Unmarshal([]byte(v), &raw); err != nil || len(raw) < 2 {
+			return nil, fmt.Errorf("variation %d (v=%.40q): want a JSON array of the step it starts from and at least one move: [4,\"b1-f3\"]", i+1, v)
+		}
+		var x library.Variation
+		if err := json.Unmarshal(raw[0], &x.Ply); err != nil || x.Ply < 0 {
+			return nil, fmt.Errorf("variation %d: its first element %.20s: want the step it starts from, 0 or more", i+1, raw[0])
+		}
+		for j, m := range raw[1:] {
+			var s string
+			if err := json.Unmarshal(m, &s); err != nil || s == "" {
+				return nil, fmt.Errorf("variation %d, element %d (%.20s): want a move as a string", i+1, j+2, m)
+			}
+			x.Line = append(x.Line, s)
+		}
+		out = append(out, x)
+	}
+	return out, nil
 }
 
 func game(w http.ResponseWriter, r *http.Request, lib *library.Library) (*library.Game, bool) {

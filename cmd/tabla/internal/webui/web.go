@@ -114,7 +114,8 @@ func SecurityHeaders(h http.Handler) http.Handler {
 }
 
 // assets serves the embedded pages and scripts, and catalogue.js: the
-// message catalogues of every language (i18n.Script) that i18n.js reads.
+// message catalogues of every language (i18n.Script) that i18n.js reads;
+// the library's web app manifest as application/manifest+json.
 func assets() http.Handler {
 	sub, _ := fs.Sub(static, "static")
 	files := http.FileServer(http.FS(sub))
@@ -124,6 +125,9 @@ func assets() http.Handler {
 			w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
 			w.Write(catalogue)
 			return
+		}
+		if path.Ext(r.URL.Path) == ".webmanifest" { // not in every system's MIME types
+			w.Header().Set("Content-Type", "application/manifest+json")
 		}
 		files.ServeHTTP(w, r)
 	}))

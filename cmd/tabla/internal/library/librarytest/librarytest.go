@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tabla-board/tabla/engine"
+	"github.com/tabla-board/tabla/engine/clock"
 	"github.com/tabla-board/tabla/engine/record"
 )
 
@@ -28,6 +29,27 @@ var Headers = []record.Header{
 // (each move timed a minute after the previous from start) until the game
 // ends or plies moves are made.
 func Random(h record.Header, seed uint64, plies int, start time.Time) ([]byte, error) {
+	return random(h, seed, plies, start, nil)
+}
+
+// TimedHeader is the header of Timed's game: players' names, an event
+// and a round, a time control.
+var TimedHeader = record.Header{Game: "star", First: "red",
+	Names: map[string]string{"red": "Ayşe Yılmaz", "white": "Mehmet Öz"}, Event: "Kadıköy club night", Round: "3",
+	Clock: clock.Controls{"": {Base: time.Minute, Inc: 2 * time.Second}}}
+
+// TimedMS is the time Timed's n-th move (from 1) took: n seconds and n
+// tenths.
+func TimedMS(n int) int64 { return int64(n) * 1100 }
+
+// Timed returns a random STAR game of plies moves with TimedHeader's
+// names, event and clock, each move's line keeping the time it took
+// (TimedMS).
+func Timed(plies int) ([]byte, error) {
+	return random(TimedHeader, 7, plies, time.Date(2026, 3, 9, 19, 0, 0, 0, time.UTC), TimedMS)
+}
+
+func random(h record.Header, seed uint64, plies int, start time.Time, ms func(n int) int64) ([]byte, error) {
 	h.Tabla = record.Version
 	st, err := record.NewState(&h)
 	if err != nil {
@@ -59,7 +81,11 @@ func Random(h record.Header, seed uint64, plies int, start time.Time) ([]byte, e
 			text := engine.MoveString(st, m)
 			st.Play(m)
 			t = t.Add(time.Minute)
-			if err := w.Write(record.Line{Move: text, T: t}); err != nil {
+			l := record.Line{Move: text, T: t}
+			if ms != nil {
+				l.MS, l.Timed = ms(n+1), true
+			}
+			if err := w.Write(l); err != nil {
 				return nil, err
 			}
 			n++

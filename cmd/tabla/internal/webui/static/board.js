@@ -31,8 +31,17 @@ const Tabla = (() => {
       this.draw();
     }
     cell(name) { const i = this.index[name]; return i === undefined ? null : this.view.cells[i]; }
-    // y grows upwards on the board, downwards in SVG
-    pos(c) { return { x: c.x, y: -c.y }; }
+    // y grows upwards on the board, downwards in SVG; a flipped board
+    // (flip) is turned half a turn, the far side nearest
+    pos(c) { return this.flipped ? { x: -c.x, y: c.y } : { x: c.x, y: -c.y }; }
+    // flip turns the board half a turn (or back): drawn again, unzoomed;
+    // the caller renders its position again.
+    flip(on = !this.flipped) {
+      this.flipped = on;
+      this.zoom = 1; this.centre = null;
+      this.draw();
+      this.svg.dataset.flipped = on ? "1" : "";
+    }
     shape(c, g) {
       const p = this.pos(c), kind = this.view.kind;
       if (kind === "hex") {
@@ -295,5 +304,13 @@ const Tabla = (() => {
     return e.result || "";
   }
 
-  return { Board, el, escapeHTML, sideColour, positionLEDs, pct, pctWhole, failText, resultText, NS };
+  // clockText: a clock's time left as a player reads it: "4:05",
+  // "1:02:03", tenths under 10 s ("9,4" in Turkish)
+  function clockText(ms) {
+    const t = Math.ceil(ms / 1000), h = Math.floor(t / 3600), m = Math.floor(t % 3600 / 60), sec = t % 60;
+    if (ms < 10000) return I18N.tenths(ms / 1000);
+    return (h ? h + ":" + String(m).padStart(2, "0") : m) + ":" + String(sec).padStart(2, "0");
+  }
+
+  return { Board, el, escapeHTML, sideColour, positionLEDs, pct, pctWhole, failText, resultText, clockText, NS };
 })();

@@ -5,8 +5,13 @@
 // at a mistake, the engine's best lines with their depth, variations
 // played on the board (tap a piece, tap a lit cell) with the evaluation
 // following, stepping by keys, swipes and the wheel, a link to any ply
-// (game.html?id=…&ply=17) and the exports. The analysis runs on the
-// server with a progress bar.
+// (game.html?id=…&ply=17, and &m=MOVE… for a variation) and the exports.
+// The analysis runs on the server with a progress bar. As on lichess
+// (issue 38): an evaluation bar beside the board, ↑/↓ and Home/End to the
+// ends, f or ⇅ to flip the board, the players' names, the event, the
+// clocks and each move's time from the record, and the variations kept as
+// a tree in the browser, shown in the move list after the move they
+// branch from, in links and in the annotated download.
 "use strict";
 const $ = id => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -14,6 +19,8 @@ const id = params.get("id") || "";
 let game = null, board = null, ana = null, k = 0;
 // var: the variation being explored ({ply, line, data}), null on the game
 let variation = null, selected = null, legalAt = null, legalSeq = 0, evalSeq = 0, evalTimer = 0;
+// resume: the one-move variation ← just left, which → plays again
+let resume = null;
 const TIER = { inaccuracy: "?!", mistake: "?", blunder: "??" };
 const TIERWORD = { inaccuracy: T("tier.inaccuracy"), mistake: T("tier.mistake"), blunder: T("tier.blunder") };
 
@@ -65,7 +72,7 @@ async function loadPage(i) {
 }
 
 function go(i) {
-  variation = null; selected = null;
+  variation = null; selected = null; resume = null;
   $("varbox").hidden = true;
   k = Math.max(0, Math.min(game.total - 1, i));
   if (!game.steps[k] || (k > 0 && !game.steps[k - 1])) { // off the page loaded
@@ -97,8 +104,10 @@ function go(i) {
   }
   $("position").innerHTML = pos;
   renderOdds(values(k));
+  renderPlayers(s);
   renderCursor();
-  history.replaceState(null, "", "?id=" + encodeURIComponent(id) + "&ply=" + k);
+  markTree();
+  history.replaceState(null, "", "?" + lineQuery(k, []) + flipQuery());
   legalAt = null;
   fetchLegal();
   evaluateSoon();
@@ -117,6 +126,7 @@ function stateText(s) {
 }
 
 function renderOdds(v) {
+  renderBar(v);
   const t = $("odds");
   t.innerHTML = "";
   $("best").innerHTML = "";
@@ -129,6 +139,72 @@ function renderOdds(v) {
   if (variation) return;
   const a = arrowAt(k);
   if (a && a.kind !== "better") $("best").innerHTML = "<small>" + Tabla.escapeHTML(T("ana.enginemove")) + " <b>" + Tabla.escapeHTML(a.move) + "</b> " + Tabla.escapeHTML(T("ana.thearrow")) + "</small>";
+}
+
+// renderBar: the evaluation bar, each side's win probability a share of
+// its height in the side's colour (the first side at the bottom, at the
+// top once the board is flipped); empty until there is an evaluation.
+function renderBar(v) {
+  const bar = $("evalbar");
+  bar.innerHTML = "";
+  bar.classList.toggle("flipped", !!board.flipped);
+  fitBar();
+  if (!v) { bar.title = ""; return; }
+  const sum = game.sides.reduce((a, _, i) => a + (v[i] || 0), 0) || 1;
+  const words = [];
+  game.sides.forEach((side, i) => {
+    const d = document.createElement("div");
+    d.dataset.side = side;
+    d.style.background = Tabla.sideColour(side);
+    d.style.height = (100 * (v[i] || 0) / sum).toFixed(2) + "%";
+    bar.appendChild(d);
+    words.push(I18N.seat(side) + " " + Tabla.pct(v[i] || 0));
+  });
+  bar.title = words.join(", ");
+  bar.setAttribute("aria-label", T("ana.evalbar") + ": " + bar.title);
+}
+
+// fitBar stands the bar beside the board as drawn: as tall as the
+// drawing, just left of it (a tall board leaves room at its sides).
+function fitBar() {
+  const bar = $("evalbar"), svg = $("board"), vb = svg.viewBox.baseVal, r = svg.getBoundingClientRect();
+  if (!vb || !vb.width || !vb.height || !r.width) return;
+  const scale = Math.min(r.width / vb.width, r.height / vb.height), w = vb.width * scale, h = vb.height * scale;
+  bar.style.height = h.toFixed(1) + "px";
+  bar.style.transform = "translate(" + ((r.width - w) / 2).toFixed(1) + "px," + ((r.height - h) / 2).toFixed(1) + "px)";
+}
+
+// renderPlayers: the players' names by their seats, the event, and each
+// seat's clock at step s, as the record keeps them (the header's names,
+// event, round, site and date; the clock charged with each move's time).
+function renderPlayers(s) {
+  const h = game.header || {}, names = h.names || {};
+  const ev = [h.event, h.round ? T("who.round.n", { round: h.round }) : "", h.site, h.date].filter(Boolean).join(" · ");
+  const clocks = s && s.clocks;
+  const any = ev || Object.keys(names).length || clocks;
+  $("players").hidden = !any;
+  if (!any) return;
+  $("eventline").textContent = ev;
+  $("eventline").hidden = !ev;
+  const list = $("playerlist");
+  list.innerHTML = "";
+  const seats = board && board.flipped ? game.seats.slice().reverse() : game.seats;
+  for (const seat of seats) {
+    const row = document.createElement("div");
+    row.className = "player" + (s && s.to_move === seat && s.status === "playing" ? " tomove" : "");
+    row.dataset.seat = seat;
+    let html = '<span class="dot" style="background:' + Tabla.sideColour(seat) + '"></span>';
+    html += names[seat] ? '<span class="pname">' + Tabla.escapeHTML(names[seat]) + '</span> <span class="seatname">' + Tabla.escapeHTML(I18N.seat(seat)) + "</span>"
+      : '<span class="pname">' + Tabla.escapeHTML(I18N.seat(seat)) + "</span>";
+    if (clocks && seat in clocks) html += '<span class="clock' + (clocks[seat] < 10000 ? " low" : "") + '" title="' + Tabla.escapeHTML(T("ana.clockleft")) + '">' + Tabla.escapeHTML(Tabla.clockText(clocks[seat])) + "</span>";
+    row.innerHTML = html;
+    list.appendChild(row);
+  }
+}
+
+// moveTime: the time a move took, as the live page shows it
+function moveTime(ms) {
+  return '<span class="ms" title="' + Tabla.escapeHTML(T("moves.time")) + '">' + Tabla.escapeHTML(ms < 60000 ? T("unit.seconds", { s: I18N.tenths(ms / 1000) }) : Tabla.clockText(ms)) + "</span>";
 }
 
 // accuracy: each seat's accuracy and its moves by tier.
@@ -208,8 +284,111 @@ function moveList() {
     if (i === 0) return;
     const m = ana ? ana.report.moves[i - 1] : null;
     add(i, '<span class="n">' + i + '.</span><span class="dot" style="background:' + Tabla.sideColour(s.seat) + '"></span>' +
-      (s.roll ? '<span class="roll">' + Tabla.escapeHTML(s.roll) + ":</span>" : "") + "<span>" + Tabla.escapeHTML(s.move) + '</span><span class="badges">' + flags(m) + "</span>");
+      (s.roll ? '<span class="roll">' + Tabla.escapeHTML(s.roll) + ":</span>" : "") + "<span>" + Tabla.escapeHTML(s.move) + '</span><span class="badges">' + flags(m) + "</span>" +
+      (s.ms != null ? moveTime(s.ms) : ""));
   });
+  treeList();
+}
+
+// --- the tree of variations --------------------------------------------------
+
+// tree: the variations played on this game, kept in this browser: lines
+// {ply, line} played from step ply, none the beginning of another; lines
+// from one step that share their beginning are a variation and its
+// sub-variations. At most MAXVARS, the oldest forgotten first.
+const TREEKEY = "tabla.vars." + id, MAXVARS = 64;
+let tree = loadTree();
+function loadTree() {
+  try {
+    const t = JSON.parse(localStorage.getItem(TREEKEY) || "[]");
+    return Array.isArray(t) ? t.filter(v => v && Number.isInteger(v.ply) && Array.isArray(v.line) && v.line.length && v.line.every(m => typeof m === "string")).slice(-MAXVARS) : [];
+  } catch (_) { return []; }
+}
+function isPrefix(a, b) { return a.length <= b.length && a.every((m, i) => m === b[i]); }
+// remember adds a line to the tree (replacing a line it continues)
+function remember(ply, line) {
+  if (!line.length || tree.some(v => v.ply === ply && isPrefix(line, v.line))) return;
+  tree = tree.filter(v => !(v.ply === ply && isPrefix(v.line, line)));
+  tree.push({ ply, line: line.slice() });
+  if (tree.length > MAXVARS) tree = tree.slice(-MAXVARS);
+  try { localStorage.setItem(TREEKEY, JSON.stringify(tree)); } catch (_) { /* private mode: this page only */ }
+  treeList();
+  markTree();
+}
+// continuation: a line of the tree that goes on from the variation shown
+function continuation(ply, line) {
+  return tree.find(v => v.ply === ply && v.line.length > line.length && isPrefix(line, v.line)) || null;
+}
+// annotatedHref: the annotated record with the tree's variations
+function annotatedHref() {
+  return "download/annotated?id=" + encodeURIComponent(id) + tree.map(v => "&v=" + encodeURIComponent(JSON.stringify([v.ply].concat(v.line)))).join("");
+}
+
+// treeList writes the tree into the move list as lichess does: after the
+// move a variation replaces (the game's move ply+1), its moves in a row,
+// a sub-variation in brackets after the move it replaces. A tap on a
+// move opens the variation there.
+function treeList() {
+  const ol = $("movelist");
+  ol.querySelectorAll("li.vars").forEach(li => li.remove());
+  $("dlannotated").href = annotatedHref();
+  const plies = [...new Set(tree.map(v => v.ply))].sort((a, b) => a - b);
+  for (const ply of plies) {
+    const anchor = ol.querySelector('li[data-step="' + (ply + 1) + '"]') || ol.querySelector('li[data-step="' + ply + '"]');
+    if (!anchor) continue; // off the page loaded
+    const root = new Map();
+    for (const v of tree) {
+      if (v.ply !== ply) continue;
+      let n = root;
+      for (const m of v.line) { if (!n.has(m)) n.set(m, new Map()); n = n.get(m); }
+    }
+    const li = document.createElement("li");
+    li.className = "vars";
+    li.dataset.ply = ply;
+    writeNode(li, root, ply, []);
+    anchor.after(li);
+  }
+}
+function writeNode(out, node, ply, path) {
+  let entries = [...node.entries()];
+  while (entries.length) {
+    const [m, child] = entries[0];
+    writeMove(out, ply, path.concat([m]));
+    for (const [alt, sub] of entries.slice(1)) {
+      const paren = document.createElement("span");
+      paren.className = "vparen";
+      paren.append("(");
+      writeMove(paren, ply, path.concat([alt]));
+      writeNode(paren, sub, ply, path.concat([alt]));
+      paren.append(") ");
+      out.appendChild(paren);
+    }
+    path = path.concat([m]);
+    entries = [...child.entries()];
+  }
+}
+function writeMove(out, ply, path) {
+  const m = path[path.length - 1];
+  const n = ply + path.filter(x => !x.startsWith("roll:")).length;
+  const sp = document.createElement("span");
+  sp.className = "vmove";
+  sp.dataset.ply = ply;
+  sp.dataset.line = JSON.stringify(path);
+  sp.innerHTML = (m.startsWith("roll:") ? "" : '<span class="vn">' + n + ".</span>") + Tabla.escapeHTML(m.replace(/^roll:/, T("ana.roll.move") + " "));
+  sp.onclick = () => enterVariation(ply, path);
+  out.appendChild(sp);
+  out.append(" ");
+}
+// markTree marks the tree's move shown
+function markTree() {
+  const want = variation ? JSON.stringify(variation.line) : null;
+  document.querySelectorAll("#movelist .vmove").forEach(sp => sp.classList.toggle("current", !!variation && +sp.dataset.ply === variation.ply && sp.dataset.line === want));
+}
+// enterVariation shows the tree's line from step ply
+function enterVariation(ply, line) {
+  variation = { ply, line: line.slice(), data: null };
+  selected = null; resume = null;
+  explore();
 }
 
 // --- variations -----------------------------------------------------------
@@ -248,8 +427,10 @@ async function explore() {
   const seq = ++legalSeq;
   const r = await fetch("api/explore?" + lineQuery(variation.ply, variation.line));
   if (seq !== legalSeq || !variation) return;
-  if (!r.ok) { $("varchoice").textContent = "That move cannot be played here."; delete $("varchoice").dataset.key; console.warn("explore", r.status, await r.text()); variation.line.pop(); return; }
+  if (!r.ok) { $("varchoice").textContent = T("ana.cannot"); delete $("varchoice").dataset.key; console.warn("explore", r.status, await r.text()); variation.line.pop(); return; }
   legalAt = variation.data = await r.json();
+  variation.line = legalAt.line.slice(); // canonical, as the server played it
+  remember(variation.ply, variation.line);
   renderVariation();
   evaluateSoon();
 }
@@ -258,7 +439,7 @@ async function explore() {
 // when none is left).
 function takeBack() {
   if (!variation) return;
-  if (variation.line.length <= 1) { go(variation.ply); return; }
+  if (variation.line.length <= 1) { const left = variation; go(left.ply); resume = left; return; }
   variation.redo = (variation.redo || []).concat(variation.line.slice(-1));
   variation.line = variation.line.slice(0, -1);
   explore();
@@ -299,7 +480,10 @@ function renderVariation() {
 
 function finishVariation(state) {
   $("position").innerHTML = "<b>" + Tabla.escapeHTML(T("ana.variation")) + "</b> — " + Tabla.escapeHTML(state);
-  document.querySelectorAll("#movelist li").forEach(li => li.classList.toggle("current", +li.dataset.step === variation.ply));
+  document.querySelectorAll("#movelist li").forEach(li => li.classList.toggle("current", !li.classList.contains("vars") && +li.dataset.step === variation.ply));
+  markTree();
+  // a link to the variation: ?id=…&ply=4&m=…
+  history.replaceState(null, "", "?" + lineQuery(variation.ply, variation.line) + flipQuery());
 }
 
 // tap: a tap on a cell selects a piece that can move (its destinations
@@ -372,6 +556,7 @@ async function evaluate(seq) {
     li.onclick = () => play(l.move);
     ol.appendChild(li);
   }
+  if (!variation && !ana) renderBar(ev.values); // the bar before the analysis is done
   if (variation) {
     renderOdds(ev.values);
     // the best line's move as the arrow of the variation's position
@@ -477,6 +662,7 @@ function growBoard() {
 }
 function setupZoom() {
   growBoard();
+  fitBar();
   const small = cellPx() / (board.zoom || 1) < 44;
   $("zoombar").hidden = !(small || board.zoomable);
   zoomChanged();
@@ -487,12 +673,39 @@ function setupZoom() {
 function step(d) {
   if (variation) {
     const redo = variation.redo || [];
-    if (d < 0) takeBack();
-    else if (redo.length) play(redo[redo.length - 1]);
+    if (d < 0) { takeBack(); return; }
+    if (redo.length) { play(redo[redo.length - 1]); return; }
+    const c = continuation(variation.ply, variation.line); // the tree's line on
+    if (c) play(c.line[variation.line.length]);
+    return;
+  }
+  if (d > 0 && resume && resume.ply === k) { // the variation ← just left
+    const left = resume;
+    enterVariation(left.ply, left.line);
+    variation.redo = (left.redo || []).slice();
     return;
   }
   go(k + d);
 }
+
+// toEnd: End and ↓ — the end of the variation shown (as far as the tree
+// goes), or of the game
+function toEnd() {
+  if (variation) {
+    const c = continuation(variation.ply, variation.line);
+    if (c) enterVariation(variation.ply, c.line);
+    return;
+  }
+  go(game.total - 1);
+}
+
+// flip turns the board half a turn (f, ⇅); a link keeps it (&flip=1)
+function flip() {
+  board.flip();
+  if (variation) renderVariation(); else go(k);
+  setupZoom();
+}
+function flipQuery() { return board && board.flipped ? "&flip=1" : ""; }
 
 async function start() {
   Words.init("");
@@ -500,32 +713,45 @@ async function start() {
   if (!r.ok) { document.querySelector("main").innerHTML = '<p class="error"></p>'; document.querySelector(".error").textContent = await Tabla.failText(r, "api/game"); return; }
   game = await r.json();
   pageIn(game);
+  // a variation from beyond the game's end (a journal taken back since) is
+  // forgotten
+  if (tree.some(v => v.ply >= game.total)) {
+    tree = tree.filter(v => v.ply < game.total);
+    try { localStorage.setItem(TREEKEY, JSON.stringify(tree)); } catch (_) { /* private mode */ }
+  }
   const e = game.entry;
   document.title = "tabla — " + e.game + " " + e.id;
   $("title").textContent = e.game + (e.variant && e.variant !== "basic" ? " " + T("variant." + e.variant) : "") + " — " + e.id;
   $("info").innerHTML = game.seats.map(s => '<span class="dot" style="background:' + Tabla.sideColour(s) + '"></span>' + Tabla.escapeHTML(I18N.seat(s))).join(" ") +
     "<br><small>" + Tabla.escapeHTML(new Date(e.date).toLocaleString(I18N.locale)) + " · " + Tabla.escapeHTML(T("plies", { n: e.plies })) + " · " + Tabla.escapeHTML(Tabla.resultText(e)) + "</small>";
   $("dlrecord").href = "download/record?id=" + encodeURIComponent(id);
-  $("dlannotated").href = "download/annotated?id=" + encodeURIComponent(id);
+  $("dlannotated").href = annotatedHref();
   $("dlcurve").href = "download/curve.svg?id=" + encodeURIComponent(id);
   $("dlpng").onclick = downloadPNG;
   $("copylink").onclick = copyLink;
   board = new Tabla.Board($("board"), game.board);
+  if (params.get("flip") === "1") board.flip(true);
   moveList(); drawCurve();
-  // a link to a ply: ?ply=17 (or #17, #ply=17)
+  // a link to a ply: ?ply=17 (or #17, #ply=17), to a variation from it:
+  // &m=MOVE…
   const want = params.get("ply") || (location.hash.match(/^#(?:ply=)?(\d+)$/) || [])[1];
   go(want ? +want : 0);
+  if (params.getAll("m").length) enterVariation(k, params.getAll("m"));
   $("first").onclick = () => go(0);
   $("prev").onclick = () => step(-1);
   $("next").onclick = () => step(1);
-  $("last").onclick = () => go(game.total - 1);
+  $("last").onclick = toEnd;
+  $("flip").onclick = flip;
   $("backtogame").onclick = () => go(variation ? variation.ply : k);
+  // the keys of lichess's analysis board: ←/→ a move, ↑/Home the start,
+  // ↓/End the end (of the variation shown), f flips
   document.addEventListener("keydown", ev => {
-    if (ev.target.tagName === "INPUT") return;
+    if (/^(INPUT|SELECT|TEXTAREA)$/.test(ev.target.tagName) || ev.altKey || ev.ctrlKey || ev.metaKey) return;
     if (ev.key === "Escape" && variation) { ev.preventDefault(); go(variation.ply); return; }
     if (ev.key === "ArrowLeft" || ev.key === "ArrowRight") { ev.preventDefault(); step(ev.key === "ArrowLeft" ? -1 : 1); return; }
-    const to = { Home: 0, End: game.total - 1 }[ev.key];
-    if (to !== undefined) { ev.preventDefault(); go(to); }
+    if (ev.key === "Home" || ev.key === "ArrowUp") { ev.preventDefault(); go(0); return; }
+    if (ev.key === "End" || ev.key === "ArrowDown") { ev.preventDefault(); toEnd(); return; }
+    if (ev.key === "f" || ev.key === "F") { ev.preventDefault(); flip(); }
   });
   // the board: a tap plays (variations), a horizontal swipe steps; a
   // board too small for a finger or a mouse zooms first (setupZoom)

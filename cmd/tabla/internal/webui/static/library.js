@@ -131,7 +131,8 @@ function fromQuery() {
 }
 
 async function start() {
-  const info = await (await fetch("api/info")).json();
+  let info = {};
+  try { info = await (await fetch("api/info")).json(); } catch (_) { /* offline, and not kept: no link to the live board */ }
   if (info.live) { $("livelink").hidden = false; $("livelink").href = info.live; }
   const pending = { waiting: true };
   watchIndex(pending);

@@ -524,11 +524,7 @@ function clockLeft(c, seat) {
   return Math.max(0, left);
 }
 
-function clockText(ms) {
-  const t = Math.ceil(ms / 1000), h = Math.floor(t / 3600), m = Math.floor(t % 3600 / 60), sec = t % 60;
-  if (ms < 10000) return I18N.tenths(ms / 1000);
-  return (h ? h + ":" + String(m).padStart(2, "0") : m) + ":" + String(sec).padStart(2, "0");
-}
+function clockText(ms) { return Tabla.clockText(ms); }
 
 function tickClocks() {
   const c = state && state.clock;
