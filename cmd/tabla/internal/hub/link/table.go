@@ -513,8 +513,6 @@ func (t *Table) loadState() *pubState {
 // Sent is how many journals the journal directory's state file
 // (.tabla-hub.json) records as wholly on this hub.
 func (t *Table) Sent() int {
-	t.stateMu.Lock()
-	defer t.stateMu.Unlock()
 	return len(t.loadState().Done[t.hubKey()])
 }
 
