@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/remote"
 	"github.com/tabla-board/tabla/engine/record"
 )
 
@@ -21,9 +22,7 @@ import (
 func answered(t testing.TB, v *vtable, n int) {
 	t.Helper()
 	waitFor(t, "the host to answer the seat request", 10*time.Second, func() bool {
-		v.rem.mu.Lock()
-		defer v.rem.mu.Unlock()
-		return v.rem.answered >= n
+		return v.rem.Answered() >= n
 	})
 }
 
@@ -40,9 +39,7 @@ func TestOnlyTheHostGrantsItsSeats(t *testing.T) {
 	steps(t, 6, host, guest)
 	midGame(t, host, guest)
 	plies := len(host.sess.History())
-	host.rem.mu.Lock()
-	before := host.rem.answered
-	host.rem.mu.Unlock()
+	before := host.rem.Answered()
 
 	pe := &permErrs{}
 	nc, err := nats.Connect(xURL, nats.ErrorHandler(pe.handler), nats.CustomInboxPrefix(Inbox("x")))
@@ -264,18 +261,13 @@ func TestOtherBoardGone(t *testing.T) {
 		t.Skip("the game never came to the guest's seat")
 	}
 	waitFor(t, "the guest's live status", 10*time.Second, func() bool {
-		host.rem.mu.Lock()
-		defer host.rem.mu.Unlock()
-		s := host.rem.sourcesLocked([]string{seat})[seat]
-		return s != nil && !s.seen.IsZero()
+		return !host.rem.LastHeard(seat).IsZero()
 	})
 	if _, err := host.rem.Hint(st); !errors.Is(err, companion.ErrNoHintYet) {
 		t.Fatalf("with the other board there: %v, want ErrNoHintYet", err)
 	}
 	guest.close()
-	host.rem.mu.Lock()
-	host.rem.now = func() time.Time { return time.Now().Add(2 * offlineAfter) }
-	host.rem.mu.Unlock()
+	host.rem.SetClock(func() time.Time { return time.Now().Add(2 * remote.OfflineAfter) })
 	_, err := host.rem.Hint(st)
 	if err == nil || errors.Is(err, companion.ErrNoHintYet) || !strings.Contains(err.Error(), "board g") {
 		t.Fatalf("with the other board gone: %v, want it said", err)

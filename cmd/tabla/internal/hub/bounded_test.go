@@ -13,50 +13,9 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/link"
 )
-
-// TestRemoteFollowsOnlyTheGameNow: when the table's game changes, the
-// records of the earlier game's remote seats stop being followed (each
-// kept a consumer and a 1.5 s poll until the daemon stopped).
-func TestRemoteFollowsOnlyTheGameNow(t *testing.T) {
-	r := &Remote{t: &Table{name: "h"}, sources: map[string]*source{}, claims: map[string]Ref{}}
-	stopped := map[string]bool{}
-	add := func(key string) {
-		r.sources[key] = &source{cancel: func() { stopped[key] = true }}
-	}
-	add("g/old-game")
-	add("web/h-g1-south")
-	add("g/new-game")
-	r.claims["h.g1.north"] = Ref{Table: "g", Game: "old-game", Seat: "north"}
-	r.claims["h.g1.south"] = Ref{Table: "web", Game: "h-g1-south", Seat: "south"}
-	r.claims["h.g2.north"] = Ref{Table: "g", Game: "new-game", Seat: "north"}
-	r.gid = "g2"
-	r.pruneLocked()
-	if len(r.sources) != 1 || r.sources["g/new-game"] == nil {
-		t.Fatalf("followed after the game changed: %v", keys(r.sources))
-	}
-	if !stopped["g/old-game"] || !stopped["web/h-g1-south"] || stopped["g/new-game"] {
-		t.Fatalf("stopped %v, want the old game's two", stopped)
-	}
-	if len(r.claims) != 1 {
-		t.Fatalf("claims kept: %v", r.claims)
-	}
-	// a joiner back on a game of its own follows nothing
-	j := &Remote{t: &Table{name: "g"}, join: "h", host: Ref{Table: "h", Game: "g2"}, joined: "j1", gid: "j2", sources: map[string]*source{}}
-	j.sources["h/g2"] = &source{cancel: func() {}}
-	j.pruneLocked()
-	if len(j.sources) != 0 {
-		t.Fatalf("a joiner on its own game follows %v", keys(j.sources))
-	}
-}
-
-func keys[V any](m map[string]V) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
-}
 
 // TestWebMoveNotApplied: a browser's move the hub never applies is an
 // error, not a 200.
@@ -84,7 +43,7 @@ func TestWebMoveNotApplied(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	subj := RecSubject(WebTable, id)
-	n, seq, err := lastEvent(ctx, th.hub.js, subj)
+	n, seq, err := link.LastEvent(ctx, th.hub.js, subj)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,13 +109,12 @@ func TestHubKeepsOnlyWhatItShows(t *testing.T) {
 	total := 0
 	var lastEvents int
 	for _, p := range journals {
-		tl := newTail(p, nil)
-		if _, err := tl.read("solo"); err != nil {
+		tl, err := link.ReadJournal(p, "solo")
+		if err != nil {
 			t.Fatal(err)
 		}
-		tl.close()
-		total += len(tl.events)
-		lastEvents = len(tl.events)
+		total += len(tl.Events)
+		lastEvents = len(tl.Events)
 	}
 	last := GameID(journals[len(journals)-1])
 	waitFor(t, "the hub to follow every game", 20*time.Second, func() bool {

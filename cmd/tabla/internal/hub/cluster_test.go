@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/link"
 	"github.com/tabla-board/tabla/engine/record"
 )
 
@@ -304,7 +305,7 @@ func TestClusterREADME(t *testing.T) {
 		}
 	}
 	// tableOn is hubOn for a table's link
-	tableOn := func(jt *journalTable, what string, d time.Duration, ok func(nc *nats.Conn, s TableStats) bool) {
+	tableOn := func(jt *journalTable, what string, d time.Duration, ok func(nc *nats.Conn, s link.TableStats) bool) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), d)
 		defer cancel()
@@ -324,7 +325,7 @@ func TestClusterREADME(t *testing.T) {
 		jt := newJournalTable(t, readme(n, creds.Tables[n]), n, uint64(i+500))
 		jt.until = stop
 		tables = append(tables, jt)
-		tableOn(jt, "connected to n1", 30*time.Second, func(nc *nats.Conn, _ TableStats) bool { return nc.IsConnected() && portOf(nc) == n1.port })
+		tableOn(jt, "connected to n1", 30*time.Second, func(nc *nats.Conn, _ link.TableStats) bool { return nc.IsConnected() && portOf(nc) == n1.port })
 	}
 	nodes[1].start(t, bin)
 	nodes[2].start(t, bin)
@@ -332,7 +333,7 @@ func TestClusterREADME(t *testing.T) {
 	t.Logf("cluster up, hub and tables on n1 after %v", time.Since(began).Round(time.Millisecond))
 
 	// an observer of the games stream's cluster state
-	obs, err := Dial(readme("admin", creds.Admin), "test observer", "", 50*time.Millisecond, testLog(t), func(*nats.Conn) {}, nil)
+	obs, err := link.Dial(readme("admin", creds.Admin), "test observer", "", 50*time.Millisecond, testLog(t), func(*nats.Conn) {}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,7 +372,7 @@ func TestClusterREADME(t *testing.T) {
 		t.Helper()
 		for _, jt := range tables {
 			base := jt.link.Stats().Published
-			tableOn(jt, what, 90*time.Second, func(nc *nats.Conn, s TableStats) bool { return s.Published >= base+n })
+			tableOn(jt, what, 90*time.Second, func(nc *nats.Conn, s link.TableStats) bool { return s.Published >= base+n })
 		}
 	}
 	progress("events published before the kill", 10)
@@ -388,7 +389,7 @@ func TestClusterREADME(t *testing.T) {
 		t.Helper()
 		var worst time.Duration
 		for i, jt := range tables {
-			tableOn(jt, what, d, func(nc *nats.Conn, s TableStats) bool { return s.Published > base[i] })
+			tableOn(jt, what, d, func(nc *nats.Conn, s link.TableStats) bool { return s.Published > base[i] })
 			worst = max(worst, time.Since(killed))
 		}
 		return worst
@@ -423,7 +424,7 @@ func TestClusterREADME(t *testing.T) {
 	}
 	hubOn("reconnected to another node", 60*time.Second, func(nc *nats.Conn) bool { return nc.IsConnected() && portOf(nc) != n1.port })
 	for _, jt := range tables {
-		tableOn(jt, "reconnected to another node", 60*time.Second, func(nc *nats.Conn, _ TableStats) bool {
+		tableOn(jt, "reconnected to another node", 60*time.Second, func(nc *nats.Conn, _ link.TableStats) bool {
 			return nc.IsConnected() && portOf(nc) != n1.port
 		})
 	}
@@ -470,7 +471,7 @@ func TestClusterREADME(t *testing.T) {
 	})
 	hubOn("connected to a live node", 60*time.Second, func(nc *nats.Conn) bool { return nc.IsConnected() && portOf(nc) != victim.port })
 	for _, jt := range tables {
-		tableOn(jt, "connected to a live node", 60*time.Second, func(nc *nats.Conn, _ TableStats) bool {
+		tableOn(jt, "connected to a live node", 60*time.Second, func(nc *nats.Conn, _ link.TableStats) bool {
 			return nc.IsConnected() && portOf(nc) != victim.port
 		})
 	}
@@ -500,18 +501,17 @@ func TestClusterREADME(t *testing.T) {
 	// the hub's own copy: every game with all of its events
 	for _, jt := range tables {
 		for _, p := range jt.journals(t) {
-			tl := newTail(p, nil)
-			if _, err := tl.read(jt.name); err != nil {
+			tl, err := link.ReadJournal(p, jt.name)
+			if err != nil {
 				t.Fatal(err)
 			}
-			tl.close()
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			changes := h.Subscribe(ctx, jt.name)
 			for {
-				g := h.Game(jt.name, tl.gid)
-				if g != nil && g.Events == len(tl.events)-1 { // numbered from 0, the header
+				g := h.Game(jt.name, tl.Game)
+				if g != nil && g.Events == len(tl.Events)-1 { // numbered from 0, the header
 					if g.Err != nil {
-						t.Fatalf("the hub: %s/%s: %v", jt.name, tl.gid, g.Err)
+						t.Fatalf("the hub: %s/%s: %v", jt.name, tl.Game, g.Err)
 					}
 					break
 				}
@@ -527,7 +527,7 @@ func TestClusterREADME(t *testing.T) {
 				h.mu.Lock()
 				seq := h.lastSeq
 				h.mu.Unlock()
-				t.Fatalf("the hub holds %d of %s/%s's %d events within 60 s (it followed the stream to %d)", held, jt.name, tl.gid, len(tl.events), seq)
+				t.Fatalf("the hub holds %d of %s/%s's %d events within 60 s (it followed the stream to %d)", held, jt.name, tl.Game, len(tl.Events), seq)
 			}
 			cancel()
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/link"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/natsrv"
 )
 
@@ -34,7 +35,7 @@ func TestServers(t *testing.T) {
 		{name: "empty", url: "", err: "no NATS server"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			servers, user, pw, err := Servers(c.url)
+			servers, user, pw, err := link.Servers(c.url)
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {
 					t.Fatalf("got error %v, want one saying %q", err, c.err)
@@ -78,16 +79,16 @@ func (a authLog) WithGroup(string) slog.Handler            { return a }
 
 // connected waits, on the connection's own reports, until the table's
 // link is connected.
-func connected(t testing.TB, link *Table, d time.Duration) {
+func connected(t testing.TB, ln *link.Table, d time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	changes := link.Subscribe(ctx)
-	for !link.Stats().Connected {
+	changes := ln.Subscribe(ctx)
+	for !ln.Stats().Connected {
 		select {
 		case <-changes:
 		case <-ctx.Done():
-			t.Fatalf("%s: not connected within %v", link.Name(), d)
+			t.Fatalf("%s: not connected within %v", ln.Name(), d)
 		}
 	}
 }
@@ -115,13 +116,13 @@ func TestTableBeforeAdd(t *testing.T) {
 		t.Fatal(err)
 	}
 	creds.Tables["late"] = "the-late-table-password"
-	link, err := Connect(TableOptions{URL: UserURL(srv.ClientURL(), "late", "the-late-table-password"), JournalDir: t.TempDir(),
+	ln, err := link.Connect(link.TableOptions{URL: UserURL(srv.ClientURL(), "late", "the-late-table-password"), JournalDir: t.TempDir(),
 		Logger: testLog(t), ReconnectWait: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { link.Close(0) })
-	link.Start(nil)
+	t.Cleanup(func() { ln.Close(0) })
+	ln.Start(nil)
 	deadline := time.After(30 * time.Second)
 	for refused.Load() < 4 {
 		select {
@@ -154,7 +155,7 @@ func TestTableBeforeAdd(t *testing.T) {
 	if after, err := os.ReadFile(filepath.Join(dir, CredentialsFile)); err != nil || string(after) != string(before) {
 		t.Fatalf("the hub rewrote %s on reload (%v)", CredentialsFile, err)
 	}
-	connected(t, link, 5*time.Second)
+	connected(t, ln, 5*time.Second)
 	t.Logf("refused %d times; connected %v after the reload", refused.Load(), time.Since(added).Round(time.Millisecond))
 }
 
@@ -187,7 +188,7 @@ func TestCredentialsForEveryServer(t *testing.T) {
 	})
 	url := a.URL("admin", a.Credentials().Admin) + "," + strings.TrimPrefix(b.ClientURL(), "nats://")
 	changes := make(chan struct{}, 16)
-	nc, err := Dial(url, "test", "", 50*time.Millisecond, testLog(t), func(*nats.Conn) { changes <- struct{}{} }, nil)
+	nc, err := link.Dial(url, "test", "", 50*time.Millisecond, testLog(t), func(*nats.Conn) { changes <- struct{}{} }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,12 @@
-// Package hub puts a club's tables on one hub, on NATS (issue 15): live
-// broadcast to spectators, remote play between two boards (or a board and
-// a browser), and one library of every finished game. It is not a
-// home-made server: `tabla hub` embeds a NATS server with JetStream
-// (Server), or uses an existing server or cluster.
+// Package hub is a club's hub service: it follows every table's games on
+// NATS and serves them to spectators, keeps the club's library, runs club
+// evenings and lets a browser play a seat, with the pages of all of it.
+//
+// It is the hub's side of issue 15's club hub — live broadcast, remote
+// play between two boards (or a board and a browser), one library of
+// every finished game — and not a home-made server: `tabla hub` embeds a
+// NATS server with JetStream (package natsrv), or uses an existing server
+// or cluster. The tables' side is packages link and remote (see Rooms).
 //
 // # Subjects, streams and buckets
 //
@@ -15,14 +19,9 @@
 //	KV tabla_pairings         TABLE → the game the hub pairs at that table next (wire.Pairing)
 //
 // A game's record is its header (event 0) and each decision line of the
-// table's journal in journal order (moves, rolls, takebacks, an abandon),
-// numbered. The journal stays the source of truth: Table (a table's
-// link, the session's companion.Publisher) reads the journal as it is
-// written and publishes each event with its number as Nats-Msg-Id, and
-// expecting the previous event as the last message of the game's subject;
-// after an outage it asks the hub for the last number it has and
-// publishes the rest. So a table plays on while the hub is away, and the
-// hub gets every event once, in order, when it is back.
+// table's journal in journal order, numbered; a table's link (package
+// link) publishes it from the journal, exactly once, whatever the hub's
+// outages.
 //
 // # The hub's service
 //
@@ -52,7 +51,7 @@
 // rates it); players register on its page and the arbiter starts it; the
 // hub sends each pairing to its table (tabla_pairings), whose link starts
 // the paired game with the names, event, round and time control in its
-// header (tablepair.go, companion.Session.StartPaired), takes each result
+// header (package link, companion.Session.StartPaired), takes each result
 // from the game's record as the table's journal ends it (refusing one
 // from another table or under other names), and pairs the next round.
 // The arbiter's tools (arbiter.go: late entries, withdrawals, requested
@@ -63,24 +62,31 @@
 // printable pairings and slips, the TRF report and the records' zip.
 // The public broadcast (/api/broadcast) may run a delay behind.
 //
-// # Remote play
+// # Browser play
 //
-// Remote is on every table with a hub: a table hosts its game (others
-// claim seats of it in tabla_seats) or joins another's (--remote
-// HOST[:SEAT]). Each table compares its own game (the session's history)
-// with the record of every seat played elsewhere, step by step: such a
-// seat's next move is lit as a hint to carry out (as an AI seat's), its
-// roll rolled with tabla's die on the same face, and a step made on the
-// board for such a seat that its record does not have is taken back.
-// Each referee still checks everything its board senses. A browser plays a
-// seat through the hub, which keeps a record for it like a table's.
+// Remote play between boards is the tables' own (package remote). A
+// browser plays a seat through the hub (web.go): the hub asks the host
+// for the seat as a table does and plays it with a record of its own
+// (tabla.rec.web.ID: the host's moves copied in, the browser's moves and
+// rolls added, each checked first), which the host follows as it follows
+// another table's.
 //
-// # Packages
+// # Rooms
+//
+// The club hub is four packages:
+//
+//   - natsrv: the NATS server, the users and their permissions, the
+//     streams and buckets;
+//   - hub (this one): the club service with its pages, events and library;
+//   - link: the table's link that `tabla run` uses (journal tail,
+//     publishing, pairings), which this package also dials and reads with;
+//   - remote: remote play between tables, on a link.
 //
 // What the tables' side and the hub's side share — the NATS names, a
-// game's record (Event, Game) and which journal lines are record events —
-// is package wire; the NATS server, its users and permissions and the
-// streams are package natsrv. This package names both as before.
+// game's record (Event, Game), which journal lines are record events —
+// is package wire; this package names it and natsrv as before (wire.go).
+// `tabla run` imports link and remote and none of natsrv, this package or
+// the club's (runcmd's TestRunImportsNoClubService checks it).
 //
 // # Security
 //

@@ -19,6 +19,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/club"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/link"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/wire"
 	"github.com/tabla-board/tabla/engine"
 	"github.com/tabla-board/tabla/engine/clock"
@@ -255,7 +256,7 @@ func CreateEventAt(ctx context.Context, url, ca string, e *EventState) error {
 	up := make(chan struct{}, 1)
 	var last error
 	var mu sync.Mutex
-	nc, err := Dial(url, "tabla hub event", ca, 200*time.Millisecond, slog.New(slog.DiscardHandler), func(nc *nats.Conn) {
+	nc, err := link.Dial(url, "tabla hub event", ca, 200*time.Millisecond, slog.New(slog.DiscardHandler), func(nc *nats.Conn) {
 		if nc.IsConnected() {
 			select {
 			case up <- struct{}{}:

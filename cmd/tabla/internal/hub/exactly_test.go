@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -19,6 +20,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/link"
 	"github.com/tabla-board/tabla/engine"
 	"github.com/tabla-board/tabla/engine/record"
 )
@@ -123,7 +125,7 @@ type journalTable struct {
 	name string
 	dir  string
 	url  string
-	link *Table
+	link *link.Table
 	rng  *rand.Rand
 	at   time.Time // the journals' clock (their names)
 	// until, when closed, makes play end with the game under way (nil:
@@ -150,13 +152,13 @@ func newJournalTable(t testing.TB, url, name string, seed uint64) *journalTable 
 }
 
 func (jt *journalTable) open(t testing.TB) {
-	link, err := Connect(TableOptions{URL: jt.url, Name: jt.name, JournalDir: jt.dir, Logger: testLog(t).With("table", jt.name),
+	ln, err := link.Connect(link.TableOptions{URL: jt.url, Name: jt.name, JournalDir: jt.dir, Logger: testLog(t).With("table", jt.name),
 		ReconnectWait: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	jt.link = link
-	link.Start(nil)
+	jt.link = ln
+	ln.Start(nil)
 }
 
 // play writes games journals, pausing pace between lines (the pace of
@@ -240,11 +242,11 @@ func (jt *journalTable) sent(t testing.TB, d time.Duration) {
 	changes := jt.link.Subscribe(ctx)
 	want := len(jt.journals(t)) - 1
 	for {
-		done := len((&Table{opts: TableOptions{JournalDir: jt.dir, URL: jt.url}}).loadState().Done[jt.link.hubKey()])
+		done := jt.link.Sent()
 		if s := jt.link.Stats(); s.Backlog == 0 && s.Connected && s.Checked && done >= want {
 			return
 		}
-		jt.link.wake()
+		jt.link.Wake()
 		select {
 		case <-changes:
 		case <-ctx.Done():
@@ -300,25 +302,24 @@ func sameAsJournals(t testing.TB, hub map[string][][]byte, tables ...*journalTab
 	for _, jt := range tables {
 		seen := map[string]bool{}
 		for _, p := range jt.journals(t) {
-			tl := newTail(p, nil)
-			if _, err := tl.read(jt.name); err != nil {
+			tl, err := link.ReadJournal(p, jt.name)
+			if err != nil {
 				t.Fatal(err)
 			}
-			tl.close()
-			subj := RecSubject(jt.name, tl.gid)
+			subj := RecSubject(jt.name, tl.Game)
 			seen[subj] = true
 			got := hub[subj]
 			journals++
-			events += len(tl.events)
+			events += len(tl.Events)
 			switch {
-			case len(got) < len(tl.events):
-				bad = append(bad, fmt.Sprintf("%s: the hub lacks %d of %d events (its last: %.80s)", subj, len(tl.events)-len(got), len(tl.events), last(got)))
-			case len(got) > len(tl.events):
-				bad = append(bad, fmt.Sprintf("%s: the hub holds %d events, the journal %d", subj, len(got), len(tl.events)))
+			case len(got) < len(tl.Events):
+				bad = append(bad, fmt.Sprintf("%s: the hub lacks %d of %d events (its last: %.80s)", subj, len(tl.Events)-len(got), len(tl.Events), last(got)))
+			case len(got) > len(tl.Events):
+				bad = append(bad, fmt.Sprintf("%s: the hub holds %d events, the journal %d", subj, len(got), len(tl.Events)))
 			default:
 				for n := range got {
-					if string(got[n]) != string(tl.events[n]) {
-						bad = append(bad, fmt.Sprintf("%s: event %d differs:\nhub     %s\njournal %s", subj, n, got[n], tl.events[n]))
+					if string(got[n]) != string(tl.Events[n]) {
+						bad = append(bad, fmt.Sprintf("%s: event %d differs:\nhub     %s\njournal %s", subj, n, got[n], tl.Events[n]))
 						break
 					}
 				}
@@ -528,10 +529,22 @@ func TestStartRepublishesWhatTheHubLacks(t *testing.T) {
 	}
 	fmt.Fprintf(f, "{\"end\":\"new\"}\n")
 	f.Close()
-	st := (&Table{opts: TableOptions{JournalDir: jt.dir, URL: jt.url}})
-	state := st.loadState()
-	state.Events = nil // that version kept no counts
-	if err := st.saveState(state); err != nil {
+	// that version kept no counts: the state file without "events"
+	stateFile := filepath.Join(jt.dir, ".tabla-hub.json")
+	data, err := os.ReadFile(stateFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var state map[string]json.RawMessage
+	if err := json.Unmarshal(data, &state); err != nil {
+		t.Fatal(err)
+	}
+	if state["events"] == nil {
+		t.Fatalf("%s keeps no counts: %s", stateFile, data)
+	}
+	delete(state, "events")
+	data, _ = json.Marshal(state)
+	if err := os.WriteFile(stateFile, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	jt.open(t)

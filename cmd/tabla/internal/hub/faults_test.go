@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/link"
 	"github.com/tabla-board/tabla/engine/record"
 )
 
@@ -85,11 +86,10 @@ func (s *spectator) sawMoves(t testing.TB, want []string) {
 func once(t testing.TB, th *testHub, table string, v *vtable) {
 	t.Helper()
 	gid := GameID(v.sess.JournalPath())
-	tl := newTail(v.sess.JournalPath(), nil)
-	if _, err := tl.read(table); err != nil {
+	tl, err := link.ReadJournal(v.sess.JournalPath(), table)
+	if err != nil {
 		t.Fatal(err)
 	}
-	tl.close()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		data, err := hubEvents(th, table, gid)
@@ -100,8 +100,8 @@ func once(t testing.TB, th *testHub, table string, v *vtable) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(data) != len(tl.events) {
-			t.Fatalf("%s/%s: the hub holds %d events, the journal %d", table, gid, len(data), len(tl.events))
+		if len(data) != len(tl.Events) {
+			t.Fatalf("%s/%s: the hub holds %d events, the journal %d", table, gid, len(data), len(tl.Events))
 		}
 		for n, d := range data {
 			var ev Event
@@ -111,14 +111,14 @@ func once(t testing.TB, th *testHub, table string, v *vtable) {
 			}
 			if n == 0 { // the journal's tail here knows nothing of remote play
 				var jev Event
-				json.Unmarshal(tl.events[0], &jev)
+				json.Unmarshal(tl.Events[0], &jev)
 				if string(ev.Header) != string(jev.Header) || ev.Game != gid || ev.Table != table {
-					t.Fatalf("%s/%s: the hub's header differs from the journal's:\nhub     %s\njournal %s", table, gid, d, tl.events[0])
+					t.Fatalf("%s/%s: the hub's header differs from the journal's:\nhub     %s\njournal %s", table, gid, d, tl.Events[0])
 				}
 				continue
 			}
-			if !slices.Equal(d, tl.events[n]) {
-				t.Fatalf("%s/%s: event %d differs from the journal's:\nhub     %s\njournal %s", table, gid, n, d, tl.events[n])
+			if !slices.Equal(d, tl.Events[n]) {
+				t.Fatalf("%s/%s: event %d differs from the journal's:\nhub     %s\njournal %s", table, gid, n, d, tl.Events[n])
 			}
 		}
 		return
@@ -292,7 +292,7 @@ func midGame(t testing.TB, tables ...*vtable) {
 	for _, v := range tables {
 		if st := v.sess.State(); st.Status != "playing" || len(v.sess.History()) < 2 {
 			t.Logf("%s: mode %s in_sync %v to_move %v awaiting %s hint %q pending %v moves %v; ready %v; link %+v; remote %s", v.name, st.Mode, st.InSync,
-				deref(st.ToMove), st.Awaiting, st.Hint, st.Pending, st.Moves, v.rem.Ready(), v.link.Stats(), v.rem.debug())
+				deref(st.ToMove), st.Awaiting, st.Hint, st.Pending, st.Moves, v.rem.Ready(), v.link.Stats(), v.rem.Debug())
 			t.Fatalf("%s: the fault is meant mid-game, the game stands at ply %d, %s", v.name, st.Ply, st.Status)
 		}
 	}

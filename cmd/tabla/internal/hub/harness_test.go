@@ -20,6 +20,8 @@ import (
 
 	"github.com/tabla-board/tabla/boards"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/link"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/remote"
 	"github.com/tabla-board/tabla/engine"
 	_ "github.com/tabla-board/tabla/engine/games"
 	"github.com/tabla-board/tabla/engine/record"
@@ -161,8 +163,8 @@ type vtable struct {
 	vb     *sim.Board
 	sess   *companion.Session
 	p      *companion.Player
-	link   *Table
-	rem    *Remote
+	link   *link.Table
+	rem    *remote.Remote
 	cancel context.CancelFunc
 	done   chan struct{}
 	rng    *rand.Rand
@@ -186,13 +188,13 @@ func openVTable(t testing.TB, url, name, dir string, h record.Header, join strin
 
 func (v *vtable) open() {
 	t := v.t
-	link, err := Connect(TableOptions{URL: v.url, Name: v.name, CA: v.caFile, JournalDir: v.dir, Logger: testLog(t), ReconnectWait: 100 * time.Millisecond})
+	ln, err := link.Connect(link.TableOptions{URL: v.url, Name: v.name, CA: v.caFile, JournalDir: v.dir, Logger: testLog(t), ReconnectWait: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	v.link = link
+	v.link = ln
 	die := rand.New(rand.NewPCG(v.seed, 7))
-	v.rem = NewRemote(link, RemoteOptions{Join: v.join, JournalDir: v.dir, Rand: die.IntN, Logger: testLog(t).With("table", v.name)})
+	v.rem = remote.NewRemote(ln, remote.RemoteOptions{Join: v.join, JournalDir: v.dir, Rand: die.IntN, Logger: testLog(t).With("table", v.name)})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	hh, resume, err := v.rem.Prepare(ctx)
 	cancel()
@@ -228,13 +230,13 @@ func (v *vtable) open() {
 	}
 	v.vb = vb
 	sess, err := companion.Open(companion.Options{Header: h, Board: v.def, HW: vb, JournalDir: v.dir, NoResume: noResume,
-		Source: "sim", Hint: v.rem.Hint, Rand: v.rem.Rand, Publisher: link, Logger: testLog(t).With("table", v.name)})
+		Source: "sim", Hint: v.rem.Hint, Rand: v.rem.Rand, Publisher: ln, Logger: testLog(t).With("table", v.name)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	v.sess = sess
 	v.p = companion.NewPlayer(vb, sess)
-	link.Start(sess)
+	ln.Start(sess)
 	rctx, rcancel := context.WithCancel(context.Background())
 	v.cancel = rcancel
 	v.done = make(chan struct{})
@@ -276,14 +278,7 @@ func (v *vtable) mine(seat string) bool {
 	if !v.rem.Ready() {
 		return false // the person waits until the table knows who plays where
 	}
-	v.rem.mu.Lock()
-	defer v.rem.mu.Unlock()
-	for k, p := range v.rem.claims {
-		if strings.HasSuffix(k, "."+sanitize(seat)) && strings.HasPrefix(k, v.name+"."+v.rem.gid+".") && p.Table != v.name {
-			return false
-		}
-	}
-	return true
+	return !v.rem.PlayedElsewhere(seat)
 }
 
 // state is the game as the table's referee has it.
@@ -692,7 +687,7 @@ func sameGame(t testing.TB, host, guest *vtable) []Step {
 	hs, gs := journalSteps(t, host.sess.JournalPath()), journalSteps(t, guest.sess.JournalPath())
 	if !slices.Equal(hs, gs) {
 		for _, v := range []*vtable{host, guest} {
-			t.Logf("%s: link %+v; remote %s", v.name, v.link.Stats(), v.rem.debug())
+			t.Logf("%s: link %+v; remote %s", v.name, v.link.Stats(), v.rem.Debug())
 		}
 		t.Fatalf("the remote game's journals differ:\nhost  %v\nguest %v", hs, gs)
 	}

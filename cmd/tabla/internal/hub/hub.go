@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/link"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/wire"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/library"
 )
@@ -101,9 +102,9 @@ type Hub struct {
 // tableState is what the hub knows of one table.
 type tableState struct {
 	name    string
-	entry   *TableEntry
+	entry   *link.TableEntry
 	game    string // the current game's id
-	live    *Live
+	live    *link.Live
 	liveRaw json.RawMessage
 	seen    time.Time // the last live status
 	online  bool
@@ -146,7 +147,7 @@ func Open(o Options) (*Hub, error) {
 		analyses: rateLimit{n: AnalysisRate}, now: time.Now,
 		events: map[string]*eventEntry{}, evPoke: make(chan struct{}, 1), broadcast: o.BroadcastDelay}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
-	nc, err := Dial(o.URL, "tabla hub", o.CA, 500*time.Millisecond, h.log, func(*nats.Conn) { h.bump("") }, func(err error) {
+	nc, err := link.Dial(o.URL, "tabla hub", o.CA, 500*time.Millisecond, h.log, func(*nats.Conn) { h.bump("") }, func(err error) {
 		h.mu.Lock()
 		h.connErr = err
 		h.mu.Unlock()
@@ -314,11 +315,11 @@ func (h *Hub) followOnce() error {
 		h.setLoaded()
 	}
 	// the consumer starts after what the hub has: nothing new is no stall
-	last := stallGuard{seq: max(cfg.OptStartSeq, 1) - 1}
+	last := link.NewStallGuard(max(cfg.OptStartSeq, 1) - 1)
 	cc, err := cons.Consume(func(m jetstream.Msg) {
 		h.onRecord(m)
 		if md, err := m.Metadata(); err == nil {
-			last.delivered(md.Sequence.Stream)
+			last.Delivered(md.Sequence.Stream)
 			h.mu.Lock()
 			h.lastSeq = md.Sequence.Stream
 			h.mu.Unlock()
@@ -326,7 +327,7 @@ func (h *Hub) followOnce() error {
 				h.setLoaded()
 			}
 		}
-	}, append(consumeOpts, jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+	}, append(link.ConsumeOpts(), jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
 		if !errors.Is(err, jetstream.ErrNoHeartbeat) {
 			h.log.Debug("hub: consumer", "err", err)
 		}
@@ -336,7 +337,7 @@ func (h *Hub) followOnce() error {
 	}
 	defer cc.Stop()
 	go func() {
-		errc <- last.watch(ctx, cc, func(ctx context.Context) (uint64, error) {
+		errc <- last.Watch(ctx, cc, func(ctx context.Context) (uint64, error) {
 			st, err := h.js.Stream(ctx, StreamGames)
 			if err != nil {
 				return 0, err
@@ -535,7 +536,7 @@ func (h *Hub) saveCheckpoint() {
 	}
 	h.mu.Unlock()
 	data, _ := json.Marshal(cp)
-	if err := writeFileSync(filepath.Join(h.opts.Dir, checkpointFile), data); err != nil {
+	if err := link.WriteFileSync(filepath.Join(h.opts.Dir, checkpointFile), data); err != nil {
 		h.log.Warn("hub: writing the checkpoint (the next start reads every game again)", "err", err)
 		return
 	}
@@ -569,26 +570,6 @@ func (h *Hub) startFrom(ctx context.Context) uint64 {
 	}
 	h.log.Info("hub: reading the games from the checkpoint", "from", cp.From, "last", info.State.LastSeq)
 	return cp.From
-}
-
-// writeFileSync replaces path with data durably: written to path.tmp,
-// synced, then renamed over it.
-func writeFileSync(path string, data []byte) error {
-	f, err := os.OpenFile(path+".tmp", os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if serr := f.Sync(); err == nil {
-		err = serr
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(path+".tmp", path)
 }
 
 // store writes a finished game into the library (once per change).
@@ -632,7 +613,7 @@ func (h *Hub) onLive(m *nats.Msg) {
 	if CheckTable(table) != nil {
 		return
 	}
-	var l Live
+	var l link.Live
 	if err := json.Unmarshal(m.Data, &l); err != nil {
 		return
 	}
@@ -655,7 +636,7 @@ func (h *Hub) onKV(bucket string, e jetstream.KeyValueEntry) {
 			ts.entry = nil
 			break
 		}
-		var te TableEntry
+		var te link.TableEntry
 		if json.Unmarshal(e.Value(), &te) == nil {
 			ts.entry = &te
 			ts.game = te.Game
@@ -685,7 +666,7 @@ func (h *Hub) onKV(bucket string, e jetstream.KeyValueEntry) {
 // watchOnline marks tables offline after three live beats without a
 // status.
 func (h *Hub) watchOnline() {
-	tick := time.NewTicker(LiveBeat / 2)
+	tick := time.NewTicker(link.LiveBeat / 2)
 	defer tick.Stop()
 	for {
 		select {
@@ -697,7 +678,7 @@ func (h *Hub) watchOnline() {
 		var gone []string
 		h.mu.Lock()
 		for name, ts := range h.tables {
-			if ts.online && time.Since(ts.seen) > 3*LiveBeat {
+			if ts.online && time.Since(ts.seen) > 3*link.LiveBeat {
 				ts.online = false
 				gone = append(gone, name)
 			}
@@ -806,92 +787,6 @@ func (h *Hub) Tables() []string {
 	return out
 }
 
-// consumeOpts make a consumer notice a lost server within seconds (a
-// heartbeat every 2 s; the default is 15), so that it resumes on another
-// node of a cluster or after a restart.
-var consumeOpts = []jetstream.PullConsumeOpt{jetstream.PullExpiry(6 * time.Second), jetstream.PullHeartbeat(2 * time.Second)}
-
-// stallGuard notices a consumer that stopped delivering while its stream
-// has more (its server died and it was not recreated): the caller starts
-// a new one. Its zero value watches a consumer from the stream's start.
-type stallGuard struct {
-	now func() time.Time // the clock (nil: time.Now)
-
-	mu  sync.Mutex
-	seq uint64    // the last stream sequence delivered
-	at  time.Time // when
-}
-
-func (g *stallGuard) clock() time.Time {
-	if g.now != nil {
-		return g.now()
-	}
-	return time.Now()
-}
-
-func (g *stallGuard) delivered(seq uint64) {
-	now := g.clock()
-	g.mu.Lock()
-	g.seq, g.at = seq, now
-	g.mu.Unlock()
-}
-
-// watch returns when ctx ends (nil), the consume context closes, or the
-// consumer has delivered nothing for stallAfter while the stream's last
-// sequence (as last reports it) was ahead of what it delivered, probed
-// every stallAfter/2.
-func (g *stallGuard) watch(ctx context.Context, cc jetstream.ConsumeContext, last func(context.Context) (uint64, error)) error {
-	tick := time.NewTicker(stallAfter / 2)
-	defer tick.Stop()
-	return g.watchTicks(ctx, cc.Closed(), tick.C, last)
-}
-
-// watchTicks is watch, probing at each tick. A probe that fails (no
-// answer within stallAfter: a cluster electing a leader, a starved
-// server) changes nothing: only an answer that the consumer has all the
-// stream has clears a stall, and a delivery starts its time again.
-func (g *stallGuard) watchTicks(ctx context.Context, closed <-chan struct{}, tick <-chan time.Time, last func(context.Context) (uint64, error)) error {
-	var behind time.Time // since when the stream was seen ahead (zero: it was not)
-	var stream uint64    // its last sequence, as last answered
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-closed:
-			return errors.New("the consumer stopped")
-		case <-tick:
-		}
-		lctx, cancel := context.WithTimeout(ctx, stallAfter)
-		seq, err := last(lctx)
-		cancel()
-		now := g.clock()
-		g.mu.Lock()
-		delivered, at := g.seq, g.at
-		g.mu.Unlock()
-		if err == nil {
-			stream = seq
-		}
-		switch {
-		case err != nil:
-		case seq <= delivered:
-			behind = time.Time{}
-		case behind.IsZero():
-			behind = now
-		}
-		since := behind
-		if at.After(since) {
-			since = at
-		}
-		if !behind.IsZero() && now.Sub(since) >= stallAfter {
-			return fmt.Errorf("the consumer stalled at sequence %d, the stream has %d", delivered, stream)
-		}
-	}
-}
-
-// stallAfter is how long a consumer may lag its stream without delivering
-// before it is replaced.
-const stallAfter = 3 * time.Second
-
 // mirrorPatience is how long Mirror waits for a connection before it
 // gives up with the reason (tests shorten it).
 var mirrorPatience = 10 * time.Second
@@ -935,7 +830,7 @@ func Mirror(ctx context.Context, url, ca, dir string, log *slog.Logger) (string,
 
 // connectError says, for people, why a hub could not be used.
 func connectError(url string, err error) error {
-	where := redact(url)
+	where := link.Redact(url)
 	switch {
 	case err == nil:
 		return fmt.Errorf("hub: no connection to %s within %v", where, mirrorPatience)

@@ -25,7 +25,7 @@ func play(t testing.TB, max int, tables ...*vtable) {
 		for _, v := range tables {
 			st := v.sess.State()
 			t.Logf("%s: ply %d mode %s in_sync %v to_move %v awaiting %s hint %q pending %v moves %v", v.name, st.Ply, st.Mode, st.InSync, deref(st.ToMove), st.Awaiting, st.Hint, st.Pending, st.Moves)
-			t.Logf("%s: link %+v; remote %s", v.name, v.link.Stats(), v.rem.debug())
+			t.Logf("%s: link %+v; remote %s", v.name, v.link.Stats(), v.rem.Debug())
 		}
 	}
 	for i := 0; i < max; i++ {

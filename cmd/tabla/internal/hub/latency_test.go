@@ -18,6 +18,7 @@ import (
 
 	"github.com/tabla-board/tabla/boards"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/link"
 	"github.com/tabla-board/tabla/engine"
 	"github.com/tabla-board/tabla/engine/record"
 	"github.com/tabla-board/tabla/engine/referee"
@@ -27,7 +28,7 @@ import (
 // each ply was journalled (after the referee's settle window, the
 // journal's write and fsync) and passes the report on to the link.
 type plyClock struct {
-	link *Table
+	link *link.Table
 	mu   sync.Mutex
 	at   map[int]time.Time
 }
@@ -92,7 +93,8 @@ func TestMoveToSpectator(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range ts {
 		name := fmt.Sprintf("t%03d", i)
-		link, err := Connect(TableOptions{URL: th.tableURL(name), Name: name, JournalDir: t.TempDir(), Logger: testLog(t)})
+		dir := t.TempDir()
+		ln, err := link.Connect(link.TableOptions{URL: th.tableURL(name), Name: name, JournalDir: dir, Logger: testLog(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,8 +102,7 @@ func TestMoveToSpectator(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		clock := &plyClock{link: link, at: map[int]time.Time{}}
-		dir := link.opts.JournalDir
+		clock := &plyClock{link: ln, at: map[int]time.Time{}}
 		sess, err := companion.Open(companion.Options{Header: record.Header{Game: "gyges"}, Board: def, HW: hw, JournalDir: dir,
 			Source: "sim", Seed: uint64(i + 1), Publisher: clock, Logger: testLog(t)})
 		if err != nil {
@@ -112,11 +113,11 @@ func TestMoveToSpectator(t *testing.T) {
 		ts[i] = x
 		wg.Add(1)
 		go func() { defer wg.Done(); sess.Run(ctx) }()
-		link.Start(sess)
+		ln.Start(sess)
 		t.Cleanup(func() {
 			cancel()
 			wg.Wait()
-			link.Close(0)
+			ln.Close(0)
 			sess.Close()
 			hw.Close()
 		})

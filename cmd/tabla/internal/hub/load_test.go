@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/link"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/natsrv"
 	"github.com/tabla-board/tabla/engine"
 	"github.com/tabla-board/tabla/engine/record"
@@ -92,7 +93,7 @@ func TestLoad(t *testing.T) {
 	// the tables: links publishing journals written here, a line a second
 	games := []record.Header{{Game: "gyges"}, {Game: "star", First: "red"}, {Game: "six"}, {Game: "ray"}, {Game: "daha"}}
 	type tbl struct {
-		link *Table
+		link *link.Table
 		dir  string
 		path string
 		f    *os.File
@@ -119,7 +120,7 @@ func TestLoad(t *testing.T) {
 	}
 	for i := range ts {
 		x := &tbl{dir: t.TempDir(), rng: rand.New(rand.NewPCG(uint64(i), 1)), h: games[i%len(games)]}
-		x.link, err = Connect(TableOptions{URL: UserURL("nats://"+natsAddr, names[i], creds.Tables[names[i]]), Name: names[i], JournalDir: x.dir})
+		x.link, err = link.Connect(link.TableOptions{URL: UserURL("nats://"+natsAddr, names[i], creds.Tables[names[i]]), Name: names[i], JournalDir: x.dir})
 		if err != nil {
 			t.Fatal(err)
 		}

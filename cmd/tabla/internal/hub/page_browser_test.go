@@ -171,7 +171,7 @@ func TestHubPages(t *testing.T) {
 			if time.Now().After(until) {
 				st := host.sess.State()
 				t.Fatalf("the board did not carry out %s: it journalled %v; hint %q, to move %v, mode %s; the page says %q; remote: %s", m, ms, st.Hint, deref(st.ToMove), st.Mode,
-					browsertest.Eval[string](t, ctx, `document.getElementById("message").textContent`), host.rem.debug())
+					browsertest.Eval[string](t, ctx, `document.getElementById("message").textContent`), host.rem.Debug())
 			}
 			if !host.step() {
 				time.Sleep(5 * time.Millisecond)

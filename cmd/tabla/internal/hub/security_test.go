@@ -21,6 +21,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/link"
 	"github.com/tabla-board/tabla/engine/record"
 )
 
@@ -68,7 +69,7 @@ func TestPermissions(t *testing.T) {
 
 	conn := func(u string) (*nats.Conn, jetstream.JetStream, *permErrs) {
 		pe := &permErrs{}
-		nc, err := nats.Connect(u, nats.ErrorHandler(pe.handler), nats.CustomInboxPrefix(Inbox(TableName(u))))
+		nc, err := nats.Connect(u, nats.ErrorHandler(pe.handler), nats.CustomInboxPrefix(Inbox(link.TableName(u))))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +136,7 @@ func TestPermissions(t *testing.T) {
 }
 
 func lastEventOf(ctx context.Context, js jetstream.JetStream, table, game string) (int, error) {
-	n, _, err := lastEvent(ctx, js, RecSubject(table, game))
+	n, _, err := link.LastEvent(ctx, js, RecSubject(table, game))
 	if err == nil && n < 0 {
 		err = errors.New("no event")
 	}
@@ -179,11 +180,11 @@ func TestTLS(t *testing.T) {
 	if _, err := nats.Connect(strings.Replace(u, "tls://", "nats://", 1)); err == nil {
 		t.Fatal("a table connected without TLS")
 	}
-	link, err := Connect(TableOptions{URL: u, CA: ca, JournalDir: t.TempDir(), Logger: testLog(t)})
+	ln, err := link.Connect(link.TableOptions{URL: u, CA: ca, JournalDir: t.TempDir(), Logger: testLog(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	link.Close(0)
+	ln.Close(0)
 	v := &vtable{t: t, name: "alpha", dir: t.TempDir(), url: u, h: record.Header{Game: "star", First: "red"}, seed: 3}
 	v.rng = newRand(3)
 	v.caFile = ca

@@ -8,9 +8,9 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/link"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/natsrv"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/sameorigin"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/webui"
@@ -76,7 +76,7 @@ func Serve(ctx context.Context, o ServeOptions) error {
 		url, natsURL = srv.URL("admin", creds.Admin), srv.ClientURL()
 		go natsrv.WatchCredentials(ctx, srv, log)
 	} else {
-		natsURL = redact(natsURL)
+		natsURL = link.Redact(natsURL)
 	}
 	h, err := Open(Options{URL: url, CA: o.CA, Dir: o.Dir, Replicas: o.Replicas, Token: creds.Browser, EvalTime: o.EvalTime,
 		BroadcastDelay: o.BroadcastDelay, Logger: log})
@@ -123,19 +123,6 @@ func Serve(ctx context.Context, o ServeOptions) error {
 		err = nil
 	}
 	return err
-}
-
-// redact hides the passwords of NATS URLs.
-func redact(u string) string {
-	parts := splitURLs(u)
-	for i, part := range parts {
-		if scheme, rest, ok := strings.Cut(part, "://"); ok {
-			if at := strings.LastIndexByte(rest, '@'); at >= 0 {
-				parts[i] = scheme + "://" + rest[at+1:]
-			}
-		}
-	}
-	return strings.Join(parts, ",")
 }
 
 // TableLine is the config line of a table: its hub URL with its

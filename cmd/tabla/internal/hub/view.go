@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/link"
 	"github.com/tabla-board/tabla/engine"
 	"github.com/tabla-board/tabla/engine/record"
 )
@@ -156,7 +157,7 @@ func gameView(g *Game) *GameView {
 }
 
 // liveView is the page's part of a live status.
-func liveView(l *Live) *LiveView {
+func liveView(l *link.Live) *LiveView {
 	if l == nil {
 		return nil
 	}

@@ -17,6 +17,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/link"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/wire"
 	"github.com/tabla-board/tabla/engine"
 )
 
@@ -267,7 +269,7 @@ func conflict(err error) bool {
 func (w *webPlayers) caughtUp(id string) error {
 	ctx, cancel := context.WithTimeout(w.h.ctx, 5*time.Second)
 	defer cancel()
-	last, _, err := lastEvent(ctx, w.h.js, RecSubject(WebTable, id))
+	last, _, err := link.LastEvent(ctx, w.h.js, RecSubject(WebTable, id))
 	if err != nil || last < 0 {
 		return err
 	}
@@ -310,7 +312,7 @@ func (w *webPlayers) publish(id string, n int, header, line json.RawMessage, ref
 	ctx, cancel := context.WithTimeout(w.h.ctx, 5*time.Second)
 	defer cancel()
 	subj := RecSubject(WebTable, id)
-	last, seq, err := lastEvent(ctx, w.h.js, subj)
+	last, seq, err := link.LastEvent(ctx, w.h.js, subj)
 	if err != nil {
 		return err
 	}
@@ -344,10 +346,10 @@ var webPublishing func(id string, n int, line json.RawMessage) error
 // Errors of browser play.
 var (
 	ErrNoGame    = errors.New("hub: the table has no game")
-	ErrSeat      = errors.New("hub: not a seat of the game")
-	ErrSeatTaken = errors.New("hub: the seat is played elsewhere")
+	ErrSeat      = wire.ErrSeat
+	ErrSeatTaken = wire.ErrSeatTaken
 	ErrNotTurn   = errors.New("hub: it is not this seat's turn")
-	ErrUnderWay  = errors.New("hub: the game is under way")
+	ErrUnderWay  = wire.ErrUnderWay
 	ErrNoGrant   = errors.New("hub: the table did not grant the seat (is it online?)")
 )
 

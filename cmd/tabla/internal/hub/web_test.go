@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/link"
 	"github.com/tabla-board/tabla/engine/record"
 )
 
@@ -92,7 +93,7 @@ func TestBrowserPlay(t *testing.T) {
 	for host.sess.State().Status == "playing" {
 		if time.Since(progress) > stuckAfter {
 			st := host.sess.State()
-			t.Logf("host: to_move %v awaiting %s mode %s in_sync %v hint %q; %s", deref(st.ToMove), st.Awaiting, st.Mode, st.InSync, st.Hint, host.rem.debug())
+			t.Logf("host: to_move %v awaiting %s mode %s in_sync %v hint %q; %s", deref(st.ToMove), st.Awaiting, st.Mode, st.InSync, st.Hint, host.rem.Debug())
 			if g := th.hub.Game(WebTable, webID("h", GameID(host.sess.JournalPath()), "blue")); g != nil {
 				t.Logf("browser's record: %d events, err %v, steps %v", g.Events, g.Err, g.Steps)
 			}
@@ -174,7 +175,7 @@ func TestWebMoveRecordMovedOn(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		subj := RecSubject(WebTable, id)
-		last, seq, err := lastEvent(ctx, th.hub.js, subj)
+		last, seq, err := link.LastEvent(ctx, th.hub.js, subj)
 		if err != nil || last != n-1 {
 			t.Errorf("the record's last event: %d, %v; want %d", last, err, n-1)
 			return nil

@@ -21,10 +21,9 @@ const (
 	BucketSeats    = wire.BucketSeats
 	WebTable       = wire.WebTable
 
-	recPrefix     = wire.RecPrefix
-	livePrefix    = wire.LivePrefix
-	journalPrefix = wire.JournalPrefix
-	hdrN          = wire.HdrN
+	recPrefix  = wire.RecPrefix
+	livePrefix = wire.LivePrefix
+	hdrN       = wire.HdrN
 )
 
 // A game's record on the hub (wire).
@@ -69,9 +68,6 @@ func isSeatKey(key string) bool                      { return wire.IsSeatKey(key
 func splitRec(subject string) (string, string, bool) { return wire.SplitRec(subject) }
 func requestKey(asker, host, game, seat string) string {
 	return wire.RequestKey(asker, host, game, seat)
-}
-func parseRequestKey(key, host string) (string, string, string, bool) {
-	return wire.ParseRequestKey(key, host)
 }
 
 // The NATS side (natsrv), under the names this package has always given it.

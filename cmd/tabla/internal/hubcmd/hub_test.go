@@ -20,6 +20,7 @@ import (
 	"github.com/tabla-board/tabla/cmd/tabla/internal/cli"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/hub"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/link"
 	"github.com/tabla-board/tabla/engine"
 	"github.com/tabla-board/tabla/engine/record"
 )
@@ -199,7 +200,7 @@ func TestHubCommands(t *testing.T) {
 	// a table publishes a finished game
 	jdir := t.TempDir()
 	path := writeGame(t, jdir)
-	link, err := hub.Connect(hub.TableOptions{URL: line[1], JournalDir: jdir})
+	link, err := link.Connect(link.TableOptions{URL: line[1], JournalDir: jdir})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ import (
 	"github.com/tabla-board/tabla/boards"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
-	"github.com/tabla-board/tabla/cmd/tabla/internal/hub"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/remote"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/library"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/sameorigin"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/webui"
@@ -397,7 +397,7 @@ func Run(ctx context.Context, o *Options) error {
 	copts := companion.Options{Header: h, Board: def, HW: hw, JournalDir: o.Journal, SpareJournalDir: o.SpareJournal, NoResume: o.NoResume,
 		Source: source, Settle: o.Settle, Seed: o.Seed, Logger: log, Hint: companion.SearchHint(ai.Level), Engines: ai,
 		ClockPause: o.Clock.Pause}
-	var link *hub.Linked
+	var link *remote.Linked
 	if o.Hub != "" || o.Remote != "" {
 		if link, err = linkHub(ctx, o, &copts, log); err != nil {
 			return err
@@ -489,11 +489,11 @@ func Run(ctx context.Context, o *Options) error {
 
 // linkHub links the table to its club hub (--hub) and, with --remote,
 // sets the session up to play the hosted game.
-func linkHub(ctx context.Context, o *Options, copts *companion.Options, log *slog.Logger) (*hub.Linked, error) {
+func linkHub(ctx context.Context, o *Options, copts *companion.Options, log *slog.Logger) (*remote.Linked, error) {
 	if o.Hub == "" {
 		return nil, cmdutil.WithCode(cmdutil.ExitUsage, errors.New("run: --remote plays through a hub: give --hub"))
 	}
-	link, err := hub.Link(ctx, hub.LinkOptions{URL: o.Hub, Table: o.Table, CA: o.HubCA, Remote: o.Remote, JournalDir: o.Journal, Logger: log})
+	link, err := remote.Link(ctx, remote.LinkOptions{URL: o.Hub, Table: o.Table, CA: o.HubCA, Remote: o.Remote, JournalDir: o.Journal, Logger: log})
 	if err != nil {
 		return nil, cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("run: %v", err))
 	}

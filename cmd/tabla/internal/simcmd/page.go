@@ -14,7 +14,7 @@ import (
 	"github.com/tabla-board/tabla/boards"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/cmdutil"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
-	"github.com/tabla-board/tabla/cmd/tabla/internal/hub"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/remote"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/sameorigin"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/webui"
 	"github.com/tabla-board/tabla/engine/record"
@@ -213,7 +213,7 @@ func ServePage(ctx context.Context, o *PageOptions, log *slog.Logger) error {
 	copts := companion.Options{Header: h, Board: def, HW: hw, JournalDir: o.Journal, NoResume: o.Journal == "",
 		Source: "sim", Seed: o.Seed, Logger: log, Hint: companion.SearchHint(ai.Level), Engines: ai,
 		ClockPause: o.Clock.Pause}
-	var link *hub.Linked
+	var link *remote.Linked
 	if o.Hub != "" || o.Remote != "" {
 		if link, err = linkHub(ctx, o, &copts, log); err != nil {
 			return err
@@ -272,7 +272,7 @@ func ServePage(ctx context.Context, o *PageOptions, log *slog.Logger) error {
 // --remote, sets the session up to play the hosted game. Without
 // --journal the journal (which the hub is fed from) goes to a temporary
 // folder.
-func linkHub(ctx context.Context, o *PageOptions, copts *companion.Options, log *slog.Logger) (*hub.Linked, error) {
+func linkHub(ctx context.Context, o *PageOptions, copts *companion.Options, log *slog.Logger) (*remote.Linked, error) {
 	if o.Hub == "" {
 		return nil, cmdutil.WithCode(cmdutil.ExitUsage, errors.New("sim: --remote plays through a hub: give --hub"))
 	}
@@ -284,7 +284,7 @@ func linkHub(ctx context.Context, o *PageOptions, copts *companion.Options, log 
 		context.AfterFunc(ctx, func() { os.RemoveAll(dir) })
 		copts.JournalDir, copts.NoResume = dir, true
 	}
-	link, err := hub.Link(ctx, hub.LinkOptions{URL: o.Hub, Table: o.Table, CA: o.HubCA, Remote: o.Remote, JournalDir: copts.JournalDir, Logger: log})
+	link, err := remote.Link(ctx, remote.LinkOptions{URL: o.Hub, Table: o.Table, CA: o.HubCA, Remote: o.Remote, JournalDir: copts.JournalDir, Logger: log})
 	if err != nil {
 		return nil, cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("sim: %v", err))
 	}

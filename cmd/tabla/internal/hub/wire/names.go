@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -122,3 +123,11 @@ func SplitRec(subject string) (table, game string, ok bool) {
 	table, game, ok = strings.Cut(rest, ".")
 	return table, game, ok && table != "" && game != "" && !strings.Contains(game, ".")
 }
+
+// Refusals of a seat's claim, the hub's (a browser's seat) and a hosting
+// table's alike.
+var (
+	ErrSeat      = errors.New("hub: not a seat of the game")
+	ErrSeatTaken = errors.New("hub: the seat is played elsewhere")
+	ErrUnderWay  = errors.New("hub: the game is under way")
+)

@@ -1,4 +1,4 @@
-package hub
+package link
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 // watchIdle is how soon the server removes a stopped watch's consumer.
 const watchIdle = 10 * time.Second
 
-// kvWatch follows keys of a bucket as jetstream.KeyValue's Watch does
+// KVWatch follows keys of a bucket as jetstream.KeyValue's Watch does
 // (each key's latest value, then every change; a nil entry once the
 // values as they stood are in; the channel closed when the watch ends:
 // stopped, its context done or its connection closed), on an ordered
@@ -20,7 +20,7 @@ const watchIdle = 10 * time.Second
 // KeyValue's Watch deletes its consumer when it stops, which a table may
 // not do: a Publish Violation, an ERROR in the hub's log, every time
 // (issue 37).
-type kvWatch struct {
+type KVWatch struct {
 	updates chan jetstream.KeyValueEntry
 	cc      jetstream.ConsumeContext
 	stop    chan struct{}
@@ -31,8 +31,8 @@ type kvWatch struct {
 	closed  bool // updates is closed
 }
 
-// watchKV watches keys (NATS wildcards allowed) of bucket.
-func watchKV(ctx context.Context, js jetstream.JetStream, bucket string, keys ...string) (*kvWatch, error) {
+// WatchKV watches keys (NATS wildcards allowed) of bucket.
+func WatchKV(ctx context.Context, js jetstream.JetStream, bucket string, keys ...string) (*KVWatch, error) {
 	subjects := make([]string, len(keys))
 	for i, k := range keys {
 		subjects[i] = "$KV." + bucket + "." + k
@@ -42,7 +42,7 @@ func watchKV(ctx context.Context, js jetstream.JetStream, bucket string, keys ..
 	if err != nil {
 		return nil, err
 	}
-	w := &kvWatch{updates: make(chan jetstream.KeyValueEntry, 64), stop: make(chan struct{})}
+	w := &KVWatch{updates: make(chan jetstream.KeyValueEntry, 64), stop: make(chan struct{})}
 	prefix := len("$KV." + bucket + ".")
 	w.cc, err = cons.Consume(func(m jetstream.Msg) {
 		meta, err := m.Metadata()
@@ -78,7 +78,7 @@ func watchKV(ctx context.Context, js jetstream.JetStream, bucket string, keys ..
 }
 
 // initDone sends the nil entry, once.
-func (w *kvWatch) initDone() {
+func (w *KVWatch) initDone() {
 	w.mu.Lock()
 	done := w.init
 	w.init = true
@@ -89,7 +89,7 @@ func (w *kvWatch) initDone() {
 }
 
 // send passes an entry on unless the watch stopped.
-func (w *kvWatch) send(e jetstream.KeyValueEntry) bool {
+func (w *KVWatch) send(e jetstream.KeyValueEntry) bool {
 	w.rw.RLock()
 	defer w.rw.RUnlock()
 	if w.closed {
@@ -104,10 +104,10 @@ func (w *kvWatch) send(e jetstream.KeyValueEntry) bool {
 }
 
 // Updates are the keys' values and changes.
-func (w *kvWatch) Updates() <-chan jetstream.KeyValueEntry { return w.updates }
+func (w *KVWatch) Updates() <-chan jetstream.KeyValueEntry { return w.updates }
 
 // Stop ends the watch (its consumer is the server's to remove).
-func (w *kvWatch) Stop() {
+func (w *KVWatch) Stop() {
 	w.once.Do(func() {
 		close(w.stop) // a send under way gives up
 		w.cc.Stop()

@@ -1,4 +1,4 @@
-package hub
+package link
 
 import (
 	"context"
@@ -56,7 +56,7 @@ func (t *Table) followPairings(sess *companion.Session) {
 func (t *Table) watchPairing(ctx context.Context, out chan<- *wire.Pairing) {
 	for ctx.Err() == nil {
 		err := func() error {
-			w, err := watchKV(ctx, t.js, wire.BucketPairings, t.name)
+			w, err := WatchKV(ctx, t.js, wire.BucketPairings, t.name)
 			if err != nil {
 				return err
 			}

@@ -1,4 +1,4 @@
-package hub
+package remote
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/link"
 )
 
 // LinkOptions are `tabla run`'s and `tabla sim`'s --hub flags.
@@ -22,7 +23,7 @@ type LinkOptions struct {
 
 // Linked is a session's link to a hub, with remote play.
 type Linked struct {
-	Table  *Table
+	Table  *link.Table
 	Remote *Remote
 	log    *slog.Logger
 	done   chan struct{}
@@ -40,7 +41,7 @@ func Link(ctx context.Context, o LinkOptions) (*Linked, error) {
 			return nil, err
 		}
 	}
-	t, err := Connect(TableOptions{URL: o.URL, Name: o.Table, CA: o.CA, JournalDir: o.JournalDir, Logger: o.Logger})
+	t, err := link.Connect(link.TableOptions{URL: o.URL, Name: o.Table, CA: o.CA, JournalDir: o.JournalDir, Logger: o.Logger})
 	if err != nil {
 		return nil, err
 	}

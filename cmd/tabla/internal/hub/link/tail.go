@@ -1,4 +1,4 @@
-package hub
+package link
 
 import (
 	"bytes"
@@ -21,16 +21,16 @@ type tail struct {
 	path   string
 	name   string // the journal's file name
 	gid    string
-	remote *Ref // the game this journal plays seats of, if any
+	remote *wire.Ref // the game this journal plays seats of, if any
 
 	f       *os.File    // the file read (kept open)
 	fi      os.FileInfo // its size when last read
 	off     int64
 	partial []byte
-	events  [][]byte // event bodies by number
-	game    *Game    // the game as the events make it (nil until the header)
-	skip    int      // after a rewrite: events to skip before taking new ones
-	lines   int      // lines read in this pass over the file
+	events  [][]byte   // event bodies by number
+	game    *wire.Game // the game as the events make it (nil until the header)
+	skip    int        // after a rewrite: events to skip before taking new ones
+	lines   int        // lines read in this pass over the file
 	// over is the journal line of the first decision beyond
 	// wire.MaxSteps (0: none); overSaid once the table said so
 	over     int
@@ -45,8 +45,8 @@ type tail struct {
 	retired  bool   // a newer journal exists (guarded by Table.mu)
 }
 
-func newTail(path string, remote *Ref) *tail {
-	return &tail{path: path, name: filepath.Base(path), gid: GameID(path), remote: remote, hubN: -1}
+func newTail(path string, remote *wire.Ref) *tail {
+	return &tail{path: path, name: filepath.Base(path), gid: wire.GameID(path), remote: remote, hubN: -1}
 }
 
 // read takes the lines written since the last read. It reports whether
@@ -167,16 +167,34 @@ func (t *tail) take(table string, line []byte) {
 	}
 	var body []byte
 	if first {
-		ev := Event{N: 0, Table: table, Game: t.gid, Journal: t.name, Header: bytes.Clone(line), Remote: t.remote}
+		ev := wire.Event{N: 0, Table: table, Game: t.gid, Journal: t.name, Header: bytes.Clone(line), Remote: t.remote}
 		body, _ = json.Marshal(ev)
-		if g, err := NewGame(&ev); err == nil {
+		if g, err := wire.NewGame(&ev); err == nil {
 			t.game = g
 		}
 	} else {
-		body, _ = json.Marshal(Event{N: n, Line: json.RawMessage(bytes.Clone(inner))})
+		body, _ = json.Marshal(wire.Event{N: n, Line: json.RawMessage(bytes.Clone(inner))})
 		if t.game != nil {
 			t.game.Apply(n, inner)
 		}
 	}
 	t.events = append(t.events, body)
+}
+
+// JournalRecord is a journal's game as a table's link publishes it.
+type JournalRecord struct {
+	Game   string   // its id on the hub (wire.GameID)
+	Events [][]byte // its record events by number, the header first
+}
+
+// ReadJournal reads the journal at path as the link of table reads it
+// (tail.read) and gives the events it would publish: what a hub should
+// hold of that game.
+func ReadJournal(path, table string) (*JournalRecord, error) {
+	tl := newTail(path, nil)
+	defer tl.close()
+	if _, err := tl.read(table); err != nil {
+		return nil, err
+	}
+	return &JournalRecord{Game: tl.gid, Events: tl.events}, nil
 }

@@ -1,4 +1,4 @@
-package hub
+package link
 
 import (
 	"context"
@@ -38,8 +38,8 @@ func TestStallGuard(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
-			g := &stallGuard{now: func() time.Time { return now }}
-			g.delivered(c.start)
+			g := &StallGuard{now: func() time.Time { return now }}
+			g.Delivered(c.start)
 			probe := make(chan uint64)
 			last := func(context.Context) (uint64, error) {
 				if s := <-probe; s > 0 {
@@ -69,7 +69,7 @@ func TestStallGuard(t *testing.T) {
 				}
 				now = now.Add(stallAfter / 2)
 				if d := c.steps[i].deliver; d > 0 {
-					g.delivered(d)
+					g.Delivered(d)
 				}
 				probe <- c.steps[i].stream
 			}

@@ -1,4 +1,4 @@
-package hub
+package link
 
 import (
 	"encoding/json"
@@ -50,7 +50,7 @@ func TestTailLineKinds(t *testing.T) {
 		t.Fatalf("got %d events, want the header and %d", len(tl.events), len(want))
 	}
 	for i, w := range want {
-		var ev Event
+		var ev wire.Event
 		if err := json.Unmarshal(tl.events[i+1], &ev); err != nil {
 			t.Fatal(err)
 		}

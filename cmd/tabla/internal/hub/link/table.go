@@ -1,4 +1,4 @@
-package hub
+package link
 
 import (
 	"context"
@@ -65,7 +65,7 @@ type Table struct {
 	tails   []*tail
 	byPath  map[string]*tail
 	current *tail
-	joined  *Ref // the next journal plays seats of this game
+	joined  *wire.Ref // the next journal plays seats of this game
 	kvPut   string
 	started bool
 	sess    *companion.Session
@@ -109,6 +109,19 @@ func TableName(hubURL string) string {
 	return ""
 }
 
+// Redact hides the passwords of NATS URLs.
+func Redact(u string) string {
+	parts := splitURLs(u)
+	for i, part := range parts {
+		if scheme, rest, ok := strings.Cut(part, "://"); ok {
+			if at := strings.LastIndexByte(rest, '@'); at >= 0 {
+				parts[i] = scheme + "://" + rest[at+1:]
+			}
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
 func splitURLs(s string) []string {
 	var out []string
 	for _, u := range slices.Collect(func(yield func(string) bool) {
@@ -142,7 +155,7 @@ func Connect(o TableOptions) (*Table, error) {
 	if o.Name == "" {
 		return nil, errors.New("hub: no table name: give --table or a user in the hub URL (nats://TABLE:PASSWORD@HOST:4222)")
 	}
-	if err := CheckTable(o.Name); err != nil {
+	if err := wire.CheckTable(o.Name); err != nil {
 		return nil, err
 	}
 	if o.ReconnectWait <= 0 {
@@ -181,12 +194,12 @@ func Servers(hubURL string) (servers []string, user, password string, err error)
 		}
 		p, perr := url.Parse(u)
 		if perr != nil || p.Host == "" {
-			return nil, "", "", fmt.Errorf("hub: %q is not a NATS URL (nats://USER:PASSWORD@HOST:4222)", redact(u))
+			return nil, "", "", fmt.Errorf("hub: %q is not a NATS URL (nats://USER:PASSWORD@HOST:4222)", Redact(u))
 		}
 		if p.User != nil {
 			pw, _ := p.User.Password()
 			if user != "" && (p.User.Username() != user || pw != password) {
-				return nil, "", "", fmt.Errorf("hub: %s: two different users in one server list", redact(hubURL))
+				return nil, "", "", fmt.Errorf("hub: %s: two different users in one server list", Redact(hubURL))
 			}
 			user, password = p.User.Username(), pw
 			p.User = nil
@@ -231,11 +244,11 @@ func Dial(u, name, ca string, wait time.Duration, log *slog.Logger, change func(
 		// small or busy machine, beyond nats.go's 2 s default
 		nats.Timeout(10 * time.Second),
 		nats.ConnectHandler(func(nc *nats.Conn) {
-			log.Info("hub connected", "server", redact(nc.ConnectedUrl()))
+			log.Info("hub connected", "server", Redact(nc.ConnectedUrl()))
 			change(nc)
 		}),
 		nats.ReconnectHandler(func(nc *nats.Conn) {
-			log.Info("hub reconnected", "server", redact(nc.ConnectedUrl()))
+			log.Info("hub reconnected", "server", Redact(nc.ConnectedUrl()))
 			change(nc)
 		}),
 		nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
@@ -268,7 +281,7 @@ func Dial(u, name, ca string, wait time.Duration, log *slog.Logger, change func(
 		nats.ClosedHandler(func(nc *nats.Conn) { log.Info("hub connection closed") }),
 	}
 	if user != "" {
-		opts = append(opts, nats.UserInfo(user, password), nats.CustomInboxPrefix(Inbox(user)))
+		opts = append(opts, nats.UserInfo(user, password), nats.CustomInboxPrefix(wire.Inbox(user)))
 	}
 	if ca != "" {
 		opts = append(opts, nats.RootCAs(ca))
@@ -288,6 +301,13 @@ func (t *Table) Conn() *nats.Conn { return t.nc }
 
 // JetStream is the link's JetStream context.
 func (t *Table) JetStream() jetstream.JetStream { return t.js }
+
+// Logger is the link's logger.
+func (t *Table) Logger() *slog.Logger { return t.log }
+
+// ReconnectWait is the pause between connection attempts
+// (TableOptions.ReconnectWait): remote play retries at the same pace.
+func (t *Table) ReconnectWait() time.Duration { return t.opts.ReconnectWait }
 
 // onConn follows the connection: on a disconnect, what is under way
 // waits for replies that will not come; give up on it now rather than at
@@ -311,6 +331,10 @@ func (t *Table) onConn(nc *nats.Conn) {
 	t.mu.Unlock()
 	t.wake()
 }
+
+// Wake has the link read the journals and publish what the hub lacks
+// now, as a Journalled report does.
+func (t *Table) Wake() { t.wake() }
 
 func (t *Table) wake() {
 	select {
@@ -345,7 +369,7 @@ func (t *Table) Journalled(path string, ply int) {
 
 // Join says that the next journal started (or resumed) plays seats of
 // game: its record on the hub says so.
-func (t *Table) Join(game Ref) {
+func (t *Table) Join(game wire.Ref) {
 	t.mu.Lock()
 	t.joined = &game
 	t.mu.Unlock()
@@ -486,13 +510,19 @@ func (t *Table) loadState() *pubState {
 	return st
 }
 
+// Sent is how many journals the journal directory's state file
+// (.tabla-hub.json) records as wholly on this hub.
+func (t *Table) Sent() int {
+	return len(t.loadState().Done[t.hubKey()])
+}
+
 // saveState writes the state file through a temporary file, synced.
 func (t *Table) saveState(st *pubState) error {
 	data, err := json.Marshal(st)
 	if err != nil {
 		return err
 	}
-	return writeFileSync(filepath.Join(t.opts.JournalDir, stateFile), data)
+	return WriteFileSync(filepath.Join(t.opts.JournalDir, stateFile), data)
 }
 
 // markDone records that all events of journal name, events of them, are
@@ -547,11 +577,11 @@ func (t *Table) verify(ctx context.Context) error {
 		}
 		return info.State.Subjects, nil
 	}
-	recs, err := counts(StreamGames, recPrefix+t.name+".*")
+	recs, err := counts(wire.StreamGames, wire.RecPrefix+t.name+".*")
 	if err != nil {
 		return fmt.Errorf("the hub's games: %w", err)
 	}
-	journals, err := counts(StreamJournals, journalPrefix+t.name+".*")
+	journals, err := counts(wire.StreamJournals, wire.JournalPrefix+t.name+".*")
 	if err != nil {
 		return fmt.Errorf("the hub's journals: %w", err)
 	}
@@ -575,8 +605,8 @@ func (t *Table) verify(ctx context.Context) error {
 			}
 			want = len(tl.events)
 		}
-		gid := GameID(name)
-		if int(recs[RecSubject(t.name, gid)]) >= want && journals[JournalSubject(t.name, gid)] > 0 {
+		gid := wire.GameID(name)
+		if int(recs[wire.RecSubject(t.name, gid)]) >= want && journals[wire.JournalSubject(t.name, gid)] > 0 {
 			if !ok {
 				st.Events[k][name] = want
 				changed = true
@@ -587,7 +617,7 @@ func (t *Table) verify(ctx context.Context) error {
 			continue
 		}
 		t.log.Warn("hub: the hub lacks part of a journal it acknowledged: publishing it again", "journal", name,
-			"events", want, "hub_events", recs[RecSubject(t.name, gid)], "hub_journal", journals[JournalSubject(t.name, gid)] > 0)
+			"events", want, "hub_events", recs[wire.RecSubject(t.name, gid)], "hub_journal", journals[wire.JournalSubject(t.name, gid)] > 0)
 		again = append(again, name)
 	}
 	if len(again) > 0 {
@@ -828,9 +858,9 @@ func (t *Table) publish(ctx context.Context, tl *tail) error {
 	if len(tl.events) == 0 {
 		return nil
 	}
-	subj := RecSubject(t.name, tl.gid)
+	subj := wire.RecSubject(t.name, tl.gid)
 	if !tl.synced {
-		n, seq, err := lastEvent(ctx, t.js, subj)
+		n, seq, err := LastEvent(ctx, t.js, subj)
 		if err != nil {
 			return err
 		}
@@ -843,9 +873,9 @@ func (t *Table) publish(ctx context.Context, tl *tail) error {
 		pctx, cancel := context.WithTimeout(ctx, publishTimeout)
 		msg := nats.NewMsg(subj)
 		msg.Data = tl.events[n]
-		msg.Header.Set(hdrN, strconv.Itoa(n))
+		msg.Header.Set(wire.HdrN, strconv.Itoa(n))
 		ack, err := t.js.PublishMsg(pctx, msg, jetstream.WithMsgID(t.name+"."+tl.gid+"."+strconv.Itoa(n)),
-			jetstream.WithExpectLastSequencePerSubject(tl.seq), jetstream.WithExpectStream(StreamGames))
+			jetstream.WithExpectLastSequencePerSubject(tl.seq), jetstream.WithExpectStream(wire.StreamGames))
 		cancel()
 		if err != nil {
 			tl.synced = false
@@ -860,12 +890,12 @@ func (t *Table) publish(ctx context.Context, tl *tail) error {
 	return nil
 }
 
-// lastEvent asks the hub for the number and stream sequence of the last
+// LastEvent asks the hub for the number and stream sequence of the last
 // event it has on subj (-1, 0: none).
-func lastEvent(ctx context.Context, js jetstream.JetStream, subj string) (int, uint64, error) {
+func LastEvent(ctx context.Context, js jetstream.JetStream, subj string) (int, uint64, error) {
 	gctx, cancel := context.WithTimeout(ctx, publishTimeout)
 	defer cancel()
-	s, err := js.Stream(gctx, StreamGames)
+	s, err := js.Stream(gctx, wire.StreamGames)
 	if err != nil {
 		return -1, 0, err
 	}
@@ -876,9 +906,9 @@ func lastEvent(ctx context.Context, js jetstream.JetStream, subj string) (int, u
 	if err != nil {
 		return -1, 0, err
 	}
-	n, err := strconv.Atoi(m.Header.Get(hdrN))
+	n, err := strconv.Atoi(m.Header.Get(wire.HdrN))
 	if err != nil {
-		var ev Event
+		var ev wire.Event
 		if json.Unmarshal(m.Data, &ev) != nil {
 			return -1, 0, fmt.Errorf("the hub's last event of %s has no number", subj)
 		}
@@ -922,7 +952,7 @@ func (t *Table) upload(ctx context.Context, tl *tail) error {
 		return err
 	}
 	size := fi.Size()
-	msg := nats.NewMsg(JournalSubject(t.name, tl.gid))
+	msg := nats.NewMsg(wire.JournalSubject(t.name, tl.gid))
 	msg.Header.Set("Tabla-Journal", tl.name)
 	var data []byte
 	if size+1024 > t.nc.MaxPayload() && tl.game != nil {
@@ -952,7 +982,7 @@ type TableEntry struct {
 	Game    string          `json:"game"`
 	Journal string          `json:"journal"`
 	Header  json.RawMessage `json:"header"`
-	Remote  *Ref            `json:"remote,omitempty"`
+	Remote  *wire.Ref       `json:"remote,omitempty"`
 }
 
 // putTable writes the table's current game to tabla_tables when it
@@ -964,7 +994,7 @@ func (t *Table) putTable(ctx context.Context) {
 	if cur == nil || len(cur.events) == 0 || !t.nc.IsConnected() {
 		return
 	}
-	var ev Event
+	var ev wire.Event
 	json.Unmarshal(cur.events[0], &ev)
 	e := TableEntry{Table: t.name, Game: cur.gid, Journal: cur.name, Header: ev.Header, Remote: cur.remote}
 	data, _ := json.Marshal(e)
@@ -973,7 +1003,7 @@ func (t *Table) putTable(ctx context.Context) {
 	}
 	pctx, cancel := context.WithTimeout(ctx, publishTimeout)
 	defer cancel()
-	kv, err := t.js.KeyValue(pctx, BucketTables)
+	kv, err := t.js.KeyValue(pctx, wire.BucketTables)
 	if err == nil {
 		_, err = kv.Put(pctx, t.name, data)
 	}
@@ -1023,9 +1053,9 @@ func (t *Table) live(sess *companion.Session) {
 			}
 		}
 		if t.nc.IsConnected() {
-			data, err := json.Marshal(Live{Table: t.name, Game: GameID(sess.JournalPath()), T: time.Now().UTC(), Status: sess.StatusJSON()})
+			data, err := json.Marshal(Live{Table: t.name, Game: wire.GameID(sess.JournalPath()), T: time.Now().UTC(), Status: sess.StatusJSON()})
 			if err == nil {
-				t.nc.Publish(LiveSubject(t.name), data)
+				t.nc.Publish(wire.LiveSubject(t.name), data)
 			}
 		}
 		last = time.Now()
@@ -1039,4 +1069,24 @@ func (t *Table) live(sess *companion.Session) {
 		case <-beat.C:
 		}
 	}
+}
+
+// WriteFileSync replaces path with data durably: written to path.tmp,
+// synced, then renamed over it (the hub's checkpoint is written so too).
+func WriteFileSync(path string, data []byte) error {
+	f, err := os.OpenFile(path+".tmp", os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if serr := f.Sync(); err == nil {
+		err = serr
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(path+".tmp", path)
 }

@@ -1,4 +1,4 @@
-package hub
+package remote
 
 import (
 	"context"
@@ -17,6 +17,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/link"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/wire"
 	"github.com/tabla-board/tabla/engine"
 	"github.com/tabla-board/tabla/engine/record"
 )
@@ -39,13 +41,14 @@ import (
 // history) with those records, step by step: the records are the truth
 // for the seats they play.
 type Remote struct {
-	t    *Table
+	t    *link.Table
+	name string // the table's name on the hub (t.Name())
 	log  *slog.Logger
 	join string // HOST[/GAME][:SEAT] for a joiner, "" for a host
 	dir  string // the journal directory (the joiner's link file)
 
-	host   Ref    // joiner: the hosted game
-	seat   string // joiner: the seat played here
+	host   wire.Ref // joiner: the hosted game
+	seat   string   // joiner: the seat played here
 	header *record.Header
 	resume bool
 
@@ -56,8 +59,8 @@ type Remote struct {
 	due      dueMove
 	face     int // the face to roll next (-1: none)
 	sources  map[string]*source
-	claims   map[string]Ref // host: seat key → the player
-	loaded   bool           // host: the claims were read once
+	claims   map[string]wire.Ref // host: seat key → the player
+	loaded   bool                // host: the claims were read once
 	sess     *companion.Session
 	ctx      context.Context
 	gid      string // this table's game now
@@ -80,8 +83,8 @@ type dueMove struct {
 
 // source is a record the remote play follows.
 type source struct {
-	ref    Ref
-	game   *Game
+	ref    wire.Ref
+	game   *wire.Game
 	caught bool // read to the end once
 	err    error
 	cancel context.CancelFunc
@@ -108,33 +111,33 @@ type RemoteOptions struct {
 }
 
 // NewRemote sets remote play up on a table's link.
-func NewRemote(t *Table, o RemoteOptions) *Remote {
+func NewRemote(t *link.Table, o RemoteOptions) *Remote {
 	if o.Logger == nil {
-		o.Logger = t.log
+		o.Logger = t.Logger()
 	}
 	if o.Hint == nil {
 		o.Hint = companion.SearchHint(nil)
 	}
-	return &Remote{t: t, log: o.Logger, join: o.Join, now: time.Now, dir: o.JournalDir, innerHint: o.Hint, innerRand: o.Rand,
-		face: -1, sources: map[string]*source{}, claims: map[string]Ref{}, backAt: -1, poke: make(chan struct{}, 1)}
+	return &Remote{t: t, name: t.Name(), log: o.Logger, join: o.Join, now: time.Now, dir: o.JournalDir, innerHint: o.Hint, innerRand: o.Rand,
+		face: -1, sources: map[string]*source{}, claims: map[string]wire.Ref{}, backAt: -1, poke: make(chan struct{}, 1)}
 }
 
 // linkFile is a joiner's link to the game it plays seats of.
 const linkFile = ".tabla-remote.json"
 
-type link struct {
-	Host    Ref    `json:"host"`
-	Journal string `json:"journal"`
+type hostLink struct {
+	Host    wire.Ref `json:"host"`
+	Journal string   `json:"journal"`
 }
 
 // ParseJoin reads HOST[/GAME][:SEAT].
 func ParseJoin(s string) (host, game, seat string, err error) {
 	rest, seat, _ := strings.Cut(s, ":")
 	host, game, _ = strings.Cut(rest, "/")
-	if err := CheckTable(host); err != nil {
+	if err := wire.CheckTable(host); err != nil {
 		return "", "", "", fmt.Errorf("--remote %s: %v", s, err)
 	}
-	if game != "" && sanitize(game) != game {
+	if game != "" && wire.Sanitize(game) != game {
 		return "", "", "", fmt.Errorf("--remote %s: %q is not a game id", s, game)
 	}
 	return host, game, seat, nil
@@ -152,8 +155,8 @@ func (r *Remote) Prepare(ctx context.Context) (*record.Header, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	var entry TableEntry
-	for wait := time.Duration(0); ; wait = r.t.opts.ReconnectWait {
+	var entry link.TableEntry
+	for wait := time.Duration(0); ; wait = r.t.ReconnectWait() {
 		select {
 		case <-ctx.Done():
 			return nil, false, fmt.Errorf("hub: waiting for the hub to join %s: %w", r.join, ctx.Err())
@@ -165,7 +168,7 @@ func (r *Remote) Prepare(ctx context.Context) (*record.Header, bool, error) {
 		}
 		r.log.Info("hub: waiting to join a game", "remote", r.join, "err", err)
 	}
-	h, err := ParseHeader(entry.Header)
+	h, err := wire.ParseHeader(entry.Header)
 	if err != nil {
 		return nil, false, err
 	}
@@ -178,7 +181,7 @@ func (r *Remote) Prepare(ctx context.Context) (*record.Header, bool, error) {
 	if seat != "" && !slices.Contains(seats, seat) {
 		return nil, false, fmt.Errorf("--remote %s: %q is not a seat of %s (want %s)", r.join, seat, h.Game, strings.Join(seats, ", "))
 	}
-	r.host = Ref{Table: host, Game: entry.Game}
+	r.host = wire.Ref{Table: host, Game: entry.Game}
 	if l, ok := r.readLink(); ok && l.Host.Table == host && l.Host.Game == entry.Game {
 		r.resume = true
 		if seat == "" {
@@ -199,45 +202,45 @@ func (r *Remote) Prepare(ctx context.Context) (*record.Header, bool, error) {
 var errNoTable = errors.New("hub: no such table on the hub")
 
 // lookup finds a host's game: its current one, or game.
-func (r *Remote) lookup(ctx context.Context, host, game string) (TableEntry, error) {
+func (r *Remote) lookup(ctx context.Context, host, game string) (link.TableEntry, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if !r.t.nc.IsConnected() {
-		return TableEntry{}, errors.New("not connected")
+	if !r.t.Conn().IsConnected() {
+		return link.TableEntry{}, errors.New("not connected")
 	}
 	if game != "" {
-		s, err := r.t.js.Stream(ctx, StreamGames)
+		s, err := r.t.JetStream().Stream(ctx, wire.StreamGames)
 		if err != nil {
-			return TableEntry{}, err
+			return link.TableEntry{}, err
 		}
-		m, err := s.GetMsg(ctx, 0, jetstream.WithGetMsgSubject(RecSubject(host, game)))
+		m, err := s.GetMsg(ctx, 0, jetstream.WithGetMsgSubject(wire.RecSubject(host, game)))
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			return TableEntry{}, fmt.Errorf("%w: %s has no game %s", errNoTable, host, game)
+			return link.TableEntry{}, fmt.Errorf("%w: %s has no game %s", errNoTable, host, game)
 		}
 		if err != nil {
 			// a server without direct get by subject: ask for the first message
-			return TableEntry{}, err
+			return link.TableEntry{}, err
 		}
-		var ev Event
+		var ev wire.Event
 		if err := json.Unmarshal(m.Data, &ev); err != nil || ev.N != 0 {
-			return TableEntry{}, fmt.Errorf("hub: %s/%s: no header", host, game)
+			return link.TableEntry{}, fmt.Errorf("hub: %s/%s: no header", host, game)
 		}
-		return TableEntry{Table: host, Game: game, Journal: ev.Journal, Header: ev.Header}, nil
+		return link.TableEntry{Table: host, Game: game, Journal: ev.Journal, Header: ev.Header}, nil
 	}
-	kv, err := r.t.js.KeyValue(ctx, BucketTables)
+	kv, err := r.t.JetStream().KeyValue(ctx, wire.BucketTables)
 	if err != nil {
-		return TableEntry{}, err
+		return link.TableEntry{}, err
 	}
 	e, err := kv.Get(ctx, host)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return TableEntry{}, fmt.Errorf("%w: %s (it has not published a game)", errNoTable, host)
+		return link.TableEntry{}, fmt.Errorf("%w: %s (it has not published a game)", errNoTable, host)
 	}
 	if err != nil {
-		return TableEntry{}, err
+		return link.TableEntry{}, err
 	}
-	var te TableEntry
+	var te link.TableEntry
 	if err := json.Unmarshal(e.Value(), &te); err != nil {
-		return TableEntry{}, err
+		return link.TableEntry{}, err
 	}
 	return te, nil
 }
@@ -246,15 +249,15 @@ func (r *Remote) lookup(ctx context.Context, host, game string) (TableEntry, err
 func (r *Remote) freeSeat(ctx context.Context, seats []string) string {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	kv, err := r.t.js.KeyValue(ctx, BucketSeats)
+	kv, err := r.t.JetStream().KeyValue(ctx, wire.BucketSeats)
 	for i := len(seats) - 1; i > 0 && err == nil; i-- {
-		e, gerr := kv.Get(ctx, seatKey(r.host.Table, r.host.Game, seats[i]))
+		e, gerr := kv.Get(ctx, wire.SeatKey(r.host.Table, r.host.Game, seats[i]))
 		if errors.Is(gerr, jetstream.ErrKeyNotFound) {
 			return seats[i]
 		}
 		if gerr == nil {
-			var p Ref
-			if json.Unmarshal(e.Value(), &p) == nil && p.Table == r.t.name {
+			var p wire.Ref
+			if json.Unmarshal(e.Value(), &p) == nil && p.Table == r.name {
 				return seats[i]
 			}
 		}
@@ -262,8 +265,8 @@ func (r *Remote) freeSeat(ctx context.Context, seats []string) string {
 	return seats[len(seats)-1]
 }
 
-func (r *Remote) readLink() (link, bool) {
-	var l link
+func (r *Remote) readLink() (hostLink, bool) {
+	var l hostLink
 	if r.dir == "" {
 		return l, false
 	}
@@ -278,7 +281,7 @@ func (r *Remote) writeLink(journal string) {
 	if r.dir == "" {
 		return
 	}
-	data, _ := json.Marshal(link{Host: r.host, Journal: filepath.Base(journal)})
+	data, _ := json.Marshal(hostLink{Host: r.host, Journal: filepath.Base(journal)})
 	path := filepath.Join(r.dir, linkFile)
 	if os.WriteFile(path+".tmp", data, 0o644) == nil {
 		os.Rename(path+".tmp", path)
@@ -339,13 +342,13 @@ func (r *Remote) Ready() bool {
 func (r *Remote) Seat() string { return r.seat }
 
 // Host is the game a joiner plays seats of.
-func (r *Remote) Host() Ref { return r.host }
+func (r *Remote) Host() wire.Ref { return r.host }
 
 // Run plays until ctx ends.
 func (r *Remote) Run(ctx context.Context, sess *companion.Session) {
 	r.mu.Lock()
 	r.sess, r.ctx = sess, ctx
-	r.gid = GameID(sess.JournalPath())
+	r.gid = wire.GameID(sess.JournalPath())
 	r.joined = r.gid
 	r.mu.Unlock()
 	changes := sess.Subscribe(ctx)
@@ -353,7 +356,7 @@ func (r *Remote) Run(ctx context.Context, sess *companion.Session) {
 	if r.join != "" {
 		r.writeLink(sess.JournalPath())
 		go r.claim(ctx)
-		r.follow(ctx, Ref{Table: r.host.Table, Game: r.host.Game})
+		r.follow(ctx, wire.Ref{Table: r.host.Table, Game: r.host.Game})
 	} else {
 		go r.watchClaims(ctx)
 		go r.refreshClaims(ctx)
@@ -397,7 +400,7 @@ func (r *Remote) pruneLocked() {
 			need[r.host.Table+"/"+r.host.Game] = true
 		}
 	} else {
-		prefix := r.t.name + "." + r.gid + "."
+		prefix := r.name + "." + r.gid + "."
 		for k, p := range r.claims {
 			if !strings.HasPrefix(k, prefix) {
 				delete(r.claims, k)
@@ -432,14 +435,14 @@ func (r *Remote) stopAll() {
 // request under its own name (JOINER.HOST.GAME.SEAT) and watches the
 // seat's key (HOST.GAME.SEAT) for the host's grant.
 func (r *Remote) claim(ctx context.Context) {
-	ref := Ref{Table: r.t.name, Game: r.gid, Seat: r.seat}
+	ref := wire.Ref{Table: r.name, Game: r.gid, Seat: r.seat}
 	val, _ := json.Marshal(ref)
-	req := requestKey(r.t.name, r.host.Table, r.host.Game, r.seat)
-	key := seatKey(r.host.Table, r.host.Game, r.seat)
+	req := wire.RequestKey(r.name, r.host.Table, r.host.Game, r.seat)
+	key := wire.SeatKey(r.host.Table, r.host.Game, r.seat)
 	asked := false
 	for {
 		err := func() error {
-			kv, err := r.t.js.KeyValue(ctx, BucketSeats)
+			kv, err := r.t.JetStream().KeyValue(ctx, wire.BucketSeats)
 			if err != nil {
 				return err
 			}
@@ -453,7 +456,7 @@ func (r *Remote) claim(ctx context.Context) {
 				r.log.Info("hub: seat asked for", "game", r.host.String(), "seat", r.seat)
 				asked = true
 			}
-			w, err := watchKV(ctx, r.t.js, BucketSeats, key)
+			w, err := link.WatchKV(ctx, r.t.JetStream(), wire.BucketSeats, key)
 			if err != nil {
 				return err
 			}
@@ -484,13 +487,13 @@ func (r *Remote) claim(ctx context.Context) {
 				if e == nil || e.Operation() != jetstream.KeyValuePut {
 					continue
 				}
-				var p Ref
+				var p wire.Ref
 				json.Unmarshal(e.Value(), &p)
 				if p == ref {
 					return nil
 				}
-				if p.Table != r.t.name {
-					return fmt.Errorf("%w: %s plays %s there", ErrSeatTaken, p.Table, r.seat)
+				if p.Table != r.name {
+					return fmt.Errorf("%w: %s plays %s there", wire.ErrSeatTaken, p.Table, r.seat)
 				}
 				// an earlier journal of ours: the host updates it
 			}
@@ -503,13 +506,13 @@ func (r *Remote) claim(ctx context.Context) {
 			return
 		}
 		r.log.Warn("hub: claiming the seat", "game", r.host.String(), "err", err)
-		if errors.Is(err, ErrSeatTaken) {
+		if errors.Is(err, wire.ErrSeatTaken) {
 			return
 		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(r.t.opts.ReconnectWait):
+		case <-time.After(r.t.ReconnectWait()):
 		}
 	}
 }
@@ -525,11 +528,11 @@ const askAgain = 5 * time.Second
 func (r *Remote) watchRequests(ctx context.Context) {
 	for ctx.Err() == nil {
 		err := func() error {
-			kv, err := r.t.js.KeyValue(ctx, BucketSeats)
+			kv, err := r.t.JetStream().KeyValue(ctx, wire.BucketSeats)
 			if err != nil {
 				return err
 			}
-			w, err := watchKV(ctx, r.t.js, BucketSeats, "*."+r.t.name+".*.*")
+			w, err := link.WatchKV(ctx, r.t.JetStream(), wire.BucketSeats, "*."+r.name+".*.*")
 			if err != nil {
 				return err
 			}
@@ -554,19 +557,19 @@ func (r *Remote) watchRequests(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(r.t.opts.ReconnectWait):
+		case <-time.After(r.t.ReconnectWait()):
 		}
 	}
 }
 
 // grant answers one request (JOINER.HOST.GAME.SEAT → the joiner's Ref).
 func (r *Remote) grant(ctx context.Context, kv jetstream.KeyValue, e jetstream.KeyValueEntry) error {
-	asker, game, seat, ok := parseRequestKey(e.Key(), r.t.name)
+	asker, game, seat, ok := wire.ParseRequestKey(e.Key(), r.name)
 	if !ok {
 		return nil
 	}
-	var p Ref
-	if err := json.Unmarshal(e.Value(), &p); err != nil || p.Table != asker || sanitize(p.Seat) != seat {
+	var p wire.Ref
+	if err := json.Unmarshal(e.Value(), &p); err != nil || p.Table != asker || wire.Sanitize(p.Seat) != seat {
 		return fmt.Errorf("a request that names another player: %s", e.Value())
 	}
 	r.mu.Lock()
@@ -575,17 +578,17 @@ func (r *Remote) grant(ctx context.Context, kv jetstream.KeyValue, e jetstream.K
 	if sess == nil || game != gid {
 		return nil // not the game played here now
 	}
-	if !slices.ContainsFunc(sess.Seats(), func(s string) bool { return sanitize(s) == seat }) {
-		return fmt.Errorf("%w: %q", ErrSeat, p.Seat)
+	if !slices.ContainsFunc(sess.Seats(), func(s string) bool { return wire.Sanitize(s) == seat }) {
+		return fmt.Errorf("%w: %q", wire.ErrSeat, p.Seat)
 	}
 	gctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	key := seatKey(r.t.name, game, seat)
+	key := wire.SeatKey(r.name, game, seat)
 	cur, err := kv.Get(gctx, key)
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound):
-		if asker == WebTable && len(sess.History()) > 0 {
-			return fmt.Errorf("%w: a browser gets no seat of a game under way", ErrUnderWay)
+		if asker == wire.WebTable && len(sess.History()) > 0 {
+			return fmt.Errorf("%w: a browser gets no seat of a game under way", wire.ErrUnderWay)
 		}
 		_, err = kv.Create(gctx, key, e.Value())
 		if err == nil {
@@ -595,13 +598,13 @@ func (r *Remote) grant(ctx context.Context, kv jetstream.KeyValue, e jetstream.K
 	case err != nil:
 		return err
 	}
-	var held Ref
+	var held wire.Ref
 	json.Unmarshal(cur.Value(), &held)
 	if held == p {
 		return nil
 	}
 	if held.Table != asker {
-		return fmt.Errorf("%w: %s plays %s", ErrSeatTaken, held.Table, p.Seat)
+		return fmt.Errorf("%w: %s plays %s", wire.ErrSeatTaken, held.Table, p.Seat)
 	}
 	_, err = kv.Update(gctx, key, e.Value(), cur.Revision()) // a later journal of the same player
 	return err
@@ -611,7 +614,7 @@ func (r *Remote) grant(ctx context.Context, kv jetstream.KeyValue, e jetstream.K
 func (r *Remote) watchClaims(ctx context.Context) {
 	for ctx.Err() == nil {
 		err := func() error {
-			w, err := watchKV(ctx, r.t.js, BucketSeats, r.t.name+".*.*") // this table's seats, not its own requests
+			w, err := link.WatchKV(ctx, r.t.JetStream(), wire.BucketSeats, r.name+".*.*") // this table's seats, not its own requests
 			if err != nil {
 				return err
 			}
@@ -626,8 +629,8 @@ func (r *Remote) watchClaims(ctx context.Context) {
 				}
 				r.mu.Lock()
 				if e.Operation() == jetstream.KeyValuePut {
-					var p Ref
-					if json.Unmarshal(e.Value(), &p) == nil && strings.HasPrefix(e.Key(), r.t.name+"."+r.gid+".") {
+					var p wire.Ref
+					if json.Unmarshal(e.Value(), &p) == nil && strings.HasPrefix(e.Key(), r.name+"."+r.gid+".") {
 						r.claims[e.Key()] = p // a seat of the game played now (earlier games' are of no use)
 					}
 				} else {
@@ -645,14 +648,14 @@ func (r *Remote) watchClaims(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(r.t.opts.ReconnectWait):
+		case <-time.After(r.t.ReconnectWait()):
 		}
 	}
 }
 
 // refreshClaims reads the claims on the current game's seats, on a watch
 // read to its end (the values as they stand) and stopped: its consumer
-// is the server's to remove (kvWatch), no delete of it refused. Not gets
+// is the server's to remove (link.KVWatch), no delete of it refused. Not gets
 // of the seats' keys: with the hub's server reloading its users (a table
 // added), nats-server v2.15.2's direct get races with the reload.
 func (r *Remote) refreshClaims(ctx context.Context) {
@@ -661,8 +664,8 @@ func (r *Remote) refreshClaims(ctx context.Context) {
 	r.mu.Lock()
 	gid := r.gid
 	r.mu.Unlock()
-	prefix := r.t.name + "." + gid + "."
-	w, err := watchKV(ctx, r.t.js, BucketSeats, prefix+"*")
+	prefix := r.name + "." + gid + "."
+	w, err := link.WatchKV(ctx, r.t.JetStream(), wire.BucketSeats, prefix+"*")
 	if err != nil {
 		return
 	}
@@ -673,7 +676,7 @@ func (r *Remote) refreshClaims(ctx context.Context) {
 			loaded = true
 			break
 		}
-		var p Ref
+		var p wire.Ref
 		if e.Operation() != jetstream.KeyValuePut || json.Unmarshal(e.Value(), &p) != nil {
 			continue
 		}
@@ -694,7 +697,7 @@ func (r *Remote) refreshClaims(ctx context.Context) {
 }
 
 // follow starts following a record (once).
-func (r *Remote) follow(ctx context.Context, ref Ref) *source {
+func (r *Remote) follow(ctx context.Context, ref wire.Ref) *source {
 	key := ref.Table + "/" + ref.Game
 	r.mu.Lock()
 	if s := r.sources[key]; s != nil {
@@ -711,10 +714,10 @@ func (r *Remote) follow(ctx context.Context, ref Ref) *source {
 
 // consume reads a record into its source, again after every failure.
 func (r *Remote) consume(ctx context.Context, s *source) {
-	subj := RecSubject(s.ref.Table, s.ref.Game)
-	if s.ref.Table != WebTable {
+	subj := wire.RecSubject(s.ref.Table, s.ref.Game)
+	if s.ref.Table != wire.WebTable {
 		// the other board's live status says it is there
-		if sub, err := r.t.nc.Subscribe(LiveSubject(s.ref.Table), func(*nats.Msg) {
+		if sub, err := r.t.Conn().Subscribe(wire.LiveSubject(s.ref.Table), func(*nats.Msg) {
 			r.mu.Lock()
 			s.seen = r.now()
 			r.mu.Unlock()
@@ -724,7 +727,7 @@ func (r *Remote) consume(ctx context.Context, s *source) {
 	}
 	for ctx.Err() == nil {
 		err := func() error {
-			cons, err := r.t.js.OrderedConsumer(ctx, StreamGames, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}})
+			cons, err := r.t.JetStream().OrderedConsumer(ctx, wire.StreamGames, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}})
 			if err != nil {
 				return err
 			}
@@ -738,21 +741,21 @@ func (r *Remote) consume(ctx context.Context, s *source) {
 				r.mu.Unlock()
 				r.wake()
 			}
-			var last stallGuard
+			var last link.StallGuard
 			cc, err := cons.Consume(func(m jetstream.Msg) {
-				var ev Event
+				var ev wire.Event
 				if json.Unmarshal(m.Data(), &ev) != nil {
 					return
 				}
 				md, _ := m.Metadata()
 				if md != nil {
-					last.delivered(md.Sequence.Stream)
+					last.Delivered(md.Sequence.Stream)
 				}
 				r.mu.Lock()
 				switch {
 				case s.game == nil && ev.N == 0:
 					ev.Table, ev.Game = s.ref.Table, s.ref.Game
-					s.game, s.err = NewGame(&ev)
+					s.game, s.err = wire.NewGame(&ev)
 				case s.game != nil:
 					if err := s.game.Apply(ev.N, ev.Line); err != nil {
 						s.err = err
@@ -763,15 +766,15 @@ func (r *Remote) consume(ctx context.Context, s *source) {
 				}
 				r.mu.Unlock()
 				r.wake()
-			}, append(consumeOpts, jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+			}, append(link.ConsumeOpts(), jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
 				r.log.Debug("hub: following a record", "record", s.ref.String(), "err", err)
 			}))...)
 			if err != nil {
 				return err
 			}
 			defer cc.Stop()
-			return last.watch(ctx, cc, func(ctx context.Context) (uint64, error) {
-				st, err := r.t.js.Stream(ctx, StreamGames)
+			return last.Watch(ctx, cc, func(ctx context.Context) (uint64, error) {
+				st, err := r.t.JetStream().Stream(ctx, wire.StreamGames)
 				if err != nil {
 					return 0, err
 				}
@@ -789,7 +792,7 @@ func (r *Remote) consume(ctx context.Context, s *source) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(r.t.opts.ReconnectWait):
+		case <-time.After(r.t.ReconnectWait()):
 		}
 	}
 }
@@ -810,14 +813,14 @@ func (r *Remote) sourcesLocked(seats []string) map[string]*source {
 		}
 		return out
 	}
-	prefix := r.t.name + "." + r.gid + "."
+	prefix := r.name + "." + r.gid + "."
 	for k, p := range r.claims {
 		seat, ok := strings.CutPrefix(k, prefix)
-		if !ok || p.Table == r.t.name {
+		if !ok || p.Table == r.name {
 			continue
 		}
 		for _, s := range seats {
-			if sanitize(s) == seat {
+			if wire.Sanitize(s) == seat {
 				out[s] = r.sources[p.Table+"/"+p.Game]
 			}
 		}
@@ -835,7 +838,7 @@ func (r *Remote) reconcile() {
 		return
 	}
 	// this table's game may have changed (a new game)
-	gid := GameID(sess.JournalPath())
+	gid := wire.GameID(sess.JournalPath())
 	seats := sess.Seats()
 	r.mu.Lock()
 	if gid != r.gid {
@@ -844,11 +847,11 @@ func (r *Remote) reconcile() {
 		r.pruneLocked()
 	}
 	if r.join == "" {
-		prefix := r.t.name + "." + r.gid + "."
+		prefix := r.name + "." + r.gid + "."
 		for k, p := range r.claims {
-			if strings.HasPrefix(k, prefix) && p.Table != r.t.name && r.sources[p.Table+"/"+p.Game] == nil {
+			if strings.HasPrefix(k, prefix) && p.Table != r.name && r.sources[p.Table+"/"+p.Game] == nil {
 				r.mu.Unlock()
-				r.follow(r.ctx, Ref{Table: p.Table, Game: p.Game})
+				r.follow(r.ctx, wire.Ref{Table: p.Table, Game: p.Game})
 				r.mu.Lock()
 			}
 		}
@@ -859,7 +862,7 @@ func (r *Remote) reconcile() {
 	}
 	srcs := r.sourcesLocked(seats)
 	type view struct {
-		steps  []Step
+		steps  []wire.Step
 		caught bool
 		ok     bool
 	}
@@ -883,9 +886,9 @@ func (r *Remote) reconcile() {
 	}
 	st := sess.State()
 	hist := sess.History()
-	local := make([]Step, len(hist))
+	local := make([]wire.Step, len(hist))
 	for i, a := range hist {
-		local[i] = Step{Roll: a.Roll, Text: a.Text, Seat: seats[a.Seat]}
+		local[i] = wire.Step{Roll: a.Roll, Text: a.Text, Seat: seats[a.Seat]}
 	}
 	// a step made here for a seat played elsewhere that its record has
 	// otherwise (a step its record has not yet may be a forced pass the
@@ -919,7 +922,7 @@ func (r *Remote) reconcile() {
 	}
 	seat := *st.ToMove
 	i := len(local)
-	var next *Step
+	var next *wire.Step
 	if v, remote := views[seat]; remote {
 		if i < len(v.steps) {
 			next = &v.steps[i]
@@ -998,42 +1001,42 @@ func (r *Remote) warnOnce(key, msg string, args ...any) {
 	}
 }
 
-// offlineAfter is how long a board may send no live status before the
+// OfflineAfter is how long a board may send no live status before the
 // board playing with it is told it may be off (three beats).
-const offlineAfter = 3 * LiveBeat
+const OfflineAfter = 3 * link.LiveBeat
 
 // quietLocked says, for a seat played at another board, which board and
-// how long it has been silent beyond offlineAfter (0: it is there, or the
+// how long it has been silent beyond OfflineAfter (0: it is there, or the
 // seat is a browser's).
 func (r *Remote) quietLocked(seat string) (string, time.Duration) {
 	s := r.sourcesLocked([]string{seat})[seat]
-	if s == nil || s.ref.Table == WebTable {
+	if s == nil || s.ref.Table == wire.WebTable {
 		return "", 0
 	}
 	last := s.seen
 	if last.Before(s.since) {
 		last = s.since
 	}
-	if d := r.now().Sub(last); d > offlineAfter {
+	if d := r.now().Sub(last); d > OfflineAfter {
 		return s.ref.Table, d
 	}
 	return s.ref.Table, 0
 }
 
 // checkQuiet logs, once per silence, that a board this one plays with
-// has sent nothing for offlineAfter.
+// has sent nothing for OfflineAfter.
 func (r *Remote) checkQuiet() {
 	r.mu.Lock()
 	var msgs [][2]string
 	for _, s := range r.sources {
-		if s.ref.Table == WebTable {
+		if s.ref.Table == wire.WebTable {
 			continue
 		}
 		last := s.seen
 		if last.Before(s.since) {
 			last = s.since
 		}
-		if d := r.now().Sub(last); d > offlineAfter {
+		if d := r.now().Sub(last); d > OfflineAfter {
 			msgs = append(msgs, [2]string{s.ref.Table, last.UTC().Format(time.RFC3339)})
 		}
 	}
@@ -1043,8 +1046,45 @@ func (r *Remote) checkQuiet() {
 	}
 }
 
-// debug describes the remote play's state (tests).
-func (r *Remote) debug() string {
+// Answered is how many seat requests this table, as a host, answered
+// (granted or not).
+func (r *Remote) Answered() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.answered
+}
+
+// PlayedElsewhere says whether seat of this table's game is played at
+// another table or in a browser: for a host, claimed by one; for a
+// joiner, any seat but its own while it plays the hosted game.
+func (r *Remote) PlayedElsewhere(seat string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.sourcesLocked([]string{seat})[seat]
+	return ok
+}
+
+// LastHeard is when the board that plays seat last sent its live status
+// (zero: not yet, or the seat is played here).
+func (r *Remote) LastHeard(seat string) time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s := r.sourcesLocked([]string{seat})[seat]; s != nil {
+		return s.seen
+	}
+	return time.Time{}
+}
+
+// SetClock sets the clock a board's silence is judged by (default
+// time.Now): a test moves it on instead of waiting OfflineAfter.
+func (r *Remote) SetClock(now func() time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.now = now
+}
+
+// Debug describes remote play's state, for a test's log.
+func (r *Remote) Debug() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := fmt.Sprintf("gid %s due %+v face %d asked %q backAt %d claims %v;", r.gid, r.due, r.face, r.askedAt, r.backAt, r.claims)
