@@ -76,14 +76,18 @@
 //
 //  1. nothing happened, or a legal move of the player to move whose cells
 //     were really lifted and filled, its piece lifted before it was put down
-//     (a replace: its mover landed while the landing piece was off the
-//     board, the displaced piece after that);
+//     and off its cell then (a piece knocked off its cell and set back is
+//     no mover; a replace: its mover landed while the landing piece was off
+//     the board, the displaced piece after that);
 //  2. the last move revised by the hand that made it (revisions, depth 1):
 //     the hand went on with its piece after the move was recorded — each
 //     cell the revision fills that was empty after the last move was filled
 //     after a cell the last move filled was emptied (wentOn) — ordered as in
 //     1; a revision that moves another piece (the last move misread: a
-//     knocked piece taken for a replace's landing) is asked;
+//     knocked piece taken for a replace's landing) is asked, but for a
+//     replace read the other way round (a-b/x for b-a/x: the mover counted
+//     back over its start cell), when no other move from the position
+//     before fits and neither piece is one the move before put down;
 //  3. a chain of the last moves of one piece revised at once (depth 2 and 3):
 //     rests of a counting hand recorded as moves of both players, followed to
 //     where the piece ends — the hand went on after the last rest (wentOn),
