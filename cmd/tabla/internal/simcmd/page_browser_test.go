@@ -86,6 +86,14 @@ func (p *pageRun) waitFor(what string, cond func(referee.State) bool) referee.St
 // lifted pieces.
 func (p *pageRun) waitHand(n int) {
 	p.t.Helper()
+	// The click reaches the board first: until then the page may still
+	// show an earlier hand of the same size (a lift, a place, a lift: the
+	// page read 1 from the first lift while the board held 0).
+	for deadline := time.Now().Add(10 * time.Second); p.ps.VB.Hand() != n; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			p.t.Fatalf("the board holds %d lifted pieces, want %d", p.ps.VB.Hand(), n)
+		}
+	}
 	// the page's lifted pieces are the virtual board's hand as the server
 	// last sent it
 	p.waitPage(fmt.Sprintf("%d lifted pieces on the page", n), fmt.Sprintf(`!!(state && state.lifted && state.lifted.length === %d)`, n),
