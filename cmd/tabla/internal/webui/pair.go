@@ -30,9 +30,10 @@ const SessionsFile = ".tabla-sessions.json"
 const (
 	DefaultPairWindow   = 30 * time.Second
 	DefaultPairTTL      = 12 * time.Hour
-	DefaultPairCooldown = time.Minute // from one request of a client to its next
+	DefaultPairCooldown = time.Minute // from one request of a browser to its next
 	MaxPaired           = 64          // sessions kept; the one expiring first goes
-	maxAsking           = 256         // clients remembered for the cooldown
+	MaxPairPerAddress   = 4           // requests from one address in a cooldown window
+	maxAsking           = 256         // browsers and addresses remembered for the cooldown
 	maxSessionsFile     = 64 << 10    // bytes of SessionsFile read at most
 )
 
@@ -44,11 +45,18 @@ var (
 	ErrPairNoButton = errors.New("webui: the board has no confirm button, so no phone can be paired")
 )
 
-// CooldownError is Start's error when the client asked too recently.
-type CooldownError struct{ Left time.Duration }
+// CooldownError is Start's error when the browser asked too recently, or
+// its address has asked MaxPairPerAddress times in the window.
+type CooldownError struct {
+	Left    time.Duration
+	Address bool // the address's cap, not the browser's own cooldown
+}
 
 func (e *CooldownError) Error() string {
-	return fmt.Sprintf("webui: this client asked to control the board less than %v ago; ask again in %v", DefaultPairCooldown, e.Left.Round(time.Second))
+	if e.Address {
+		return fmt.Sprintf("webui: %d phones at this address asked to control the board in the last %v; ask again in %v", MaxPairPerAddress, DefaultPairCooldown, e.Left.Round(time.Second))
+	}
+	return fmt.Sprintf("webui: this browser asked to control the board less than %v ago; ask again in %v", DefaultPairCooldown, e.Left.Round(time.Second))
 }
 
 // Pairing gives browsers control of the table: a phone asks (POST
@@ -57,8 +65,13 @@ func (e *CooldownError) Error() string {
 // session: a random token in an HttpOnly, SameSite=Strict cookie, valid on
 // the server for TTL. The token of the config keeps working for scripts.
 //
-// A client (by remote address) asks at most once per Cooldown, so that a
-// request cannot be repeated back to back. The server keeps the SHA-256 of
+// A browser (by the cookie it got with its earlier request) asks at most
+// once per Cooldown, so that a request cannot be repeated back to back, and
+// an address (without its port) at most MaxPairPerAddress times in a
+// Cooldown window: several phones behind one address (a household's NAT, a
+// reverse proxy, an SSH tunnel) can pair, a stranger dropping its cookies
+// cannot flood. A refused request's cookie is kept (its session marked
+// told) so that the browser stays known. The server keeps the SHA-256 of
 // each session's token, never the token, and with File set keeps the
 // granted sessions there (mode 0600), loaded by Load at start: phones stay
 // paired across a restart. At most MaxPaired sessions are kept.
@@ -80,12 +93,20 @@ type Pairing struct {
 
 	mu       sync.Mutex
 	sessions map[[sha256.Size]byte]*pairSession
-	asked    map[string]time.Time // client → when it may ask again
+	asked    map[string]*asking // "b:"+browser's key or "a:"+address
+}
+
+// asking is a browser's or an address's cooldown: until when, and how
+// many requests (an address's) it counts.
+type asking struct {
+	until time.Time
+	n     int
 }
 
 type pairSession struct {
 	granted bool
 	refused bool // a request refused or cancelled, said once by Status
+	told    bool // Status said refused: the cookie stays as the browser's name
 	expires time.Time
 }
 
@@ -184,20 +205,23 @@ func (p *Pairing) Paired(r *http.Request) bool {
 }
 
 // Status is where the requesting browser stands. A cookie the board does
-// not know (Ended) or that asked in vain (Refused) is cleared.
+// not know (Ended) is cleared; one that asked in vain is said Refused once
+// and kept, the browser's name for its cooldown, as neither paired nor
+// ended.
 func (p *Pairing) Status(w http.ResponseWriter, r *http.Request) PairStatus {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	s, key, has := p.sessionLocked(r)
+	s, _, has := p.sessionLocked(r)
 	switch {
 	case !has:
 		return PairStatus{}
 	case s == nil:
 		clearCookie(w)
 		return PairStatus{Ended: true}
+	case s.refused && s.told:
+		return PairStatus{}
 	case s.refused:
-		delete(p.sessions, key)
-		clearCookie(w)
+		s.told = true
 		return PairStatus{Refused: true}
 	}
 	left := int(s.expires.Sub(p.now()).Round(time.Second) / time.Second)
@@ -205,24 +229,32 @@ func (p *Pairing) Status(w http.ResponseWriter, r *http.Request) PairStatus {
 }
 
 // Start asks the table to pair the browser and sets its cookie; the
-// session is granted when the confirm button is pressed in time. A client
-// that asked less than Cooldown ago gets a *CooldownError.
+// session is granted when the confirm button is pressed in time. A browser
+// that asked less than Cooldown ago, or one at an address that has asked
+// MaxPairPerAddress times in its window, gets a *CooldownError.
 func (p *Pairing) Start(w http.ResponseWriter, r *http.Request) (PairStatus, error) {
 	p.mu.Lock()
-	if s, _, _ := p.sessionLocked(r); s != nil && !s.refused {
+	old, oldKey, hasCookie := p.sessionLocked(r)
+	if old != nil && !old.refused {
 		p.mu.Unlock()
 		return p.Status(w, r), nil
 	}
-	client := clientOf(r)
+	addr := "a:" + clientOf(r)
 	now := p.now()
-	for c, at := range p.asked {
-		if !now.Before(at) {
+	for c, a := range p.asked {
+		if !now.Before(a.until) {
 			delete(p.asked, c)
 		}
 	}
-	if at, ok := p.asked[client]; ok {
+	if hasCookie {
+		if a, ok := p.asked[browserOf(oldKey)]; ok {
+			p.mu.Unlock()
+			return PairStatus{}, &CooldownError{Left: a.until.Sub(now)}
+		}
+	}
+	if a, ok := p.asked[addr]; ok && a.n >= MaxPairPerAddress {
 		p.mu.Unlock()
-		return PairStatus{}, &CooldownError{Left: at.Sub(now)}
+		return PairStatus{}, &CooldownError{Left: a.until.Sub(now), Address: true}
 	}
 	p.mu.Unlock()
 	granted, err := p.Request(p.window())
@@ -237,12 +269,22 @@ func (p *Pairing) Start(w http.ResponseWriter, r *http.Request) (PairStatus, err
 	p.mu.Lock()
 	if p.sessions == nil {
 		p.sessions = map[[sha256.Size]byte]*pairSession{}
-		p.asked = map[string]time.Time{}
 	}
-	if len(p.asked) >= maxAsking {
-		clear(p.asked) // a LAN of hundreds of clients: forget the cooldowns
+	if p.asked == nil {
+		p.asked = map[string]*asking{}
 	}
-	p.asked[client] = now.Add(p.cooldown())
+	if len(p.asked) >= maxAsking-1 {
+		clear(p.asked) // a LAN of hundreds of phones: forget the cooldowns
+	}
+	p.asked[browserOf(key)] = &asking{until: now.Add(p.cooldown()), n: 1}
+	if a := p.asked[addr]; a != nil {
+		a.n++
+	} else {
+		p.asked[addr] = &asking{until: now.Add(p.cooldown()), n: 1}
+	}
+	if old != nil && p.sessions[oldKey] == old {
+		delete(p.sessions, oldKey) // the refused request this one replaces
+	}
 	p.evictLocked()
 	p.sessions[key] = s
 	p.mu.Unlock()
@@ -265,7 +307,12 @@ func (p *Pairing) Start(w http.ResponseWriter, r *http.Request) (PairStatus, err
 	return PairStatus{Pending: true, Seconds: int(p.window() / time.Second)}, nil
 }
 
-// clientOf is the client a cooldown counts for: the remote address
+// browserOf names a browser in Pairing.asked by its session's key.
+func browserOf(key [sha256.Size]byte) string {
+	return "b:" + hex.EncodeToString(key[:])
+}
+
+// clientOf is the address a request counts for: the remote address
 // without its port.
 func clientOf(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
@@ -372,7 +419,7 @@ func (p *Pairing) Load() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.sessions = loaded
-	p.asked = map[string]time.Time{}
+	p.asked = map[string]*asking{}
 	if len(p.sessions) > MaxPaired {
 		p.evictLocked()
 	}

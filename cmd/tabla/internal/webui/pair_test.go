@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/webui/browsertest"
 )
 
 // ask POSTs /api/pair from a client address, with a cookie if given.
@@ -39,9 +41,22 @@ func reasonOf(t *testing.T, w *httptest.ResponseRecorder) string {
 	return e.Reason
 }
 
-// TestPairCooldown: a client (by remote address) asks at most once per
-// cooldown, granted or not; other clients are not held back by it; a
-// request standing for another phone is pair_busy.
+// cookieOf is the session cookie w set ("" without one).
+func cookieOf(w *httptest.ResponseRecorder) string {
+	for _, c := range w.Result().Cookies() {
+		if c.Name == CookieName {
+			return c.Value
+		}
+	}
+	return ""
+}
+
+// TestPairCooldown: a browser (by the cookie of its earlier request) asks
+// at most once per cooldown, granted or not, from any port; another phone
+// behind the same address (NAT, a proxy, an SSH tunnel) may ask, up to
+// MaxPairPerAddress requests an address in a cooldown window, so that a
+// stranger dropping its cookies cannot flood; other addresses are not held
+// back; a request standing for another phone is pair_busy.
 func TestPairCooldown(t *testing.T) {
 	clock := newClock()
 	be := &tableBackend{engines: map[string]bool{}}
@@ -53,21 +68,66 @@ func TestPairCooldown(t *testing.T) {
 		return be.request(w)
 	}}
 	h := Handler(be, Options{Mode: ModeTable, Command: be.Command, Commands: []string{"hint"}, Pairing: p})
+	status := func(cookie string) PairStatus {
+		req := httptest.NewRequest("GET", "/api/pair", nil)
+		req.AddCookie(&http.Cookie{Name: CookieName, Value: cookie})
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		var st PairStatus
+		if err := json.Unmarshal(w.Body.Bytes(), &st); err != nil {
+			t.Fatalf("status %q: %v", w.Body, err)
+		}
+		return st
+	}
+	refuse := func(cookie string) {
+		t.Helper()
+		be.grant(false)
+		var st PairStatus
+		browsertest.Wait(t, "the refusal", func() bool { st = status(cookie); return st.Refused }, func() string { return fmt.Sprintf("%+v", st) })
+	}
 
-	if w := ask(h, "192.0.2.1:4000", ""); w.Code != http.StatusAccepted {
+	w := ask(h, "192.0.2.1:4000", "")
+	phone1 := cookieOf(w)
+	if w.Code != http.StatusAccepted || phone1 == "" {
 		t.Fatalf("first request: %d %s", w.Code, w.Body)
 	}
-	be.grant(false)
-	// the same address, another port, no cookie: still the same client
-	w := ask(h, "192.0.2.1:4001", "")
+	refuse(phone1)
+	if st := status(phone1); st != (PairStatus{}) {
+		t.Errorf("the refusal said twice: %+v", st)
+	}
+	// the same browser, another port: its cookie names it
+	w = ask(h, "192.0.2.1:4001", phone1)
 	if w.Code != http.StatusTooManyRequests || reasonOf(t, w) != ReasonPairCooldown || w.Header().Get("Retry-After") != "60" {
-		t.Fatalf("asking again at once: %d %s Retry-After %q", w.Code, w.Body, w.Header().Get("Retry-After"))
+		t.Fatalf("the same browser asking again at once: %d %s Retry-After %q", w.Code, w.Body, w.Header().Get("Retry-After"))
 	}
+	// a second phone behind the same address is not that browser
+	w = ask(h, "192.0.2.1:4002", "")
+	phone2 := cookieOf(w)
+	if w.Code != http.StatusAccepted || phone2 == "" || phone2 == phone1 {
+		t.Fatalf("a second phone at the same address: %d %s", w.Code, w.Body)
+	}
+	refuse(phone2)
 	clock.add(59 * time.Second)
-	if w := ask(h, "192.0.2.1:4002", ""); w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") != "1" {
-		t.Fatalf("asking again after 59 s: %d %s", w.Code, w.Body)
+	if w := ask(h, "192.0.2.1:4003", phone1); w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") != "1" {
+		t.Fatalf("the first browser after 59 s: %d %s", w.Code, w.Body)
 	}
-	// another client may ask meanwhile; while its request stands the
+	if w := ask(h, "192.0.2.1:4003", phone2); w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") != "1" {
+		t.Fatalf("the second browser after 59 s: %d %s", w.Code, w.Body)
+	}
+	// a browser with no cookie (or dropping it) counts for its address:
+	// two more requests there fill the window's MaxPairPerAddress
+	for i := 3; i <= MaxPairPerAddress; i++ {
+		w := ask(h, "192.0.2.1:5000", "")
+		if w.Code != http.StatusAccepted {
+			t.Fatalf("phone %d at the address: %d %s", i, w.Code, w.Body)
+		}
+		refuse(cookieOf(w))
+	}
+	w = ask(h, "192.0.2.1:5001", "")
+	if w.Code != http.StatusTooManyRequests || reasonOf(t, w) != ReasonPairCrowded || w.Header().Get("Retry-After") != "1" {
+		t.Fatalf("request %d of the address's window: %d %s Retry-After %q", MaxPairPerAddress+1, w.Code, w.Body, w.Header().Get("Retry-After"))
+	}
+	// another address may ask meanwhile; while its request stands the
 	// board is busy for everyone
 	busy = true
 	if w := ask(h, "[2001:db8::7]:4000", ""); w.Code != http.StatusConflict || reasonOf(t, w) != ReasonPairBusy {
@@ -75,8 +135,43 @@ func TestPairCooldown(t *testing.T) {
 	}
 	busy = false
 	clock.add(time.Second)
-	if w := ask(h, "192.0.2.1:4003", ""); w.Code != http.StatusAccepted {
-		t.Fatalf("after the cooldown: %d %s", w.Code, w.Body)
+	w = ask(h, "192.0.2.1:4004", phone1)
+	if w.Code != http.StatusAccepted {
+		t.Fatalf("the first browser after the cooldown: %d %s", w.Code, w.Body)
+	}
+	// its new request replaced the refused one: the old cookie is gone
+	if st := status(phone1); !st.Ended {
+		t.Errorf("the replaced cookie: %+v, want ended", st)
+	}
+	if st := status(cookieOf(w)); !st.Pending {
+		t.Errorf("the new request: %+v, want pending", st)
+	}
+	if len(p.asked) > maxAsking {
+		t.Errorf("%d cooldowns remembered, at most %d", len(p.asked), maxAsking)
+	}
+}
+
+// TestPairCooldownBounded: however many browsers and addresses ask, the
+// cooldowns remembered stay within maxAsking.
+func TestPairCooldownBounded(t *testing.T) {
+	clock := newClock()
+	be := &tableBackend{engines: map[string]bool{}}
+	p := &Pairing{Now: clock.now, Request: func(w time.Duration) (<-chan bool, error) {
+		c := make(chan bool, 1)
+		c <- false
+		return c, nil
+	}}
+	h := Handler(be, Options{Mode: ModeTable, Command: be.Command, Commands: []string{"hint"}, Pairing: p})
+	for i := range 3 * maxAsking {
+		if w := ask(h, fmt.Sprintf("10.0.%d.%d:1", i/250, i%250), ""); w.Code != http.StatusAccepted {
+			t.Fatalf("phone %d: %d %s", i, w.Code, w.Body)
+		}
+		p.mu.Lock()
+		n := len(p.asked)
+		p.mu.Unlock()
+		if n > maxAsking {
+			t.Fatalf("after phone %d: %d cooldowns remembered, at most %d", i, n, maxAsking)
+		}
 	}
 }
 
