@@ -22,6 +22,12 @@ import (
 // CookieName is the cookie of a paired browser's session.
 const CookieName = "tabla_session"
 
+// AskedCookieName is the cookie a refused browser keeps for the rest of its
+// cooldown: the token of its request, so that it asks again no sooner
+// however it was refused. It names no session, so a restart does not take
+// it for one that ended.
+const AskedCookieName = "tabla_asked"
+
 // SessionsFile is the file, in the journal directory, that keeps the
 // paired browsers' sessions across restarts of `tabla run`.
 const SessionsFile = ".tabla-sessions.json"
@@ -70,8 +76,8 @@ func (e *CooldownError) Error() string {
 // an address (without its port) at most MaxPairPerAddress times in a
 // Cooldown window: several phones behind one address (a household's NAT, a
 // reverse proxy, an SSH tunnel) can pair, a stranger dropping its cookies
-// cannot flood. A refused request's cookie is kept (its session marked
-// told) so that the browser stays known. The server keeps the SHA-256 of
+// cannot flood. A refused browser's session cookie is swapped for
+// AskedCookieName until its cooldown passes. The server keeps the SHA-256 of
 // each session's token, never the token, and with File set keeps the
 // granted sessions there (mode 0600), loaded by Load at start: phones stay
 // paired across a restart. At most MaxPaired sessions are kept.
@@ -106,7 +112,6 @@ type asking struct {
 type pairSession struct {
 	granted bool
 	refused bool // a request refused or cancelled, said once by Status
-	told    bool // Status said refused: the cookie stays as the browser's name
 	expires time.Time
 }
 
@@ -205,23 +210,28 @@ func (p *Pairing) Paired(r *http.Request) bool {
 }
 
 // Status is where the requesting browser stands. A cookie the board does
-// not know (Ended) is cleared; one that asked in vain is said Refused once
-// and kept, the browser's name for its cooldown, as neither paired nor
-// ended.
+// not know (Ended) or that asked in vain (Refused) is cleared; the latter
+// lives on as AskedCookieName for the rest of the browser's cooldown.
 func (p *Pairing) Status(w http.ResponseWriter, r *http.Request) PairStatus {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	s, _, has := p.sessionLocked(r)
+	s, key, has := p.sessionLocked(r)
 	switch {
 	case !has:
 		return PairStatus{}
 	case s == nil:
 		clearCookie(w)
 		return PairStatus{Ended: true}
-	case s.refused && s.told:
-		return PairStatus{}
 	case s.refused:
-		s.told = true
+		delete(p.sessions, key)
+		clearCookie(w)
+		if a, ok := p.asked[browserOf(key)]; ok {
+			if left := a.until.Sub(p.now()); left > 0 {
+				c, _ := r.Cookie(CookieName) // there: has
+				http.SetCookie(w, &http.Cookie{Name: AskedCookieName, Value: c.Value, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
+					MaxAge: int((left + time.Second - 1) / time.Second)})
+			}
+		}
 		return PairStatus{Refused: true}
 	}
 	left := int(s.expires.Sub(p.now()).Round(time.Second) / time.Second)
@@ -246,8 +256,15 @@ func (p *Pairing) Start(w http.ResponseWriter, r *http.Request) (PairStatus, err
 			delete(p.asked, c)
 		}
 	}
+	var names []string // the browser's names: its session's, its refused request's
 	if hasCookie {
-		if a, ok := p.asked[browserOf(oldKey)]; ok {
+		names = append(names, browserOf(oldKey))
+	}
+	if c, err := r.Cookie(AskedCookieName); err == nil && c.Value != "" {
+		names = append(names, browserOf(sha256.Sum256([]byte(c.Value))))
+	}
+	for _, b := range names {
+		if a, ok := p.asked[b]; ok {
 			p.mu.Unlock()
 			return PairStatus{}, &CooldownError{Left: a.until.Sub(now)}
 		}
@@ -304,6 +321,9 @@ func (p *Pairing) Start(w http.ResponseWriter, r *http.Request) (PairStatus, err
 	}()
 	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
 		MaxAge: int(p.ttl() / time.Second)})
+	if _, err := r.Cookie(AskedCookieName); err == nil { // its cooldown passed: the new session names it
+		http.SetCookie(w, &http.Cookie{Name: AskedCookieName, Value: "", Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: -1})
+	}
 	return PairStatus{Pending: true, Seconds: int(p.window() / time.Second)}, nil
 }
 
