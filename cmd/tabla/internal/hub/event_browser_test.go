@@ -66,6 +66,11 @@ func TestEventPages(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(`#token`), "secret"), chromedp.Blur(chromedp.CSS(`#token`))); err != nil {
 		t.Fatal(err)
 	}
+	// a finger's target: the arbiter's fields and the registration's
+	// name, ratings and button at least 44 px high on the phone
+	if small := browsertest.Eval[[]string](t, ctx, browsertest.SmallTargets("#arbiter")); len(small) > 0 {
+		t.Errorf("at 390×844 these controls of the registration are under %d px high: %v", browsertest.MinTarget, small)
+	}
 	for game, names := range map[string][]string{"gyges": {"Ayşe", "Bora", "Cem", "Deniz"}, "daha": {"Gül", "Hakan", "İpek", "Kaan"}} {
 		for _, n := range names {
 			register(game, n)
@@ -152,6 +157,9 @@ func TestEventPages(t *testing.T) {
 	// worded from the catalogue, not the hub's English
 	ready := `document.querySelectorAll("#log li").length > 0 && !document.getElementById("tools").hidden`
 	browsertest.SwitchLanguage(t, ctx, "tr", ready)
+	if small := browsertest.Eval[[]string](t, ctx, browsertest.SmallTargets("#arbiter")); len(small) > 0 {
+		t.Errorf("at 390×844 these controls of the arbiter's forms are under %d px high: %v", browsertest.MinTarget, small)
+	}
 	bye := func() {
 		browsertest.Eval[any](t, ctx, `(() => { const v = (id, x) => document.getElementById(id).value = x;
 			v("by", "Zeynep"); v("toolGame", "gyges"); v("toolDo", "bye"); v("toolName", "Ayşe"); v("toolRound", "3"); v("toolWhy", "erken gidecek");

@@ -141,6 +141,10 @@ func TestLibraryPages(t *testing.T) {
 		browsertest.WaitPage(t, name+"'s analysis", func(l *browsertest.Look) bool {
 			return browsertest.Read[bool](l, desk, `!!(ana && document.getElementById("progressbox").hidden)`)
 		}, func(l *browsertest.Look) string { return readText(l, desk, "#progresstext") })
+		// the curve saves as NAME.svg, like the PNG (not NAME.jsonl.svg)
+		if dl, want := browsertest.Eval[string](t, desk, `document.getElementById("dlcurve").download`), strings.TrimSuffix(name, ".jsonl")+".svg"; dl != want {
+			t.Errorf("%s: the curve downloads as %q, want %q", name, dl, want)
+		}
 		for k := range g.Steps {
 			n := 1
 			if k > 0 {

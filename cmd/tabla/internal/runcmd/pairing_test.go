@@ -41,8 +41,8 @@ func postPair(t *testing.T, c *http.Client, url string) (int, string) {
 // TestPairSpam: phones on the LAN spamming POST /api/pair while a piece is
 // lifted: the lifted piece's destinations stay lit on the board, one cell
 // alone shows the request, the first asker gets the request, the others
-// are told the board is busy, the first cannot ask again at once; a move
-// on the board cancels the request.
+// are told the board is busy; a move on the board cancels the request;
+// the first cannot ask again at once, a second phone at its address can.
 func TestPairSpam(t *testing.T) {
 	tb, _, _ := runDaemon(t, t.TempDir(), "127.0.0.1:0")
 	if err := tb.vb.Lift("b1"); err != nil {
@@ -118,5 +118,10 @@ func TestPairSpam(t *testing.T) {
 		if l == companion.PairingLight {
 			t.Fatal("the corner still pulses after the move")
 		}
+	}
+	// a second phone behind the first one's address (a household's NAT)
+	// may ask: the cooldown is the first browser's, not the address's
+	if code, body := postPair(t, from(t, "127.0.0.1"), tb.url+"api/pair"); code != http.StatusAccepted || !strings.Contains(body, `"pending":true`) {
+		t.Errorf("a second phone at the first client's address: %d %s", code, body)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/webui/browsertest"
 )
 
 // TestClubPanel: on a phone (390×844) the live page names the players by
@@ -48,6 +49,14 @@ func TestClubPanel(t *testing.T) {
 	}
 	// the form: a new round and a name for white
 	p.eval(`document.querySelector("#whoedit").open = true`)
+	// a finger's target: every field and button of the form at least 44
+	// px high at phone size (the name fields were 36)
+	if small := browsertest.Eval[[]string](t, p.ctx, browsertest.SmallTargets("#whoform")); len(small) > 0 {
+		t.Errorf("at 390×844 these controls of the players' form are under %d px high: %v", browsertest.MinTarget, small)
+	}
+	if n := browsertest.Eval[int](t, p.ctx, `document.querySelectorAll("#whoform input:not([type=date])").length`); n != 5 {
+		t.Errorf("%d text fields in the players' form, want 5 (2 names, event, round, site)", n)
+	}
 	p.eval(`(f => { f.elements["name:white"].value = "Bora Can"; f.elements.round.value = "4" })(document.querySelector("#whoform"))`)
 	p.click("#whosave")
 	p.waitPage("the names saved", `document.querySelector("#players li[data-seat=white]").textContent.includes("Bora Can")`,

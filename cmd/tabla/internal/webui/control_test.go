@@ -126,6 +126,15 @@ func TestTableControl(t *testing.T) {
 	if code, body := phone.do("POST", "/api/pair", "", "{}"); code != http.StatusTooManyRequests || !strings.Contains(body, `"reason":"pair_cooldown"`) {
 		t.Errorf("asking again at once: %d %s", code, body)
 	}
+	// another phone behind the same address (every client here is
+	// 127.0.0.1) is not held back by the first one's cooldown
+	jar2, _ := cookiejar.New(nil)
+	second := &client{t: t, c: &http.Client{Jar: jar2}, url: srv.URL}
+	if code, body := second.do("POST", "/api/pair", "", "{}"); code != http.StatusAccepted || !strings.Contains(body, `"pending":true`) {
+		t.Errorf("a second phone at the same address: %d %s", code, body)
+	}
+	be.grant(false)
+	waitPair(t, second, func(s PairStatus) bool { return s.Refused })
 	clock.add(DefaultPairCooldown)
 	phone.do("POST", "/api/pair", "", "{}")
 	be.grant(true)

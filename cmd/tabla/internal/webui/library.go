@@ -219,7 +219,7 @@ func Library(lib *library.Library, o LibraryOptions) http.Handler {
 			return
 		}
 		w.Header().Set("Content-Type", "image/svg+xml")
-		w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", path.Base(id)+".svg"))
+		w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", strings.TrimSuffix(path.Base(id), ".jsonl")+".svg"))
 		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(b.Bytes()))
 	})
 	return SecurityHeaders(mux)

@@ -124,7 +124,8 @@ func TestLibraryRoutes(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	code, body, h = get(t, srv.URL+"/download/curve.svg"+q)
-	if code != 200 || !strings.HasPrefix(body, "<svg") || h.Get("Content-Type") != "image/svg+xml" {
+	// named as the PNG is: star.svg, not star.jsonl.svg
+	if code != 200 || !strings.HasPrefix(body, "<svg") || h.Get("Content-Type") != "image/svg+xml" || h.Get("Content-Disposition") != `attachment; filename="star.svg"` {
 		t.Errorf("curve: %d %s", code, h)
 	}
 	code, body, h = get(t, srv.URL+"/download/record"+q)

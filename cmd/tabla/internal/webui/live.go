@@ -83,7 +83,8 @@ const (
 	ReasonBadRequest   = "bad_request"    // 400, 413: a malformed request
 	ReasonRefused      = "refused"        // 409, 422: the board could not do it now
 	ReasonPairBusy     = "pair_busy"      // 409: another phone is asking
-	ReasonPairCooldown = "pair_cooldown"  // 429: this client asked too recently (Retry-After)
+	ReasonPairCooldown = "pair_cooldown"  // 429: this browser asked too recently (Retry-After)
+	ReasonPairCrowded  = "pair_crowded"   // 429: its address asked MaxPairPerAddress times in the window (Retry-After)
 	ReasonPairNoButton = "pair_no_button" // 409: the board has no confirm button
 	ReasonPairFailed   = "pair_failed"    // 500: the request could not be made
 )
@@ -107,7 +108,7 @@ func (o *Options) log() *slog.Logger {
 func (o *Options) apiError(w http.ResponseWriter, r *http.Request, code int, reason, detail string) {
 	level := slog.LevelInfo
 	switch reason {
-	case ReasonNotPaired, ReasonSessionEnded, ReasonBadToken, ReasonNoControl, ReasonPairBusy, ReasonPairCooldown:
+	case ReasonNotPaired, ReasonSessionEnded, ReasonBadToken, ReasonNoControl, ReasonPairBusy, ReasonPairCooldown, ReasonPairCrowded:
 		level = slog.LevelDebug
 	}
 	o.log().Log(r.Context(), level, "live page API", "path", r.URL.Path, "status", code, "reason", reason, "err", detail)
@@ -306,7 +307,11 @@ func Handler(be Backend, o Options) http.Handler {
 			switch {
 			case errors.As(err, &cool):
 				w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(cool.Left.Seconds()))))
-				o.apiError(w, r, http.StatusTooManyRequests, ReasonPairCooldown, err.Error())
+				reason := ReasonPairCooldown
+				if cool.Address {
+					reason = ReasonPairCrowded
+				}
+				o.apiError(w, r, http.StatusTooManyRequests, reason, err.Error())
 				return
 			case errors.Is(err, ErrPairBusy):
 				o.apiError(w, r, http.StatusConflict, ReasonPairBusy, err.Error())

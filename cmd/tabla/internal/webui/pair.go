@@ -22,6 +22,12 @@ import (
 // CookieName is the cookie of a paired browser's session.
 const CookieName = "tabla_session"
 
+// AskedCookieName is the cookie a refused browser keeps for the rest of its
+// cooldown: the token of its request, so that it asks again no sooner
+// however it was refused. It names no session, so a restart does not take
+// it for one that ended.
+const AskedCookieName = "tabla_asked"
+
 // SessionsFile is the file, in the journal directory, that keeps the
 // paired browsers' sessions across restarts of `tabla run`.
 const SessionsFile = ".tabla-sessions.json"
@@ -30,9 +36,10 @@ const SessionsFile = ".tabla-sessions.json"
 const (
 	DefaultPairWindow   = 30 * time.Second
 	DefaultPairTTL      = 12 * time.Hour
-	DefaultPairCooldown = time.Minute // from one request of a client to its next
+	DefaultPairCooldown = time.Minute // from one request of a browser to its next
 	MaxPaired           = 64          // sessions kept; the one expiring first goes
-	maxAsking           = 256         // clients remembered for the cooldown
+	MaxPairPerAddress   = 4           // requests from one address in a cooldown window
+	maxAsking           = 256         // browsers and addresses remembered for the cooldown
 	maxSessionsFile     = 64 << 10    // bytes of SessionsFile read at most
 )
 
@@ -44,11 +51,18 @@ var (
 	ErrPairNoButton = errors.New("webui: the board has no confirm button, so no phone can be paired")
 )
 
-// CooldownError is Start's error when the client asked too recently.
-type CooldownError struct{ Left time.Duration }
+// CooldownError is Start's error when the browser asked too recently, or
+// its address has asked MaxPairPerAddress times in the window.
+type CooldownError struct {
+	Left    time.Duration
+	Address bool // the address's cap, not the browser's own cooldown
+}
 
 func (e *CooldownError) Error() string {
-	return fmt.Sprintf("webui: this client asked to control the board less than %v ago; ask again in %v", DefaultPairCooldown, e.Left.Round(time.Second))
+	if e.Address {
+		return fmt.Sprintf("webui: %d phones at this address asked to control the board in the last %v; ask again in %v", MaxPairPerAddress, DefaultPairCooldown, e.Left.Round(time.Second))
+	}
+	return fmt.Sprintf("webui: this browser asked to control the board less than %v ago; ask again in %v", DefaultPairCooldown, e.Left.Round(time.Second))
 }
 
 // Pairing gives browsers control of the table: a phone asks (POST
@@ -57,8 +71,13 @@ func (e *CooldownError) Error() string {
 // session: a random token in an HttpOnly, SameSite=Strict cookie, valid on
 // the server for TTL. The token of the config keeps working for scripts.
 //
-// A client (by remote address) asks at most once per Cooldown, so that a
-// request cannot be repeated back to back. The server keeps the SHA-256 of
+// A browser (by the cookie it got with its earlier request) asks at most
+// once per Cooldown, so that a request cannot be repeated back to back, and
+// an address (without its port) at most MaxPairPerAddress times in a
+// Cooldown window: several phones behind one address (a household's NAT, a
+// reverse proxy, an SSH tunnel) can pair, a stranger dropping its cookies
+// cannot flood. A refused browser's session cookie is swapped for
+// AskedCookieName until its cooldown passes. The server keeps the SHA-256 of
 // each session's token, never the token, and with File set keeps the
 // granted sessions there (mode 0600), loaded by Load at start: phones stay
 // paired across a restart. At most MaxPaired sessions are kept.
@@ -80,7 +99,14 @@ type Pairing struct {
 
 	mu       sync.Mutex
 	sessions map[[sha256.Size]byte]*pairSession
-	asked    map[string]time.Time // client → when it may ask again
+	asked    map[string]*asking // "b:"+browser's key or "a:"+address
+}
+
+// asking is a browser's or an address's cooldown: until when, and how
+// many requests (an address's) it counts.
+type asking struct {
+	until time.Time
+	n     int
 }
 
 type pairSession struct {
@@ -184,7 +210,8 @@ func (p *Pairing) Paired(r *http.Request) bool {
 }
 
 // Status is where the requesting browser stands. A cookie the board does
-// not know (Ended) or that asked in vain (Refused) is cleared.
+// not know (Ended) or that asked in vain (Refused) is cleared; the latter
+// lives on as AskedCookieName for the rest of the browser's cooldown.
 func (p *Pairing) Status(w http.ResponseWriter, r *http.Request) PairStatus {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -198,6 +225,13 @@ func (p *Pairing) Status(w http.ResponseWriter, r *http.Request) PairStatus {
 	case s.refused:
 		delete(p.sessions, key)
 		clearCookie(w)
+		if a, ok := p.asked[browserOf(key)]; ok {
+			if left := a.until.Sub(p.now()); left > 0 {
+				c, _ := r.Cookie(CookieName) // there: has
+				http.SetCookie(w, &http.Cookie{Name: AskedCookieName, Value: c.Value, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
+					MaxAge: int((left + time.Second - 1) / time.Second)})
+			}
+		}
 		return PairStatus{Refused: true}
 	}
 	left := int(s.expires.Sub(p.now()).Round(time.Second) / time.Second)
@@ -205,24 +239,39 @@ func (p *Pairing) Status(w http.ResponseWriter, r *http.Request) PairStatus {
 }
 
 // Start asks the table to pair the browser and sets its cookie; the
-// session is granted when the confirm button is pressed in time. A client
-// that asked less than Cooldown ago gets a *CooldownError.
+// session is granted when the confirm button is pressed in time. A browser
+// that asked less than Cooldown ago, or one at an address that has asked
+// MaxPairPerAddress times in its window, gets a *CooldownError.
 func (p *Pairing) Start(w http.ResponseWriter, r *http.Request) (PairStatus, error) {
 	p.mu.Lock()
-	if s, _, _ := p.sessionLocked(r); s != nil && !s.refused {
+	old, oldKey, hasCookie := p.sessionLocked(r)
+	if old != nil && !old.refused {
 		p.mu.Unlock()
 		return p.Status(w, r), nil
 	}
-	client := clientOf(r)
+	addr := "a:" + clientOf(r)
 	now := p.now()
-	for c, at := range p.asked {
-		if !now.Before(at) {
+	for c, a := range p.asked {
+		if !now.Before(a.until) {
 			delete(p.asked, c)
 		}
 	}
-	if at, ok := p.asked[client]; ok {
+	var names []string // the browser's names: its session's, its refused request's
+	if hasCookie {
+		names = append(names, browserOf(oldKey))
+	}
+	if c, err := r.Cookie(AskedCookieName); err == nil && c.Value != "" {
+		names = append(names, browserOf(sha256.Sum256([]byte(c.Value))))
+	}
+	for _, b := range names {
+		if a, ok := p.asked[b]; ok {
+			p.mu.Unlock()
+			return PairStatus{}, &CooldownError{Left: a.until.Sub(now)}
+		}
+	}
+	if a, ok := p.asked[addr]; ok && a.n >= MaxPairPerAddress {
 		p.mu.Unlock()
-		return PairStatus{}, &CooldownError{Left: at.Sub(now)}
+		return PairStatus{}, &CooldownError{Left: a.until.Sub(now), Address: true}
 	}
 	p.mu.Unlock()
 	granted, err := p.Request(p.window())
@@ -237,12 +286,22 @@ func (p *Pairing) Start(w http.ResponseWriter, r *http.Request) (PairStatus, err
 	p.mu.Lock()
 	if p.sessions == nil {
 		p.sessions = map[[sha256.Size]byte]*pairSession{}
-		p.asked = map[string]time.Time{}
 	}
-	if len(p.asked) >= maxAsking {
-		clear(p.asked) // a LAN of hundreds of clients: forget the cooldowns
+	if p.asked == nil {
+		p.asked = map[string]*asking{}
 	}
-	p.asked[client] = now.Add(p.cooldown())
+	if len(p.asked) >= maxAsking-1 {
+		clear(p.asked) // a LAN of hundreds of phones: forget the cooldowns
+	}
+	p.asked[browserOf(key)] = &asking{until: now.Add(p.cooldown()), n: 1}
+	if a := p.asked[addr]; a != nil {
+		a.n++
+	} else {
+		p.asked[addr] = &asking{until: now.Add(p.cooldown()), n: 1}
+	}
+	if old != nil && p.sessions[oldKey] == old {
+		delete(p.sessions, oldKey) // the refused request this one replaces
+	}
 	p.evictLocked()
 	p.sessions[key] = s
 	p.mu.Unlock()
@@ -262,10 +321,18 @@ func (p *Pairing) Start(w http.ResponseWriter, r *http.Request) (PairStatus, err
 	}()
 	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
 		MaxAge: int(p.ttl() / time.Second)})
+	if _, err := r.Cookie(AskedCookieName); err == nil { // its cooldown passed: the new session names it
+		http.SetCookie(w, &http.Cookie{Name: AskedCookieName, Value: "", Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: -1})
+	}
 	return PairStatus{Pending: true, Seconds: int(p.window() / time.Second)}, nil
 }
 
-// clientOf is the client a cooldown counts for: the remote address
+// browserOf names a browser in Pairing.asked by its session's key.
+func browserOf(key [sha256.Size]byte) string {
+	return "b:" + hex.EncodeToString(key[:])
+}
+
+// clientOf is the address a request counts for: the remote address
 // without its port.
 func clientOf(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
@@ -372,7 +439,7 @@ func (p *Pairing) Load() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.sessions = loaded
-	p.asked = map[string]time.Time{}
+	p.asked = map[string]*asking{}
 	if len(p.sessions) > MaxPaired {
 		p.evictLocked()
 	}

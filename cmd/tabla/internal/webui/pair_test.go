@@ -5,13 +5,18 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/webui/browsertest"
 )
 
 // ask POSTs /api/pair from a client address, with a cookie if given.
@@ -39,9 +44,54 @@ func reasonOf(t *testing.T, w *httptest.ResponseRecorder) string {
 	return e.Reason
 }
 
-// TestPairCooldown: a client (by remote address) asks at most once per
-// cooldown, granted or not; other clients are not held back by it; a
-// request standing for another phone is pair_busy.
+// phone is a browser for TestPairCooldown: its address and the cookies
+// the server set it.
+type phone struct {
+	h       http.Handler
+	addr    string
+	cookies map[string]string
+}
+
+func newPhone(h http.Handler, ip string) *phone {
+	return &phone{h: h, addr: ip, cookies: map[string]string{}}
+}
+
+func (b *phone) do(method string, port int) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, "/api/pair", strings.NewReader("{}"))
+	req.Header.Set("Content-Type", "application/json")
+	req.RemoteAddr = net.JoinHostPort(b.addr, strconv.Itoa(port))
+	for k, v := range b.cookies {
+		req.AddCookie(&http.Cookie{Name: k, Value: v})
+	}
+	w := httptest.NewRecorder()
+	b.h.ServeHTTP(w, req)
+	for _, c := range w.Result().Cookies() {
+		if c.MaxAge < 0 {
+			delete(b.cookies, c.Name)
+		} else {
+			b.cookies[c.Name] = c.Value
+		}
+	}
+	return w
+}
+
+func (b *phone) status(t *testing.T) PairStatus {
+	t.Helper()
+	w := b.do("GET", 1)
+	var st PairStatus
+	if err := json.Unmarshal(w.Body.Bytes(), &st); err != nil {
+		t.Fatalf("status %q: %v", w.Body, err)
+	}
+	return st
+}
+
+// TestPairCooldown: a browser (by the cookie of its earlier request) asks
+// at most once per cooldown, granted or not, from any port, even once it
+// heard of the refusal; another phone behind the same address (NAT, a
+// proxy, an SSH tunnel) may ask, up to MaxPairPerAddress requests an
+// address in a cooldown window, so that a stranger dropping its cookies
+// cannot flood; other addresses are not held back; a request standing for
+// another phone is pair_busy.
 func TestPairCooldown(t *testing.T) {
 	clock := newClock()
 	be := &tableBackend{engines: map[string]bool{}}
@@ -53,30 +103,116 @@ func TestPairCooldown(t *testing.T) {
 		return be.request(w)
 	}}
 	h := Handler(be, Options{Mode: ModeTable, Command: be.Command, Commands: []string{"hint"}, Pairing: p})
+	refuse := func(b *phone) {
+		t.Helper()
+		be.grant(false)
+		var st PairStatus
+		browsertest.Wait(t, "the refusal", func() bool { st = b.status(t); return st.Refused }, func() string { return fmt.Sprintf("%+v", st) })
+		if st := b.status(t); st != (PairStatus{}) {
+			t.Errorf("after the refusal: %+v, want nothing (neither ended nor refused again)", st)
+		}
+		if _, ok := b.cookies[CookieName]; ok {
+			t.Error("the refused session's cookie is kept")
+		}
+	}
 
-	if w := ask(h, "192.0.2.1:4000", ""); w.Code != http.StatusAccepted {
+	phone1 := newPhone(h, "192.0.2.1")
+	if w := phone1.do("POST", 4000); w.Code != http.StatusAccepted || phone1.cookies[CookieName] == "" {
 		t.Fatalf("first request: %d %s", w.Code, w.Body)
 	}
-	be.grant(false)
-	// the same address, another port, no cookie: still the same client
-	w := ask(h, "192.0.2.1:4001", "")
+	refuse(phone1)
+	// a restart does not take the refused browser for one that controlled
+	// the board (issue 38: "no longer controls the board")
+	restarted := &phone{h: Handler(be, Options{Mode: ModeTable, Command: be.Command, Commands: []string{"hint"}, Pairing: &Pairing{Now: clock.now, Request: be.request}}),
+		addr: phone1.addr, cookies: maps.Clone(phone1.cookies)}
+	if st := restarted.status(t); st != (PairStatus{}) {
+		t.Errorf("the refused browser after a restart: %+v, want nothing", st)
+	}
+	// the same browser, another port: its cookie names it
+	w := phone1.do("POST", 4001)
 	if w.Code != http.StatusTooManyRequests || reasonOf(t, w) != ReasonPairCooldown || w.Header().Get("Retry-After") != "60" {
-		t.Fatalf("asking again at once: %d %s Retry-After %q", w.Code, w.Body, w.Header().Get("Retry-After"))
+		t.Fatalf("the same browser asking again at once: %d %s Retry-After %q", w.Code, w.Body, w.Header().Get("Retry-After"))
 	}
+	// a second phone behind the same address is not that browser
+	phone2 := newPhone(h, "192.0.2.1")
+	if w := phone2.do("POST", 4002); w.Code != http.StatusAccepted {
+		t.Fatalf("a second phone at the same address: %d %s", w.Code, w.Body)
+	}
+	// asking again while its request stands is its status, not a request
+	if w := phone2.do("POST", 4003); w.Code != http.StatusAccepted {
+		t.Fatalf("the second phone again while its request stands: %d %s", w.Code, w.Body)
+	}
+	be.grant(false) // not heard of: the session cookie names the browser
+	browsertest.Wait(t, "the second refusal on the server", func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		s := p.sessions[sha256.Sum256([]byte(phone2.cookies[CookieName]))]
+		return s != nil && s.refused
+	}, func() string { return "pending" })
 	clock.add(59 * time.Second)
-	if w := ask(h, "192.0.2.1:4002", ""); w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") != "1" {
-		t.Fatalf("asking again after 59 s: %d %s", w.Code, w.Body)
+	for i, b := range []*phone{phone1, phone2} {
+		if w := b.do("POST", 4004); w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") != "1" {
+			t.Fatalf("browser %d after 59 s: %d %s", i+1, w.Code, w.Body)
+		}
 	}
-	// another client may ask meanwhile; while its request stands the
+	// browsers with no cookie (or dropping theirs) count for their
+	// address: two more fill the window's MaxPairPerAddress
+	for i := 3; i <= MaxPairPerAddress; i++ {
+		b := newPhone(h, "192.0.2.1")
+		if w := b.do("POST", 5000+i); w.Code != http.StatusAccepted {
+			t.Fatalf("phone %d at the address: %d %s", i, w.Code, w.Body)
+		}
+		refuse(b)
+	}
+	w = newPhone(h, "192.0.2.1").do("POST", 5000)
+	if w.Code != http.StatusTooManyRequests || reasonOf(t, w) != ReasonPairCrowded || w.Header().Get("Retry-After") != "1" {
+		t.Fatalf("request %d of the address's window: %d %s Retry-After %q", MaxPairPerAddress+1, w.Code, w.Body, w.Header().Get("Retry-After"))
+	}
+	// another address may ask meanwhile; while its request stands the
 	// board is busy for everyone
 	busy = true
-	if w := ask(h, "[2001:db8::7]:4000", ""); w.Code != http.StatusConflict || reasonOf(t, w) != ReasonPairBusy {
+	if w := newPhone(h, "2001:db8::7").do("POST", 4000); w.Code != http.StatusConflict || reasonOf(t, w) != ReasonPairBusy {
 		t.Fatalf("another client while one asks: %d %s", w.Code, w.Body)
 	}
 	busy = false
 	clock.add(time.Second)
-	if w := ask(h, "192.0.2.1:4003", ""); w.Code != http.StatusAccepted {
-		t.Fatalf("after the cooldown: %d %s", w.Code, w.Body)
+	for i, b := range []*phone{phone1, phone2} {
+		if w := b.do("POST", 4005); w.Code != http.StatusAccepted {
+			t.Fatalf("browser %d after the cooldown: %d %s", i+1, w.Code, w.Body)
+		}
+		if st := b.status(t); !st.Pending {
+			t.Errorf("browser %d's new request: %+v, want pending", i+1, st)
+		}
+		be.grant(false)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.sessions) > 2 {
+		t.Errorf("%d sessions kept: the refused ones the new requests replaced stay", len(p.sessions))
+	}
+}
+
+// TestPairCooldownBounded: however many browsers and addresses ask, the
+// cooldowns remembered stay within maxAsking.
+func TestPairCooldownBounded(t *testing.T) {
+	clock := newClock()
+	be := &tableBackend{engines: map[string]bool{}}
+	p := &Pairing{Now: clock.now, Request: func(w time.Duration) (<-chan bool, error) {
+		c := make(chan bool, 1)
+		c <- false
+		return c, nil
+	}}
+	h := Handler(be, Options{Mode: ModeTable, Command: be.Command, Commands: []string{"hint"}, Pairing: p})
+	for i := range 3 * maxAsking {
+		if w := ask(h, fmt.Sprintf("10.0.%d.%d:1", i/250, i%250), ""); w.Code != http.StatusAccepted {
+			t.Fatalf("phone %d: %d %s", i, w.Code, w.Body)
+		}
+		p.mu.Lock()
+		n := len(p.asked)
+		p.mu.Unlock()
+		if n > maxAsking {
+			t.Fatalf("after phone %d: %d cooldowns remembered, at most %d", i, n, maxAsking)
+		}
 	}
 }
 

@@ -131,6 +131,21 @@ const DrawnLEDs = `(() => { const out = {}; document.querySelectorAll("#board .l
 // must not scroll sideways).
 const Overflow = `document.documentElement.scrollWidth - window.innerWidth`
 
+// MinTarget is the least height, in CSS pixels, of a control a finger taps
+// (WCAG 2.5.5, Apple's Human Interface Guidelines).
+const MinTarget = 44
+
+// SmallTargets is a JavaScript expression: the shown text fields, selects
+// and buttons inside the elements sel (a CSS selector) matches that are
+// less than MinTarget pixels high, each as "#id (or name): height px".
+func SmallTargets(sel string) string {
+	return fmt.Sprintf(`[...document.querySelectorAll(%q)].flatMap(f => [...f.querySelectorAll("input, select, button, textarea")])
+		.filter(e => e.getClientRects().length > 0 && !["checkbox", "radio", "hidden", "range"].includes(e.type))
+		.map(e => [e, e.getBoundingClientRect().height])
+		.filter(([, h]) => h < %d)
+		.map(([e, h]) => (e.id ? "#" + e.id : e.name || e.tagName.toLowerCase()) + ": " + h.toFixed(1) + " px")`, sel, MinTarget)
+}
+
 // waitTimeout is how long a wait lasts before it fails the test.
 const waitTimeout = 30 * time.Second
 

@@ -727,6 +727,7 @@ async function start() {
   $("dlrecord").href = "download/record?id=" + encodeURIComponent(id);
   $("dlannotated").href = annotatedHref();
   $("dlcurve").href = "download/curve.svg?id=" + encodeURIComponent(id);
+  $("dlcurve").download = id.replace(/^.*\//, "").replace(/\.jsonl$/, "") + ".svg"; // as the PNG
   $("dlpng").onclick = downloadPNG;
   $("copylink").onclick = copyLink;
   board = new Tabla.Board($("board"), game.board);

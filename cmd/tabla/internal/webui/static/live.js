@@ -87,6 +87,7 @@ function peopleText(path, reason, r) {
   switch (reason) {
     case "pair_busy": return T("pair.busy");
     case "pair_cooldown": return T("pair.cooldown", { n: +(r.headers.get("Retry-After") || 60) });
+    case "pair_crowded": return T("pair.crowded", { n: +(r.headers.get("Retry-After") || 60) });
     case "pair_no_button": return T("pair.nobutton");
     case "bad_token": case "no_control": return T("err.nocontrol");
     case "refused":
