@@ -77,6 +77,10 @@ type Table struct {
 	// beside the publishing, which never waits for it (a cluster whose
 	// journals' stream elects a new leader answers it seconds later)
 	verifying context.CancelFunc
+	// verified: the comparison ended (no reconnect since); the next pass
+	// over the journals, which reads those it found the hub lacks, sets
+	// stats.Checked
+	verified bool
 	loopCtx   context.Context // the publishing loop's: ends with Close
 	stateMu   sync.Mutex      // the state file's read-modify-writes
 
@@ -95,7 +99,9 @@ type TableStats struct {
 	Connected bool `json:"connected"`
 	Errors    int  `json:"errors"`
 	// Checked: since the last connect, the journals marked sent were
-	// compared with what the hub holds of them.
+	// compared with what the hub holds of them, and a pass over the
+	// journals has since read those the hub lacks (so Backlog counts
+	// their events): Checked with no Backlog is all on the hub.
 	Checked bool `json:"checked"`
 }
 
@@ -328,6 +334,7 @@ func (t *Table) onConn(nc *nats.Conn) {
 		t.recheck = true
 	}
 	t.stats.Checked = false
+	t.verified = false // a comparison before this change no longer counts
 	t.mu.Unlock()
 	t.wake()
 }
@@ -718,7 +725,10 @@ func (t *Table) sync(ctx context.Context) time.Duration {
 	t.abort = cancel
 	t.mu.Unlock()
 	t.mu.Lock()
+	// the tails verify put back are in t.tails once it has ended
 	tails := slices.Clone(t.tails)
+	checking := t.verified
+	t.verified = false
 	// whether each journal was retired before it is read: only then do
 	// the events read below hold all of it (the session writes a game's
 	// last lines before it starts the next journal)
@@ -796,6 +806,9 @@ func (t *Table) sync(ctx context.Context) time.Duration {
 	}
 	t.mu.Lock()
 	t.stats.Backlog = backlog
+	if checking && !t.recheck && t.nc.IsConnected() {
+		t.stats.Checked = true // with the backlog of what verify put back
+	}
 	if t.recheck && t.verifying == nil {
 		wait = max(wait, t.opts.ReconnectWait) // the comparison failed: again
 	}
@@ -824,8 +837,12 @@ func (t *Table) runVerify(ctx context.Context, cancel context.CancelFunc) {
 	switch {
 	case err != nil:
 		t.recheck = true
-	case !t.recheck: // compared, and no reconnect since
-		t.stats.Checked = true
+	case !t.recheck: // compared, and no reconnect since: Checked at the
+		// next pass (woken below), which reads the journals put back;
+		// before, Checked with the last pass's Backlog (0) said all was on
+		// the hub while the journals verify had just found lacking were
+		// yet to be read and published
+		t.verified = true
 	}
 	t.mu.Unlock()
 	t.wake()
