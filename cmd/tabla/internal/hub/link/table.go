@@ -81,8 +81,8 @@ type Table struct {
 	// over the journals, which reads those it found the hub lacks, sets
 	// stats.Checked
 	verified bool
-	loopCtx   context.Context // the publishing loop's: ends with Close
-	stateMu   sync.Mutex      // the state file's read-modify-writes
+	loopCtx  context.Context // the publishing loop's: ends with Close
+	stateMu  sync.Mutex      // the state file's read-modify-writes
 
 	poke   chan struct{}
 	stop   chan struct{}
