@@ -81,8 +81,12 @@ type Table struct {
 	// over the journals, which reads those it found the hub lacks, sets
 	// stats.Checked
 	verified bool
-	loopCtx  context.Context // the publishing loop's: ends with Close
-	stateMu  sync.Mutex      // the state file's read-modify-writes
+	// asked counts the wake-ups (a journal written, Wake, a connection
+	// change, the comparison's end); answered is the count the last pass
+	// had taken up when it set the backlog: Stats.Pending while they differ
+	asked, answered uint64
+	loopCtx         context.Context // the publishing loop's: ends with Close
+	stateMu         sync.Mutex      // the state file's read-modify-writes
 
 	poke   chan struct{}
 	stop   chan struct{}
@@ -98,6 +102,11 @@ type TableStats struct {
 	Backlog   int  `json:"backlog"`   // events read and not yet on the hub
 	Connected bool `json:"connected"`
 	Errors    int  `json:"errors"`
+	// Pending: the link was told of lines (Journalled, Wake) or a change
+	// that no pass over the journals has read yet — Backlog does not count
+	// them. No Backlog and none Pending: what the link was told of is on
+	// the hub.
+	Pending bool `json:"pending"`
 	// Checked: since the last connect, the journals marked sent were
 	// compared with what the hub holds of them, and a pass over the
 	// journals has since read those the hub lacks (so Backlog counts
@@ -344,6 +353,9 @@ func (t *Table) onConn(nc *nats.Conn) {
 func (t *Table) Wake() { t.wake() }
 
 func (t *Table) wake() {
+	t.mu.Lock()
+	t.asked++
+	t.mu.Unlock()
 	select {
 	case t.poke <- struct{}{}:
 	default:
@@ -398,6 +410,7 @@ func (t *Table) Stats() TableStats {
 	defer t.mu.Unlock()
 	s := t.stats
 	s.Connected = t.nc.IsConnected()
+	s.Pending = t.asked != t.answered
 	return s
 }
 
@@ -431,7 +444,9 @@ func (t *Table) Start(sess *companion.Session) {
 	}
 }
 
-// Close stops the link, first publishing what it can within wait.
+// Close stops the link, first publishing what it can within wait: the
+// lines it was told of up to now (Journalled) included, read by a pass
+// that starts after the call.
 func (t *Table) Close(wait time.Duration) {
 	t.closed.Do(func() {
 		t.mu.Lock()
@@ -443,7 +458,7 @@ func (t *Table) Close(wait time.Duration) {
 			changes := t.Subscribe(ctx)
 			t.wake()
 		drain:
-			for t.Stats().Backlog > 0 && t.nc.IsConnected() {
+			for s := t.Stats(); (s.Backlog > 0 || s.Pending) && s.Connected; s = t.Stats() {
 				select {
 				case <-changes:
 				case <-ctx.Done():
@@ -729,6 +744,7 @@ func (t *Table) sync(ctx context.Context) time.Duration {
 	tails := slices.Clone(t.tails)
 	checking := t.verified
 	t.verified = false
+	asked := t.asked // taken up by this pass: lines written since are read below
 	// whether each journal was retired before it is read: only then do
 	// the events read below hold all of it (the session writes a game's
 	// last lines before it starts the next journal)
@@ -772,6 +788,7 @@ func (t *Table) sync(ctx context.Context) time.Duration {
 	}
 	t.mu.Lock()
 	t.stats.Backlog = backlog
+	t.answered = asked // before, Stats gave the last pass's backlog with no sign of the new lines
 	t.mu.Unlock()
 	backlog = 0
 	var wait time.Duration

@@ -32,38 +32,9 @@ import (
 // the comparison are driven here one by one (no publishing loop), so the
 // order that was a race there is the order here.
 func TestCheckedCountsWhatVerifyPutBack(t *testing.T) {
-	natsrv.BcryptCost = bcrypt.MinCost
-	hubDir := t.TempDir()
-	creds, err := natsrv.LoadCredentials(hubDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pw, err := creds.AddTable("solo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := creds.Save(hubDir); err != nil {
-		t.Fatal(err)
-	}
-	srv, err := natsrv.StartServer(natsrv.ServerConfig{Dir: hubDir, Listen: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Shutdown()
+	srv, js, pw := startTestHub(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	nc, err := nats.Connect(srv.URL("admin", creds.Admin))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := natsrv.Setup(ctx, js, 1); err != nil {
-		t.Fatal(err)
-	}
 
 	// a finished game's journal, with a second end line the hub never got
 	dir := t.TempDir()
@@ -202,4 +173,98 @@ func appendLine(t *testing.T, path, line string) {
 	if _, err := fmt.Fprintln(f, line); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestCloseTakesUpTheLastLines: a line journalled just before Close
+// (the session's last move, then `tabla run` stops) is published within
+// Close's wait. Before, Close drained while Backlog > 0, and Backlog was
+// the last pass's, taken before the line was written: Close returned at
+// once and stopped the pass that would have published it (the move
+// reached the hub only at the table's next start). Stats.Pending now says
+// a report is not yet taken up by a pass.
+func TestCloseTakesUpTheLastLines(t *testing.T) {
+	srv, js, pw := startTestHub(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dir := t.TempDir()
+	ln, err := Connect(TableOptions{URL: natsrv.UserURL(srv.ClientURL(), "solo", pw), JournalDir: dir, ReconnectWait: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close(0)
+	changes := ln.Subscribe(ctx)
+	ln.Start(nil)
+	path := filepath.Join(dir, companion.JournalName("gyges", time.Date(2026, 12, 8, 0, 1, 0, 0, time.UTC)))
+	writeGame(t, path, 4)
+	ln.Journalled(path, 4)
+	first, err := ReadJournal(path, "solo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	subj := wire.RecSubject("solo", first.Game)
+	for {
+		if s := ln.Stats(); s.Connected && s.Checked && s.Backlog == 0 {
+			if n, _, err := LastEvent(ctx, js, subj); err == nil && n == len(first.Events)-1 {
+				break
+			}
+		}
+		select {
+		case <-changes:
+		case <-ctx.Done():
+			t.Fatalf("the journal not published: %+v", ln.Stats())
+		}
+	}
+	appendLine(t, path, `{"end":"new"}`)
+	ln.Journalled(path, 4)
+	ln.Close(30 * time.Second)
+	rec, err := ReadJournal(path, "solo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _, err := LastEvent(ctx, js, subj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != len(rec.Events)-1 {
+		t.Fatalf("after Close the hub holds up to event %d of the journal's %d: the line journalled before Close was not published", n, len(rec.Events)-1)
+	}
+}
+
+// startTestHub starts a hub's NATS server with its streams and a table
+// "solo": the server, the admin's JetStream and the table's password.
+func startTestHub(t *testing.T) (*natsrv.Server, jetstream.JetStream, string) {
+	t.Helper()
+	natsrv.BcryptCost = bcrypt.MinCost
+	hubDir := t.TempDir()
+	creds, err := natsrv.LoadCredentials(hubDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw, err := creds.AddTable("solo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := creds.Save(hubDir); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := natsrv.StartServer(natsrv.ServerConfig{Dir: hubDir, Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	nc, err := nats.Connect(srv.URL("admin", creds.Admin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := natsrv.Setup(ctx, js, 1); err != nil {
+		t.Fatal(err)
+	}
+	return srv, js, pw
 }
