@@ -77,8 +77,16 @@ type Table struct {
 	// beside the publishing, which never waits for it (a cluster whose
 	// journals' stream elects a new leader answers it seconds later)
 	verifying context.CancelFunc
-	loopCtx   context.Context // the publishing loop's: ends with Close
-	stateMu   sync.Mutex      // the state file's read-modify-writes
+	// verified: the comparison ended (no reconnect since); the next pass
+	// over the journals, which reads those it found the hub lacks, sets
+	// stats.Checked
+	verified bool
+	// asked counts the wake-ups (a journal written, Wake, a connection
+	// change, the comparison's end); answered is the count the last pass
+	// had taken up when it set the backlog: Stats.Pending while they differ
+	asked, answered uint64
+	loopCtx         context.Context // the publishing loop's: ends with Close
+	stateMu         sync.Mutex      // the state file's read-modify-writes
 
 	poke   chan struct{}
 	stop   chan struct{}
@@ -94,8 +102,15 @@ type TableStats struct {
 	Backlog   int  `json:"backlog"`   // events read and not yet on the hub
 	Connected bool `json:"connected"`
 	Errors    int  `json:"errors"`
+	// Pending: the link was told of lines (Journalled, Wake) or a change
+	// that no pass over the journals has read yet — Backlog does not count
+	// them. No Backlog and none Pending: what the link was told of is on
+	// the hub.
+	Pending bool `json:"pending"`
 	// Checked: since the last connect, the journals marked sent were
-	// compared with what the hub holds of them.
+	// compared with what the hub holds of them, and a pass over the
+	// journals has since read those the hub lacks (so Backlog counts
+	// their events): Checked with no Backlog is all on the hub.
 	Checked bool `json:"checked"`
 }
 
@@ -328,6 +343,7 @@ func (t *Table) onConn(nc *nats.Conn) {
 		t.recheck = true
 	}
 	t.stats.Checked = false
+	t.verified = false // a comparison before this change no longer counts
 	t.mu.Unlock()
 	t.wake()
 }
@@ -337,6 +353,9 @@ func (t *Table) onConn(nc *nats.Conn) {
 func (t *Table) Wake() { t.wake() }
 
 func (t *Table) wake() {
+	t.mu.Lock()
+	t.asked++
+	t.mu.Unlock()
 	select {
 	case t.poke <- struct{}{}:
 	default:
@@ -391,6 +410,7 @@ func (t *Table) Stats() TableStats {
 	defer t.mu.Unlock()
 	s := t.stats
 	s.Connected = t.nc.IsConnected()
+	s.Pending = t.asked != t.answered
 	return s
 }
 
@@ -424,7 +444,9 @@ func (t *Table) Start(sess *companion.Session) {
 	}
 }
 
-// Close stops the link, first publishing what it can within wait.
+// Close stops the link, first publishing what it can within wait: the
+// lines it was told of up to now (Journalled) included, read by a pass
+// that starts after the call.
 func (t *Table) Close(wait time.Duration) {
 	t.closed.Do(func() {
 		t.mu.Lock()
@@ -436,7 +458,7 @@ func (t *Table) Close(wait time.Duration) {
 			changes := t.Subscribe(ctx)
 			t.wake()
 		drain:
-			for t.Stats().Backlog > 0 && t.nc.IsConnected() {
+			for s := t.Stats(); (s.Backlog > 0 || s.Pending) && s.Connected; s = t.Stats() {
 				select {
 				case <-changes:
 				case <-ctx.Done():
@@ -718,7 +740,11 @@ func (t *Table) sync(ctx context.Context) time.Duration {
 	t.abort = cancel
 	t.mu.Unlock()
 	t.mu.Lock()
+	// the tails verify put back are in t.tails once it has ended
 	tails := slices.Clone(t.tails)
+	checking := t.verified
+	t.verified = false
+	asked := t.asked // taken up by this pass: lines written since are read below
 	// whether each journal was retired before it is read: only then do
 	// the events read below hold all of it (the session writes a game's
 	// last lines before it starts the next journal)
@@ -762,6 +788,7 @@ func (t *Table) sync(ctx context.Context) time.Duration {
 	}
 	t.mu.Lock()
 	t.stats.Backlog = backlog
+	t.answered = asked // before, Stats gave the last pass's backlog with no sign of the new lines
 	t.mu.Unlock()
 	backlog = 0
 	var wait time.Duration
@@ -796,6 +823,9 @@ func (t *Table) sync(ctx context.Context) time.Duration {
 	}
 	t.mu.Lock()
 	t.stats.Backlog = backlog
+	if checking && !t.recheck && t.nc.IsConnected() {
+		t.stats.Checked = true // with the backlog of what verify put back
+	}
 	if t.recheck && t.verifying == nil {
 		wait = max(wait, t.opts.ReconnectWait) // the comparison failed: again
 	}
@@ -824,8 +854,12 @@ func (t *Table) runVerify(ctx context.Context, cancel context.CancelFunc) {
 	switch {
 	case err != nil:
 		t.recheck = true
-	case !t.recheck: // compared, and no reconnect since
-		t.stats.Checked = true
+	case !t.recheck: // compared, and no reconnect since: Checked at the
+		// next pass (woken below), which reads the journals put back;
+		// before, Checked with the last pass's Backlog (0) said all was on
+		// the hub while the journals verify had just found lacking were
+		// yet to be read and published
+		t.verified = true
 	}
 	t.mu.Unlock()
 	t.wake()
