@@ -106,6 +106,11 @@ func TestPerft(t *testing.T) {
 			if testing.Short() && l.Depth > 3 {
 				t.Skip("deep perft skipped in -short")
 			}
+			if enginetest.Reduced() && l.Depth > 3 {
+				// one goroutine: CI counts it without the race detector
+				// (go test ./engine/...), or TABLA_LONG=1 under it
+				t.Skip("deep perft skipped under the race detector")
+			}
 			s := perftRoot(t, l.Name)
 			if got := enginetest.Perft(s, l.Depth); got != l.Count {
 				t.Errorf("engine: got %d, want %d", got, l.Count)
