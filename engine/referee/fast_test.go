@@ -298,6 +298,7 @@ func (tw *twin) step() {
 // read by a referee that skips and one that never does, agree after every
 // event — and the skip happened.
 func TestQuietSettleSkip(t *testing.T) {
+	t.Parallel() // its twins share nothing with the other tests
 	games := []struct {
 		game string
 		cfg  engine.Config

@@ -1165,6 +1165,7 @@ var noisyHandRegressions = []struct {
 }
 
 func TestNoisyRegressions(t *testing.T) {
+	t.Parallel() // one referee of its own a game, as the harness's configurations
 	for _, rg := range noisyHandRegressions {
 		var nc *noisyConfig
 		for _, c := range noisyConfigs() {
