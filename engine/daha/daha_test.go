@@ -574,7 +574,7 @@ func TestRollErrors(t *testing.T) {
 }
 
 func TestUndoRandomGames(t *testing.T) {
-	games, steps := 150, 400
+	games, steps := enginetest.Scale(150), 400
 	if testing.Short() {
 		games, steps = 30, 200
 	}

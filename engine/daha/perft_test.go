@@ -106,6 +106,11 @@ func TestPerft(t *testing.T) {
 			if testing.Short() && l.Depth > 3 {
 				t.Skip("deep perft skipped in -short")
 			}
+			if enginetest.Reduced() && l.Depth > 3 {
+				// one goroutine: CI counts it without the race detector
+				// (go test ./engine/...), or TABLA_LONG=1 under it
+				t.Skip("deep perft skipped under the race detector")
+			}
 			s := perftRoot(t, l.Name)
 			if got := enginetest.Perft(s, l.Depth); got != l.Count {
 				t.Errorf("engine: got %d, want %d", got, l.Count)
@@ -125,7 +130,9 @@ func TestPerftAgainstReference(t *testing.T) {
 	for _, l := range readPerft(t) {
 		// The reference is slow: entries beyond 400,000 leaves were checked
 		// against it when the table was written (-update), not on every run.
-		if l.Depth > 3 || l.Count > 400000 || (testing.Short() && l.Depth > 2) {
+		// Under the race detector as with -short (the reference is one
+		// goroutine; CI checks depth 3 without it, go test ./engine/...).
+		if l.Depth > 3 || l.Count > 400000 || ((testing.Short() || enginetest.Reduced()) && l.Depth > 2) {
 			continue
 		}
 		t.Run(fmt.Sprintf("%s/depth%d", l.Name, l.Depth), func(t *testing.T) {

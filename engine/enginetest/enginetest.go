@@ -203,12 +203,21 @@ func CheckRandomMove(t testing.TB, s engine.State, games, maxSteps int, seed uin
 
 // Scale returns n, or a quarter of it (at least 1) under the race detector:
 // the engines are single-threaded, so their long randomised comparisons
-// gain nothing from it but its 5–10× slowdown.
+// gain nothing from it but its 5–10× slowdown. CI plays the full n without
+// it (.ci/run's `go test ./engine/...`, before the README's race run);
+// TABLA_LONG=1 plays the full n under the race detector too.
 func Scale(n int) int {
-	if Race {
+	if Reduced() {
 		return max(1, n/4)
 	}
 	return n
+}
+
+// Reduced reports whether the long seeded tests run at their reduced size:
+// under the race detector, unless TABLA_LONG=1. Tests whose reduction is not
+// a quarter (a shallower perft, fewer steps) ask this.
+func Reduced() bool {
+	return Race && os.Getenv("TABLA_LONG") != "1"
 }
 
 // PerftLine is one line of a perft table: NAME DEPTH COUNT.

@@ -27,7 +27,7 @@ import (
 //
 // TABLA_NOISY_GAMES sets the same knob from the environment.
 
-var noisyGames = flag.Int("noisy.games", 0, "noisy games per configuration (0: $TABLA_NOISY_GAMES, else 120, or 15 with -short)")
+var noisyGames = flag.Int("noisy.games", 0, "noisy games per configuration (0: $TABLA_NOISY_GAMES, else 120, or 15 with -short or -race)")
 
 func noisyGameCount() int {
 	if *noisyGames > 0 {
@@ -41,24 +41,31 @@ func noisyGameCount() int {
 	}
 	if raceEnabled {
 		// the race detector checks the referee on a few games a
-		// configuration; TestNoisyGamesFull plays the full count
-		// without it
+		// configuration; the run without it (.ci/run's engine step, or
+		// TestNoisyGamesFull with TABLA_LONG=1) plays the full count
 		return 15
 	}
 	return 120
 }
 
 // TestNoisyGamesFull plays the noisy and the clean harness at their full
-// count (120 games a configuration, 2,160 of each) when the tests run under
-// the race detector,
-// as CI's `go test -race -timeout 30m ./...` does: it runs this package's harness again
-// in a test binary built without it, five to ten times faster.
+// count (120 games a configuration, 2,160 of each) from a test binary built
+// with the race detector, by running this package's harness again in a test
+// binary built without it (five to ten times faster), when TABLA_LONG=1 asks
+// for it. CI plays the full count without the race detector in a step of its
+// own (.ci/run: `go test ./engine/...` before the README's
+// `go test -race ./...`), so the race run plays 15 games a configuration and
+// does not play them a second time; TABLA_LONG=1 gives a race run alone the
+// same games as CI.
 func TestNoisyGamesFull(t *testing.T) {
 	if !raceEnabled {
 		t.Skip("TestNoisyGames plays the full count in this binary")
 	}
 	if testing.Short() || *noisyGames > 0 || os.Getenv("TABLA_NOISY_GAMES") != "" || *cleanGames > 0 || os.Getenv("TABLA_CLEAN_GAMES") != "" {
 		t.Skip("a count was set: TestNoisyGames and TestCleanGames play it")
+	}
+	if os.Getenv("TABLA_LONG") != "1" {
+		t.Skip("the full count runs without the race detector: go test ./engine/referee (.ci/run runs it; TABLA_LONG=1 runs it from here)")
 	}
 	gobin, err := exec.LookPath("go")
 	if err != nil {
@@ -1158,6 +1165,7 @@ var noisyHandRegressions = []struct {
 }
 
 func TestNoisyRegressions(t *testing.T) {
+	t.Parallel() // one referee of its own a game, as the harness's configurations
 	for _, rg := range noisyHandRegressions {
 		var nc *noisyConfig
 		for _, c := range noisyConfigs() {

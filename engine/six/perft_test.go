@@ -45,7 +45,9 @@ func readPerft(t *testing.T) []enginetest.PerftLine {
 }
 
 // TestPerft checks the node counts of testdata/perft.txt; depths beyond 4
-// and the movement-phase depth 2 run only without -short.
+// and the movement-phase depth 2 run only without -short, and not under the
+// race detector (one goroutine: CI counts them without it, in
+// `go test ./engine/...`; TABLA_LONG=1 counts them under it too).
 func TestPerft(t *testing.T) {
 	if *updatePerft {
 		writePerft(t)
@@ -57,7 +59,7 @@ func TestPerft(t *testing.T) {
 			t.Fatalf("perft.txt: unknown position %q", pl.Name)
 		}
 		deep := pl.Depth > 4 || (strings.Contains(pl.Name, "middle") && pl.Depth > 1) || (strings.Contains(pl.Name, "late") && pl.Depth > 2)
-		if deep && testing.Short() {
+		if deep && (testing.Short() || enginetest.Reduced()) {
 			continue
 		}
 		t.Run(fmt.Sprintf("%s/%d", pl.Name, pl.Depth), func(t *testing.T) {
@@ -97,13 +99,14 @@ func refPerft(r *refState, depth int) uint64 {
 func TestPerftReference(t *testing.T) {
 	positions := perftPositions(t)
 	for _, pl := range readPerft(t) {
+		full := !testing.Short() && !enginetest.Reduced() // as TestPerft
 		limit := 3
-		if !testing.Short() {
+		if full {
 			limit = 4
 		}
 		if strings.Contains(pl.Name, "middle") || strings.Contains(pl.Name, "late") {
 			limit = 1
-			if !testing.Short() {
+			if full {
 				limit = 2
 			}
 		}

@@ -123,7 +123,7 @@ func TestReferenceRandomTables(t *testing.T) {
 // moves: every placement and movement text over the table's surroundings,
 // and every suffix cell of tied splits, on random positions.
 func TestParseMatchesMoves(t *testing.T) {
-	positions := 60
+	positions := enginetest.Scale(60)
 	if testing.Short() {
 		positions = 16
 	}

@@ -714,7 +714,7 @@ func TestWandering(t *testing.T) {
 }
 
 func TestCheckUndo(t *testing.T) {
-	games := 30
+	games := enginetest.Scale(30)
 	if testing.Short() {
 		games = 6
 	}

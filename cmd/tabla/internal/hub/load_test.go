@@ -21,6 +21,7 @@ import (
 
 	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/link"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/hub/natsrv"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/testfs"
 	"github.com/tabla-board/tabla/engine"
 	"github.com/tabla-board/tabla/engine/record"
 )
@@ -38,7 +39,10 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	natsrv.BcryptCost = bcrypt.MinCost
-	os.Exit(m.Run())
+	restore := testfs.MemoryTemp() // journals' fsync in memory (issue 41)
+	code := m.Run()
+	restore()
+	os.Exit(code)
 }
 
 // TestLoad (TABLA_HUB_LOAD=1; BENCHMARKS.md "Hub"): 100 tables publish

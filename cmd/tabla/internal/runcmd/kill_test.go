@@ -22,25 +22,63 @@ import (
 
 	"github.com/tabla-board/tabla/boards"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/companion"
+	"github.com/tabla-board/tabla/cmd/tabla/internal/testfs"
 	"github.com/tabla-board/tabla/engine"
 	"github.com/tabla-board/tabla/engine/record"
 	"github.com/tabla-board/tabla/sim"
 )
 
-// buildTabla builds the tabla binary into a temporary directory.
+// tabla is the tabla binary the tests that start daemons as processes run:
+// built once per test binary (the first test that asks), removed by
+// TestMain.
+var tabla struct {
+	once     sync.Once
+	dir, bin string
+	err      error
+}
+
+// TestMain runs the tests with their temporary folders in memory
+// (testfs.MemoryTemp: the journals' fsync at every move waits for no disk)
+// and removes the tabla binary the tests built.
+func TestMain(m *testing.M) {
+	restore := testfs.MemoryTemp()
+	code := m.Run()
+	if tabla.dir != "" {
+		os.RemoveAll(tabla.dir)
+	}
+	restore()
+	os.Exit(code)
+}
+
+// buildTabla builds the tabla binary into a temporary directory, once per
+// test binary: TestKillAndRestart, TestKillCycles, TestKillClocks and
+// TestOneDaemonPerJournalFolder run the same build (each ran its own
+// `go build` before issue 41).
 func buildTabla(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "tabla")
-	root, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		t.Fatal(err)
+	tabla.once.Do(func() {
+		root, err := exec.Command("go", "env", "GOMOD").Output()
+		if err != nil {
+			tabla.err = fmt.Errorf("go env GOMOD: %v", err)
+			return
+		}
+		if tabla.dir, err = os.MkdirTemp("", "tabla-runcmd-test-"); err != nil {
+			tabla.err = err
+			return
+		}
+		bin := filepath.Join(tabla.dir, "tabla")
+		build := exec.Command("go", "build", "-o", bin, "./cmd/tabla")
+		build.Dir = filepath.Dir(strings.TrimSpace(string(root)))
+		if out, err := build.CombinedOutput(); err != nil {
+			tabla.err = fmt.Errorf("build: %v\n%s", err, out)
+			return
+		}
+		tabla.bin = bin
+	})
+	if tabla.err != nil {
+		t.Fatal(tabla.err)
 	}
-	build := exec.Command("go", "build", "-o", bin, "./cmd/tabla")
-	build.Dir = filepath.Dir(strings.TrimSpace(string(root)))
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	return bin
+	return tabla.bin
 }
 
 // ptyBoard is a virtual STAR board on a pseudo-terminal that outlives the

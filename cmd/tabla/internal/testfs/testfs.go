@@ -1,7 +1,8 @@
 // Package testfs holds the file-system helpers that tests of several
 // packages share: the repository's root (testdata and the outside cases
-// beside the checkout are found from it) and a small tmpfs that fills up
-// (a full memory card).
+// beside the checkout are found from it), a small tmpfs that fills up
+// (a full memory card), and MemoryTemp, which a TestMain calls to keep a
+// test binary's temporary folders in memory.
 package testfs
 
 import (

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package testfs
+
+// isTmpfs: only Linux's /dev/shm is used.
+func isTmpfs(string) bool { return false }

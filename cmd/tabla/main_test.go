@@ -1,0 +1,18 @@
+package main
+
+import (
+	"os"
+	"testing"
+
+	"github.com/tabla-board/tabla/cmd/tabla/internal/testfs"
+)
+
+// TestMain runs the tests with their temporary folders in memory
+// (testfs.MemoryTemp): the records and journals they write wait for no
+// disk.
+func TestMain(m *testing.M) {
+	restore := testfs.MemoryTemp()
+	code := m.Run()
+	restore()
+	os.Exit(code)
+}
