@@ -3,7 +3,36 @@ package testfs
 import (
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
+
+// minShmFree is the room /dev/shm must have for the folders to go there (a
+// container's /dev/shm is often 64 MB; a record of a million moves alone
+// takes tens of MB): with less they stay on disk.
+const minShmFree = 2 << 30
+
+// removeOrphans removes the folders that test binaries killed before
+// their end (a timeout, a kill) left on /dev/shm: each is named for the
+// process that made it, and one whose process is gone is an orphan. (They
+// hold memory until removed.)
+func removeOrphans(root string) {
+	ents, _ := os.ReadDir(root)
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), "tabla-test-")
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pid, _, _ := strings.Cut(rest, "-")
+		n, err := strconv.Atoi(pid)
+		if err != nil || n <= 0 {
+			continue // an older folder's name: left alone
+		}
+		if _, err := os.Stat("/proc/" + pid); os.IsNotExist(err) {
+			os.RemoveAll(filepath.Join(root, e.Name()))
+		}
+	}
+}
 
 // MemoryTemp points TMPDIR at a new folder on /dev/shm when that is a
 // tmpfs this process may write, for the rest of the test binary
@@ -25,10 +54,11 @@ import (
 // synced. Without a writable tmpfs at /dev/shm, or with TABLA_DISK_TEMP=1
 // (to compare), it changes nothing.
 func MemoryTemp() (restore func()) {
-	if os.Getenv("TABLA_DISK_TEMP") == "1" || !isTmpfs("/dev/shm") {
+	if os.Getenv("TABLA_DISK_TEMP") == "1" || !isTmpfs("/dev/shm") || freeBytes("/dev/shm") < minShmFree {
 		return func() {}
 	}
-	dir, err := os.MkdirTemp("/dev/shm", "tabla-test-")
+	removeOrphans("/dev/shm")
+	dir, err := os.MkdirTemp("/dev/shm", "tabla-test-"+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return func() {}
 	}

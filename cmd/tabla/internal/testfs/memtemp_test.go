@@ -3,6 +3,8 @@ package testfs
 import (
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"testing"
 )
 
@@ -41,5 +43,31 @@ func TestMemoryTemp(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("%s after restore: %v, want it removed", dir, err)
+	}
+}
+
+// TestRemoveOrphans: a folder left by a process that is gone is removed;
+// one of a live process, and one named otherwise, are kept.
+func TestRemoveOrphans(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	root := t.TempDir()
+	gone := filepath.Join(root, "tabla-test-2147483646-1") // past pid_max
+	live := filepath.Join(root, "tabla-test-"+strconv.Itoa(os.Getpid())+"-2")
+	other := filepath.Join(root, "tabla-test-3")
+	for _, d := range []string{gone, live, other} {
+		if err := os.MkdirAll(filepath.Join(d, "x"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	removeOrphans(root)
+	if _, err := os.Stat(gone); !os.IsNotExist(err) {
+		t.Errorf("the orphan is still there: %v", err)
+	}
+	for _, d := range []string{live, other} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s removed: %v", d, err)
+		}
 	}
 }
