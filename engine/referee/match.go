@@ -1649,6 +1649,9 @@ func (r *Referee) evaluate() {
 		r.misEval = m
 	}
 	r.inSync = r.known && len(m) == 0
+	if r.inSync {
+		r.takenBack = 0 // brought back in line: the takeback is done
+	}
 	if r.inSync || len(r.ops) > 0 {
 		r.synced = true
 	}

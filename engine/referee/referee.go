@@ -266,17 +266,20 @@ type Referee struct {
 	ident      bool        // the sensors tell pieces apart
 	board3     []uint8     // scratch: a board after one move (afterDiff)
 
-	mode     Mode
-	inSync   bool
-	synced   bool  // the board has matched the game since it started
-	progress []int // indices of legal moves the board is under way to
-	confirm  []candidate
-	proposal int
-	hint     note
-	hintText string
-	message  string
-	lastRoll string
-	rollBy   string
+	mode   Mode
+	inSync bool
+	// takenBack: the number of the last move a takeback undid, while the
+	// board has not been brought back in line since (0: none).
+	takenBack int
+	synced    bool  // the board has matched the game since it started
+	progress  []int // indices of legal moves the board is under way to
+	confirm   []candidate
+	proposal  int
+	hint      note
+	hintText  string
+	message   string
+	lastRoll  string
+	rollBy    string
 
 	actions []Action
 	version uint64
@@ -378,6 +381,7 @@ func New(st engine.State, cfg Config) (*Referee, error) {
 
 // setState installs a game (new or resumed).
 func (r *Referee) setState(st engine.State) {
+	r.takenBack = 0
 	r.install(st)
 	r.autoPass()
 	r.evaluate()
@@ -955,6 +959,7 @@ func (r *Referee) apply(c *posCache, i int, at time.Duration, source string) {
 	r.cache.ready = false
 	r.st.Play(r.prev.moves[i])
 	r.ops = append(r.ops, op{move: r.prev.moves[i], text: r.prev.texts[i], seat: seat, diff: d, seq: r.seq, first: r.seq, since: r.lastAcc, at: at, note: r.prev.notes[i]})
+	r.takenBack = 0
 	applyDiff(r.cur, d, false)
 	r.offb = r.toBoard(r.st.Position(), r.scratch) // paint and off-board count
 	copy(r.cur, r.scratch)
@@ -991,6 +996,7 @@ func (r *Referee) roll(face int, tabla bool, source string) error {
 	r.offb = r.toBoard(r.st.Position(), r.cur)
 	text := r.info.Die.Faces[face]
 	r.ops = append(r.ops, op{roll: true, face: face, text: text, seat: seat, diff: diffBoards(before, r.cur), seq: r.seq, at: r.now})
+	r.takenBack = 0
 	r.lastRoll, r.rollBy = text, r.info.Seats[seat]
 	r.cache.ready, r.prevOK = false, false
 	r.message = ""
@@ -1078,6 +1084,12 @@ func (r *Referee) undo(plies int) bool {
 	}
 	if moves < plies {
 		return false
+	}
+	r.takenBack = 0
+	for _, o := range r.ops {
+		if !o.roll {
+			r.takenBack++ // the number of the last move, undone below
+		}
 	}
 	for k := 0; k < n; k++ {
 		o := r.ops[len(r.ops)-1]

@@ -145,8 +145,20 @@ func TestTakebackButtonAndNewGame(t *testing.T) {
 	tb.expect("to_move=red", "ply=1")
 	tb.do("press takeback")
 	tb.expect("to_move=white", "ply=0", "in_sync=false", "mode=correct", `lit={"illegal":["h11"],"fill":["d13"]}`)
-	tb.do("lift h11", "place d13")
+	// the state says which move was taken back until the board is in
+	// line again (a page that did not see the moves drop says it so)
+	if n := tb.r.State().TakenBack; n != 1 {
+		t.Errorf("taken back %d after the takeback, want 1", n)
+	}
+	tb.do("lift h11")
+	if n := tb.r.State().TakenBack; n != 1 {
+		t.Errorf("taken back %d while the piece goes back, want 1", n)
+	}
+	tb.do("place d13")
 	tb.expect("in_sync=true", "mode=play")
+	if n := tb.r.State().TakenBack; n != 0 {
+		t.Errorf("taken back %d once the board is in line, want 0", n)
+	}
 	tb.do("lift d13", "place h11", "press new")
 	tb.expect("ply=0", "in_sync=false", "mode=setup")
 	if got, want := tb.log(), "white:d13-h11 takeback:1 white:d13-h11 new"; got != want {

@@ -57,8 +57,11 @@ type State struct {
 	// button accepts.
 	Candidates []string `json:"candidates,omitempty"`
 	Proposal   int      `json:"proposal,omitempty"`
-	Hint       string   `json:"hint,omitempty"`
-	Message    string   `json:"message,omitempty"`
+	// TakenBack is the number of the last move a takeback undid while the
+	// board is not yet back in line after it (the page says so in words).
+	TakenBack int    `json:"taken_back,omitempty"`
+	Hint      string `json:"hint,omitempty"`
+	Message   string `json:"message,omitempty"`
 }
 
 // State returns the current state. It allocates; call it when something
@@ -70,7 +73,7 @@ func (r *Referee) State() State {
 		Ply: r.st.Plies(), Mode: r.mode.String(), InSync: r.inSync, Conn: r.conn.String(),
 		Roll: r.lastRoll, RollBy: r.rollBy, Moves: []string{}, LEDs: map[string]LED{},
 		Sensed: map[string]string{}, Expected: pos.Pieces, Painted: pos.Painted, Hands: pos.Hands,
-		Hint: r.hintText, Message: r.message}
+		Hint: r.hintText, Message: r.message, TakenBack: r.takenBack}
 	if !r.known && r.conn == Connected {
 		s.Conn = "waiting"
 	}

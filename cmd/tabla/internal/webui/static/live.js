@@ -399,7 +399,11 @@ function boardNeeds(s) {
   if (s.in_sync !== false || s.mode !== "correct" || s.status === "won" || s.status === "draw") { tookBack = 0; return ""; }
   const steps = Words.needs(s, false);
   if (!steps.length) return "";
-  const head = tookBack ? T("needs.takenback", { n: tookBack }) + " " : T("needs.head") + " ";
+  // (the server says which move a takeback undid; a page that did not see
+  // the moves drop — it opened, or its updates were merged, after the
+  // takeback — knows it from there)
+  const back = s.taken_back || tookBack;
+  const head = back ? T("needs.takenback", { n: back }) + " " : T("needs.head") + " ";
   const then = s.to_move ? " " + T("needs.then", { who: nameOf(s, s.to_move) }) : "";
   return head + steps.join(" ") + then;
 }
