@@ -64,6 +64,7 @@ export class UsbHost {
     this.plugged = true;
     this.pulledUp = false;
     this.configured = false; // enumerated, configured, DTR raised
+    this.resetting = false; // a bus reset the device has not seen yet
     this.failed = false;
     this.toDevice = [];
     this.outArmed = 0; // bytes the device's bulk OUT endpoint takes, 0 if not armed
@@ -99,6 +100,7 @@ export class UsbHost {
       dpram(offset, value);
     };
     ctrl.onResetReceived = () => {
+      this.resetting = false;
       this.trace('bus reset taken');
       // The device saw the reset (it cleared SIE_STATUS.BUS_RESET): enumerate.
       if (this.plugged && !this.failed) this.enumerate(this.generation);
@@ -119,6 +121,10 @@ export class UsbHost {
 
   busReset() {
     this.configured = false;
+    // Until the device sees the reset (SIE_STATUS.BUS_RESET, 10 ms on)
+    // it may still hand over a packet of its old configuration: on a bus
+    // being reset no token takes it, and the device's reset drops it.
+    this.resetting = true;
     this.cur = null;
     this.outArmed = 0;
     this.pid.clear();
@@ -148,7 +154,10 @@ export class UsbHost {
       if (!out && !(value & BUF_FULL)) return this.error(`${describe(cur.setup)}: EP0 IN given without FULL`);
       return;
     }
-    if (!this.pid.has(name)) return this.error(`EP${ep} ${out ? 'OUT' : 'IN'} used before SET_CONFIGURATION`);
+    if (!this.pid.has(name)) {
+      if (this.resetting) return; // handed over before the device saw the reset: lost with it
+      return this.error(`EP${ep} ${out ? 'OUT' : 'IN'} used before SET_CONFIGURATION`);
+    }
     const want = this.pid.get(name);
     if (data1 !== want) return this.error(`EP${ep} ${out ? 'OUT armed for' : 'IN packet sent as'} DATA${data1}, want DATA${want}`);
     this.pid.set(name, want ^ 1);

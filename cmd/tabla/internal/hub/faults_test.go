@@ -289,6 +289,37 @@ func TestTableKilled(t *testing.T) {
 // mid-game).
 func midGame(t testing.TB, tables ...*vtable) {
 	t.Helper()
+	// The steps before count the moves of all the tables together: one
+	// table may have taken most of them while a remote game waited for a
+	// move to reach the other table (TestHubRestart once stood at ply 1).
+	// Play on until each table has two moves, as long as someone acts.
+	for last := time.Now(); time.Since(last) < 10*time.Second; {
+		behind := tables[:0:0]
+		for _, v := range tables {
+			if len(v.sess.History()) < 2 {
+				behind = append(behind, v)
+			}
+		}
+		if len(behind) == 0 {
+			break
+		}
+		// the tables behind first; the others only when none of them can
+		// act (a remote game's other table may owe the move)
+		acted := false
+		for _, v := range behind {
+			acted = v.step() || acted
+		}
+		for _, v := range tables {
+			if !acted && !slices.Contains(behind, v) {
+				acted = v.step()
+			}
+		}
+		if acted {
+			last = time.Now()
+		} else {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
 	for _, v := range tables {
 		if st := v.sess.State(); st.Status != "playing" || len(v.sess.History()) < 2 {
 			t.Logf("%s: mode %s in_sync %v to_move %v awaiting %s hint %q pending %v moves %v; ready %v; link %+v; remote %s", v.name, st.Mode, st.InSync,
