@@ -10,9 +10,4 @@ import (
 // TestMain runs the tests with their temporary folders in memory
 // (testfs.MemoryTemp): the records and journals they write wait for no
 // disk.
-func TestMain(m *testing.M) {
-	restore := testfs.MemoryTemp()
-	code := m.Run()
-	restore()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testfs.RunInMemory(m)) }

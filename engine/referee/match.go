@@ -597,10 +597,23 @@ func (r *Referee) liftedBeforeFill(a, b int, since uint64) bool {
 	return ok || !filled
 }
 
-// inHandAtFill replays the trace since since: was a empty when b was last
-// filled (true when b was not filled)?
+// inHandAtFill: a was empty when b was last filled since since, or b was
+// not filled then.
 func (r *Referee) inHandAtFill(a, b int, since uint64) bool {
-	aEmpty, filled, ok := false, false, false
+	ok, filled := r.emptyAtFill(a, b, since)
+	return ok || !filled
+}
+
+// emptiedBefore: a was empty when b was last filled since since.
+func (r *Referee) emptiedBefore(a, b int, since uint64) bool {
+	ok, _ := r.emptyAtFill(a, b, since)
+	return ok
+}
+
+// emptyAtFill replays the trace since since: was a empty when b was last
+// filled (ok), and was b filled at all?
+func (r *Referee) emptyAtFill(a, b int, since uint64) (ok, filled bool) {
+	aEmpty := false
 	for _, t := range r.trace {
 		if t.seq <= since {
 			continue
@@ -614,27 +627,7 @@ func (r *Referee) inHandAtFill(a, b int, since uint64) bool {
 			}
 		}
 	}
-	return ok || !filled
-}
-
-// emptiedBefore replays the trace since since: was a empty when b was last
-// filled?
-func (r *Referee) emptiedBefore(a, b int, since uint64) bool {
-	aEmpty, ok := false, false
-	for _, t := range r.trace {
-		if t.seq <= since {
-			continue
-		}
-		switch int(t.cell) {
-		case a:
-			aEmpty = t.empty
-		case b:
-			if !t.empty {
-				ok = aEmpty
-			}
-		}
-	}
-	return ok
+	return ok, filled
 }
 
 // candidates lists the readings of the settled board that are consistent

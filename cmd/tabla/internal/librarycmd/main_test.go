@@ -9,9 +9,4 @@ import (
 
 // TestMain runs the tests with their temporary folders in memory
 // (testfs.MemoryTemp): the journals' fsync at every move waits for no disk.
-func TestMain(m *testing.M) {
-	restore := testfs.MemoryTemp()
-	code := m.Run()
-	restore()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testfs.RunInMemory(m)) }

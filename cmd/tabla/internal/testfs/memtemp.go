@@ -5,7 +5,17 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"testing"
 )
+
+// RunInMemory is a TestMain's body for a package whose tests only need
+// MemoryTemp around them: it runs m with the temporary folders in memory
+// and returns m.Run's exit code (os.Exit(testfs.RunInMemory(m))).
+func RunInMemory(m *testing.M) int {
+	restore := MemoryTemp()
+	defer restore()
+	return m.Run()
+}
 
 // minShmFree is the room /dev/shm must have for the folders to go there (a
 // container's /dev/shm is often 64 MB; a record of a million moves alone
