@@ -190,8 +190,11 @@ func sensedIsTruth(def *boards.Board, st referee.State, truth []byte) bool {
 // and the line held: the failure is then read from the log, not guessed.
 func waitForState(t testing.TB, s *Session, hw *serial.Board, journal, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(60 * time.Second); !cond(); time.Sleep(2 * time.Millisecond) {
-		if time.Now().After(deadline) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	changes := s.Subscribe(ctx) // woken by every change of the session's state
+	for !cond() {
+		if _, ok := <-changes; !ok {
 			st := s.State()
 			tail, _ := os.ReadFile(journal)
 			if len(tail) > 3000 {

@@ -293,7 +293,22 @@ func midGame(t testing.TB, tables ...*vtable) {
 	// table may have taken most of them while a remote game waited for a
 	// move to reach the other table (TestHubRestart once stood at ply 1).
 	// Play on until each table has two moves, as long as someone acts.
-	for last := time.Now(); time.Since(last) < 10*time.Second; {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	poke := make(chan struct{}, 1) // any table's state changed
+	for _, v := range tables {
+		go func(ch <-chan struct{}) {
+			for range ch {
+				select {
+				case poke <- struct{}{}:
+				default:
+				}
+			}
+		}(v.sess.Subscribe(ctx))
+	}
+	quiet := time.NewTimer(10 * time.Second) // no table acted for so long
+	defer quiet.Stop()
+	for waiting := true; waiting; {
 		behind := tables[:0:0]
 		for _, v := range tables {
 			if len(v.sess.History()) < 2 {
@@ -315,9 +330,13 @@ func midGame(t testing.TB, tables ...*vtable) {
 			}
 		}
 		if acted {
-			last = time.Now()
-		} else {
-			time.Sleep(5 * time.Millisecond)
+			quiet.Reset(10 * time.Second)
+			continue
+		}
+		select {
+		case <-poke:
+		case <-quiet.C:
+			waiting = false
 		}
 	}
 	for _, v := range tables {
