@@ -1341,8 +1341,8 @@ func (r *Referee) thenNext(d, i int, texts, then string, nt note, since, tsince,
 			continue // moved since the board was last read (or, the piece
 			// the hand rested there, since: its lift read as going on)
 		}
-		if d >= 2 && n2.from != r.ops[n-d+1].note.from {
-			continue // (deeper: the counted piece's move)
+		if d >= 2 && n2.from != r.ops[n-d+1].note.from && !(d == 2 && r.ops[n-1].lone) {
+			continue // (deeper: the counted piece's move; after a lone reading, any)
 		}
 		if d == 2 && r.ops[n-2].note.extra < 0 && !r.ops[n-1].lone && (n2.extra < 0 || n2.extra != r.ops[n-2].note.to) {
 			continue // (a plain move revised: by the displaced piece set down first)

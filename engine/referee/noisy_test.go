@@ -1185,6 +1185,7 @@ var noisyChainRegressions = []struct {
 	{"gyges-presence", 593, 22, "the same"},
 	{"gyges-presence", 995, 24, "the same"},
 	{"gyges-identifying", 1238, 17, "the same, identifying sensors"},
+	{"gyges-advanced-identifying", 1294, 40, "a replace's mover resting on its way after the displaced piece was set down, taken unasked as the last move's displaced piece going on and the next player's replace landing there; the mover went on: stuck out of sync (the next player's move read back two deep is now any piece's, not only the one the lone reading moved)"},
 }
 
 // configNamed is the harness's configuration of that name.
