@@ -54,22 +54,28 @@ func (x *chain) search(c int, l uint8, used, bounce uint64) {
 		x.open[c] = open
 		x.known |= 1 << (uint(c) & 63)
 	}
-	pe, pn := g.pe, g.pn
-	_, _ = pe[0], pn[0] // one nil check each here, none in the loop
+	// The paths crossing a boundary crossed before are out: one AND-NOT
+	// per such boundary of the group, no test per path.
+	ep := g.ep
+	_ = ep[0] // one nil check here, none in the loop
+	var cross uint64
+	for u := used & g.edges; u != 0; u &= u - 1 {
+		cross |= ep[bits.TrailingZeros64(u)]
+	}
+	open &^= cross
+	pn := g.pn
+	_ = pn[0] // one nil check here, none in the loop
 	var ends uint64
 	for ; open != 0; open &= open - 1 {
-		i := bits.TrailingZeros64(open) & 63
-		// No branch on the boundaries: whether a path crosses one crossed
-		// before is hard to predict.
-		z := pe[i] & used
-		end := pn[i] & uint64(int64(z-1)>>63)
+		i := bits.TrailingZeros64(open)
+		end := pn[i]
 		ends |= end
 		if end&bounce != 0 {
 			// ends is kept in x.ends across the call (not spilled).
 			x.ends |= ends
 			ends = 0
 			e := bits.TrailingZeros64(end)
-			x.search(e, x.h[e], used|pe[i], bounce&^end)
+			x.search(e, x.h[e], used|g.pe[i], bounce&^end)
 		}
 	}
 	x.ends |= ends

@@ -35,18 +35,21 @@ type group struct {
 	allowed [2]uint64
 	inter   uint64 // cells that some path enters before its last step
 	edges   uint64 // boundaries that some path crosses
-	off     uint32 // the group's first path in tables.paths
-	// thr+d indexes tables.thr for a cell d of inter: the paths that enter
-	// d before their last step (and so are blocked when d is occupied).
-	thr int32
-	// ps are the group's paths (tables.paths from off), tp[d] is
-	// tables.thr[thr+d]: one load fewer on the way to a path.
+	// ps are the group's paths (in tables.paths); tp[d], for a cell d of
+	// inter, are the paths that enter d before their last step (and so
+	// are blocked when d is occupied), in tables.thr.
 	ps *[64]path
 	tp *[64]uint64
 	// pe and pn are the edges and the ends of the group's paths as two
 	// arrays (tables.soa): the Go search indexes them without scaling
-	// the path's index.
-	pe, pn *[64]uint64
+	// the path's index. 65 long, so that an index from TrailingZeros64
+	// (0–64) needs neither a check nor a mask.
+	pe, pn *[65]uint64
+	// ep[e], for a boundary e of edges, are the group's paths that cross
+	// e (tables.ep): the Go search takes the paths crossing a boundary
+	// used before out of a node's paths, one AND-NOT per such boundary,
+	// instead of testing every path.
+	ep *[65]uint64
 }
 
 // tables are the precomputed step paths of one board. They never change
@@ -60,8 +63,12 @@ type tables struct {
 
 	thr []uint64
 	// soa holds, for every group, its paths' edges then their ends
-	// (group.pe, group.pn), followed by 64 unused words.
+	// (group.pe, group.pn), followed by 65 unused words.
 	soa []uint64
+	// ep holds, for every group, the paths crossing each boundary from
+	// its lowest to its highest (group.ep), with 65 unused words before
+	// and after.
+	ep []uint64
 	// via[d] are the cells from which some path enters d before its last
 	// step.
 	via [numCells]uint64
@@ -188,6 +195,9 @@ func buildTables(b *boards.Board) (*tables, error) {
 		}
 	}
 	goals := [2]int{int(North), int(South)}
+	// Each group's first path in t.paths and the index in t.thr of the
+	// paths through cell 0 (before the padding in front).
+	var off, thr [numCells * 3]int
 	for c := 0; c < numCells; c++ {
 		for l := 1; l <= 3; l++ {
 			// Walks of exactly l steps with no boundary used twice; a
@@ -223,7 +233,7 @@ func buildTables(b *boards.Board) (*tables, error) {
 				return nil, fmt.Errorf("%w: gyges: board %q: more than 64 ways to go %d steps from %s", engine.ErrConfig, b.Name, l, t.names[c])
 			}
 			g := &t.grp[c*3+l-1]
-			g.off = uint32(len(t.paths))
+			off[c*3+l-1] = len(t.paths)
 			lo, hi := numCells, -1
 			for k, w := range list {
 				t.paths = append(t.paths, path{edges: w.edges, end: 1 << w.end})
@@ -242,7 +252,7 @@ func buildTables(b *boards.Board) (*tables, error) {
 					hi = max(hi, bits.Len64(w.inter)-1)
 				}
 			}
-			g.thr = int32(len(t.thr) - lo)
+			thr[c*3+l-1] = len(t.thr) - lo
 			for d := lo; d <= hi; d++ {
 				var m uint64
 				for k, w := range list {
@@ -260,9 +270,8 @@ func buildTables(b *boards.Board) (*tables, error) {
 	t.thr = append(make([]uint64, 64), append(t.thr, make([]uint64, 64)...)...)
 	for i := range t.grp[:numCells*3] {
 		g := &t.grp[i]
-		g.thr += 64
-		g.ps = (*[64]path)(t.paths[g.off:])
-		g.tp = (*[64]uint64)(t.thr[g.thr:])
+		g.ps = (*[64]path)(t.paths[off[i]:])
+		g.tp = (*[64]uint64)(t.thr[thr[i]+64:])
 	}
 	// The Go search's two arrays: a group's paths are numbered 0..n-1.
 	size := 0
@@ -270,7 +279,7 @@ func buildTables(b *boards.Board) (*tables, error) {
 		g := &t.grp[i]
 		size += 2 * bits.Len64(g.allowed[0]|g.allowed[1])
 	}
-	t.soa = make([]uint64, size+64)
+	t.soa = make([]uint64, size+65)
 	o := 0
 	for i := range t.grp[:numCells*3] {
 		g := &t.grp[i]
@@ -278,8 +287,35 @@ func buildTables(b *boards.Board) (*tables, error) {
 		for k := 0; k < n; k++ {
 			t.soa[o+k], t.soa[o+n+k] = g.ps[k].edges, g.ps[k].end
 		}
-		g.pe, g.pn = (*[64]uint64)(t.soa[o:]), (*[64]uint64)(t.soa[o+n:])
+		g.pe, g.pn = (*[65]uint64)(t.soa[o:]), (*[65]uint64)(t.soa[o+n:])
 		o += 2 * n
+	}
+	// The paths crossing each boundary, per group: ep[e] for e from the
+	// lowest boundary of the group's edges to the highest.
+	epOff := make([]int, numCells*3)
+	t.ep = make([]uint64, 65, 4096)
+	for i := range t.grp[:numCells*3] {
+		g := &t.grp[i]
+		if g.edges == 0 {
+			epOff[i] = 65
+			continue
+		}
+		lo, hi := bits.TrailingZeros64(g.edges), bits.Len64(g.edges)-1
+		epOff[i] = len(t.ep) - lo
+		n := bits.Len64(g.allowed[0] | g.allowed[1])
+		for e := lo; e <= hi; e++ {
+			var m uint64
+			for k := 0; k < n; k++ {
+				if g.ps[k].edges>>e&1 != 0 {
+					m |= 1 << k
+				}
+			}
+			t.ep = append(t.ep, m)
+		}
+	}
+	t.ep = append(t.ep, make([]uint64, 65)...)
+	for i := range t.grp[:numCells*3] {
+		t.grp[i].ep = (*[65]uint64)(t.ep[epOff[i]:])
 	}
 	return t, nil
 }
