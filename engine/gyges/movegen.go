@@ -15,8 +15,7 @@ type chain struct {
 	p   int    // the mover
 	all uint64 // occupied cells
 	// The search from one start cell.
-	occ  uint64 // occupied cells, the start cell left out (it counts as empty)
-	ends uint64 // cells where a segment can end: empty cells, the goal, pieces
+	occ uint64 // occupied cells, the start cell left out (it counts as empty)
 	// open[c] are the paths of the piece on c that no piece blocks, for
 	// the cells in known: a chain often comes back to a piece by another
 	// route, and a search from another start cell too. Only the pieces
@@ -24,7 +23,11 @@ type chain struct {
 	// that search alone.
 	known uint64
 	open  [numCells]uint64
-	arch  chainArch // more per piece, for the search in assembly (amd64)
+	// grp[c] is the index in tables.grp of the paths of the piece on c
+	// (its cell and height), for the cells in known.
+	grp   [numCells]uint8
+	stack [maxFrames]frame // the Go search's stack
+	arch  chainArch        // more per piece, for the search in assembly (amd64)
 }
 
 // init starts the searches of player p on g's board.
@@ -32,19 +35,47 @@ func (x *chain) init(g *Game, p int) {
 	x.t, x.h, x.p, x.all = g.t, &g.h, p, g.occ&boardMask
 }
 
-// search follows every segment of length l from c, given the boundaries
-// already crossed and the pieces no segment has ended on yet. Outcomes are
+// frame is a node of the chain search that waits while the chain from one
+// of its paths' bounces is followed: its group, the paths it has left to
+// follow, and its boundaries crossed and pieces not landed on.
+type frame struct {
+	open, used, bounce uint64
+	g                  int // the group's index in tables.grp
+}
+
+// maxFrames bounds the search's stack: a bounce takes one piece out of the
+// pieces to land on, and a board holds at most 12 pieces (four of each
+// height), so a chain has at most 11 bounces.
+const maxFrames = 16
+
+// search returns every cell where a segment of a chain from c ends, the
+// chain starting with no boundary crossed and the pieces of bounce to land
+// on. It is a depth-first search over (cell, boundaries crossed, pieces not
+// landed on yet), with its own stack instead of recursion. Outcomes are
 // collected as a bit set, so a chain reaching an outcome found before adds
-// nothing. The paths no piece blocks are found as a bit set, from the paths
-// through each occupied cell nearby, once per piece.
-func (x *chain) search(c int, l uint8, used, bounce uint64) {
-	g := &x.t.grp[(c*3+int(l)-1)&grpMask]
-	var open uint64
+// nothing. A node's paths that no piece blocks are found as a bit set, from
+// the paths through each occupied cell nearby, once per piece (x.open); the
+// paths that cross a boundary crossed before are taken out by one AND-NOT
+// per such boundary, so the path loop tests nothing but the bounce.
+func (x *chain) search(c int, bounce uint64) uint64 {
+	var (
+		sp, gi     int
+		used, ends uint64
+		open       uint64
+		g          *group
+		pn         *[65]uint64
+	)
+	grp := &x.t.grp
+node:
 	// The shifts by uint(c)&63 and the index p&1 need no checks: in the
 	// Go build (the Pi's) each check cost instructions on every node.
 	if x.known&(1<<(uint(c)&63)) != 0 {
 		open = x.open[c]
+		gi = int(x.grp[c]) & grpMask
+		g = &grp[gi]
 	} else {
+		gi = (c*3 + int(x.h[c]) - 1) & grpMask
+		g = &grp[gi]
 		open = g.allowed[x.p&1]
 		tp := g.tp
 		_ = tp[0] // one nil check here, none in the loop
@@ -52,33 +83,43 @@ func (x *chain) search(c int, l uint8, used, bounce uint64) {
 			open &^= tp[bits.TrailingZeros64(o)&63]
 		}
 		x.open[c] = open
+		x.grp[c] = uint8(gi)
 		x.known |= 1 << (uint(c) & 63)
 	}
 	// The paths crossing a boundary crossed before are out: one AND-NOT
 	// per such boundary of the group, no test per path.
-	ep := g.ep
-	_ = ep[0] // one nil check here, none in the loop
-	var cross uint64
-	for u := used & g.edges; u != 0; u &= u - 1 {
-		cross |= ep[bits.TrailingZeros64(u)]
+	if u := used & g.edges; u != 0 {
+		ep := g.ep
+		_ = ep[0] // one nil check here, none in the loop
+		var cross uint64
+		for ; u != 0; u &= u - 1 {
+			cross |= ep[bits.TrailingZeros64(u)]
+		}
+		open &^= cross
 	}
-	open &^= cross
-	pn := g.pn
+paths:
+	pn = g.pn
 	_ = pn[0] // one nil check here, none in the loop
-	var ends uint64
 	for ; open != 0; open &= open - 1 {
-		i := bits.TrailingZeros64(open)
-		end := pn[i]
+		end := pn[bits.TrailingZeros64(open)]
 		ends |= end
 		if end&bounce != 0 {
-			// ends is kept in x.ends across the call (not spilled).
-			x.ends |= ends
-			ends = 0
-			e := bits.TrailingZeros64(end)
-			x.search(e, x.h[e], used|g.pe[i], bounce&^end)
+			x.stack[sp&(maxFrames-1)] = frame{open & (open - 1), used, bounce, gi}
+			sp++
+			used |= g.pe[bits.TrailingZeros64(open)]
+			bounce &^= end
+			c = bits.TrailingZeros64(end)
+			goto node
 		}
 	}
-	x.ends |= ends
+	if sp > 0 {
+		sp--
+		f := &x.stack[sp&(maxFrames-1)]
+		open, used, bounce, gi = f.open, f.used, f.bounce, f.g&grpMask
+		g = &grp[gi]
+		goto paths
+	}
+	return ends
 }
 
 // outcomes runs the chain search from cell s and returns the cells where a

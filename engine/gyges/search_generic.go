@@ -8,7 +8,5 @@ type chainArch struct{}
 
 // runSearch runs the chain search from s with bounce set occ.
 func (x *chain) runSearch(s int, occ uint64) uint64 {
-	x.ends = 0
-	x.search(s, x.h[s], 0, occ)
-	return x.ends
+	return x.search(s, occ)
 }
