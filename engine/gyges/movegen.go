@@ -40,7 +40,7 @@ func (x *chain) init(g *Game, p int) {
 // follow, and its boundaries crossed and pieces not landed on.
 type frame struct {
 	open, used, bounce uint64
-	g                  int // the group's index in tables.grp
+	g                  uint8 // the group's index in tables.grp
 }
 
 // maxFrames bounds the search's stack: a bounce takes one piece out of the
@@ -59,7 +59,8 @@ const maxFrames = 16
 // per such boundary, so the path loop tests nothing but the bounce.
 func (x *chain) search(c int, bounce uint64) uint64 {
 	var (
-		sp, gi     int
+		sp         int
+		gi         uint8
 		used, ends uint64
 		open       uint64
 		g          *group
@@ -71,10 +72,10 @@ node:
 	// Go build (the Pi's) each check cost instructions on every node.
 	if x.known&(1<<(uint(c)&63)) != 0 {
 		open = x.open[c]
-		gi = int(x.grp[c]) & grpMask
+		gi = x.grp[c]
 		g = &grp[gi]
 	} else {
-		gi = (c*3 + int(x.h[c]) - 1) & grpMask
+		gi = uint8(c*3 + int(x.h[c]) - 1)
 		g = &grp[gi]
 		open = g.allowed[x.p&1]
 		tp := g.tp
@@ -83,7 +84,7 @@ node:
 			open &^= tp[bits.TrailingZeros64(o)&63]
 		}
 		x.open[c] = open
-		x.grp[c] = uint8(gi)
+		x.grp[c] = gi
 		x.known |= 1 << (uint(c) & 63)
 	}
 	// The paths crossing a boundary crossed before are out: one AND-NOT
@@ -92,8 +93,10 @@ node:
 		ep := g.ep
 		_ = ep[0] // one nil check here, none in the loop
 		var cross uint64
-		for ; u != 0; u &= u - 1 {
-			cross |= ep[bits.TrailingZeros64(u)]
+		for u != 0 {
+			e := bits.TrailingZeros64(u)
+			u &= u - 1
+			cross |= ep[e]
 		}
 		open &^= cross
 	}
@@ -115,7 +118,7 @@ paths:
 	if sp > 0 {
 		sp--
 		f := &x.stack[sp&(maxFrames-1)]
-		open, used, bounce, gi = f.open, f.used, f.bounce, f.g&grpMask
+		open, used, bounce, gi = f.open, f.used, f.bounce, f.g
 		g = &grp[gi]
 		goto paths
 	}
@@ -159,21 +162,6 @@ func (g *Game) dispCells(p int, s Cell) uint64 {
 	return free & atOrAbove[bits.TrailingZeros64(after)/cols]
 }
 
-// xorInto sets out[i] = src[i] ^ b for every i of src; out is at least as
-// long as src. Eight at a time: the blocks are some twenty moves long.
-func xorInto(out, src []engine.Move, b engine.Move) {
-	out = out[:len(src)]
-	i := 0
-	for ; i+8 <= len(src); i += 8 {
-		s, o := src[i:i+8:i+8], out[i:i+8:i+8]
-		o[0], o[1], o[2], o[3] = b^s[0], b^s[1], b^s[2], b^s[3]
-		o[4], o[5], o[6], o[7] = b^s[4], b^s[5], b^s[6], b^s[7]
-	}
-	for ; i < len(src); i++ {
-		out[i] = b ^ src[i]
-	}
-}
-
 // appendFrom appends the moves starting at s: the steps to every end cell,
 // then for every landing cell the replaces to every displacement cell. Every
 // landing takes the same displacement cells, so the replaces of the first
@@ -209,9 +197,27 @@ func (g *Game) appendFrom(buf []engine.Move, x *chain, p int, s Cell) []engine.M
 		ds[k] = base | engine.Move(bits.TrailingZeros64(dc))<<dispShift
 		k++
 	}
+	// The other landings' replaces, each block the first's with the
+	// landing changed, eight at a time (here, not in a call: a call and
+	// its slices cost some 30 instructions a landing).
 	for lands &= lands - 1; lands != 0; lands &= lands - 1 {
+		b := (first ^ engine.Move(bits.TrailingZeros64(lands))) << toShift
 		n += nd
-		xorInto(buf[n:], ds, (first^engine.Move(bits.TrailingZeros64(lands)))<<toShift)
+		out := buf[n : n+nd : n+nd]
+		i := 0
+		for ; i+8 <= nd; i += 8 {
+			s, o := ds[i:i+8:i+8], out[i:i+8:i+8]
+			o[0], o[1], o[2], o[3] = b^s[0], b^s[1], b^s[2], b^s[3]
+			o[4], o[5], o[6], o[7] = b^s[4], b^s[5], b^s[6], b^s[7]
+		}
+		if i+4 <= nd {
+			s, o := ds[i:i+4:i+4], out[i:i+4:i+4]
+			o[0], o[1], o[2], o[3] = b^s[0], b^s[1], b^s[2], b^s[3]
+			i += 4
+		}
+		for ; i < nd; i++ {
+			out[i] = b ^ ds[i]
+		}
 	}
 	return buf
 }

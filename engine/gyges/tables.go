@@ -56,9 +56,9 @@ type group struct {
 // after New and are shared by clones.
 type tables struct {
 	// grp[c*3+l-1] are the paths of length l from cell c; the groups
-	// past numCells*3 are empty, there so that an index masked with
-	// grpMask needs no bounds check.
-	grp   [grpMask + 1]group
+	// past numCells*3 are empty, there so that an index of type uint8
+	// (the Go search keeps group indexes as bytes) needs no bounds check.
+	grp   [256]group
 	paths []path // followed by 64 unused paths, so that every group has 64
 
 	thr []uint64
@@ -76,9 +76,6 @@ type tables struct {
 	goalAdj [2]uint64
 	names   [numCells + 2]string
 }
-
-// grpMask masks an index into tables.grp.
-const grpMask = 127
 
 // rowMask[r] holds the cells of row r (0-based: row 1 is 0).
 var rowMask [rows]uint64
