@@ -89,30 +89,6 @@ func BenchmarkMidgameTargets(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lists/s")
 }
 
-// BenchmarkMidgameTargetsAll fills the undecoded list of each mid-game
-// position and goes through its moves one by one (Targets.All) without
-// writing them.
-func BenchmarkMidgameTargetsAll(b *testing.B) {
-	games := midgameGames(b, "advanced")
-	var t Targets
-	b.ReportAllocs()
-	total, i := 0, 0
-	var sum engine.Move
-	for b.Loop() {
-		games[i&63].Targets(&t)
-		for m := range t.All() {
-			sum ^= m
-			total++
-		}
-		i++
-	}
-	if sum == 0 && total > 0 {
-		b.Log("the moves xor to 0")
-	}
-	b.ReportMetric(float64(total)/float64(i), "moves")
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lists/s")
-}
-
 func benchLists(b *testing.B, games []*Game) {
 	buf := make([]engine.Move, 0, 4096)
 	b.ReportAllocs()
