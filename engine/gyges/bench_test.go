@@ -72,6 +72,23 @@ func BenchmarkMidgameMoveCount(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lists/s")
 }
 
+// BenchmarkMidgameTargets fills the undecoded list (Targets: outcomes as
+// bit sets per start piece, no move written) of the 64 mid-game positions
+// in turn: the like of the Rust engine's undecoded list.
+func BenchmarkMidgameTargets(b *testing.B) {
+	games := midgameGames(b, "advanced")
+	var t Targets
+	b.ReportAllocs()
+	total, i := 0, 0
+	for b.Loop() {
+		games[i&63].Targets(&t)
+		total += t.Len()
+		i++
+	}
+	b.ReportMetric(float64(total)/float64(i), "moves")
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lists/s")
+}
+
 func benchLists(b *testing.B, games []*Game) {
 	buf := make([]engine.Move, 0, 4096)
 	b.ReportAllocs()

@@ -33,8 +33,12 @@
 // once per piece for all the searches of a position: chains come back to a
 // piece by other routes, and chains from other start cells reach it; only
 // the pieces with a walk through s find theirs again in the search from s);
-// a walk is then usable when it uses no boundary used before (a mask, not a
-// branch: which walks pass is hard to predict). Every usable walk's end is
+// a walk is then usable when it uses no boundary used before. The Go search
+// takes the walks crossing a used boundary out of a node's walks by one
+// AND-NOT per such boundary of the group (per group and boundary, the set of
+// its walks that cross it), so its walk loop tests nothing but the bounce;
+// the assembly tests each walk's boundaries with a mask, not a branch (which
+// walks pass is hard to predict). Every usable walk's end is
 // recorded; ending on a piece not landed on before bounces with that piece's
 // height. Outcomes are collected as one bit set, so different chains to the
 // same outcome produce one move: its empty cells and goal are the ends, its
@@ -49,15 +53,26 @@
 // them with the landing field changed. Move generation allocates nothing
 // when the caller's buffer has room.
 //
-// On amd64 the chain search runs in assembly (search_amd64.s, chainSearch):
-// the same search, with an explicit stack of (paths left, paths, boundaries
-// used, pieces left) instead of recursion, the outcomes in a register, and
-// each known piece's paths address kept next to its unblocked paths. The Go
-// search (chain.search) is the one of every other architecture and of the
-// purego build tag; TestRunSearch checks the two against each other on every
-// piece of 6 300 positions, both movers. The hot loop's place in the code matters (15-25%
-// on the development machine), so the function is 64-byte aligned and the
-// loop at a fixed offset.
+// Both searches keep an explicit stack of the nodes waiting for a bounce's
+// chain instead of recursing. The Go search (chain.search), the one of
+// every architecture but amd64 and of the purego build tag, keeps per node
+// its walks left, boundaries used, pieces left and group (a byte), and per
+// known piece its group beside its unblocked walks. On amd64 the search runs
+// in assembly (search_amd64.s, chainSearch): a stack of (paths left, paths,
+// boundaries used, pieces left), the outcomes in a register, and each known
+// piece's paths address kept next to its unblocked paths. TestRunSearch
+// checks the one the build runs against a plain recursive search on every
+// piece of 6 300 positions, both movers. The assembly's hot loop's place in
+// the code matters (15-25% on the development machine), so the function is
+// 64-byte aligned and the loop at a fixed offset.
+//
+// Targets is the list undecoded, what Moves computes before it writes a
+// move: per start piece of the row to move from, its end cells, its
+// landings and its displacement cells as bit sets (in the setup, the free
+// home cells and the heights in hand). Its replaces, most of an advanced
+// list, are expanded only when asked for: Len counts the moves, At names
+// the i-th, All yields them and Append writes them, all in the order of
+// Moves. MoveCount and RandomMove use the same outcomes.
 //
 // Legal tells one move legal without listing the moves: the chain search
 // from its start cell alone, and from the pieces of the rows nearer the

@@ -15,8 +15,7 @@ type chain struct {
 	p   int    // the mover
 	all uint64 // occupied cells
 	// The search from one start cell.
-	occ  uint64 // occupied cells, the start cell left out (it counts as empty)
-	ends uint64 // cells where a segment can end: empty cells, the goal, pieces
+	occ uint64 // occupied cells, the start cell left out (it counts as empty)
 	// open[c] are the paths of the piece on c that no piece blocks, for
 	// the cells in known: a chain often comes back to a piece by another
 	// route, and a search from another start cell too. Only the pieces
@@ -24,55 +23,12 @@ type chain struct {
 	// that search alone.
 	known uint64
 	open  [numCells]uint64
-	arch  chainArch // more per piece, for the search in assembly (amd64)
+	arch  chainArch // what the search of the build keeps besides (search_*.go)
 }
 
 // init starts the searches of player p on g's board.
 func (x *chain) init(g *Game, p int) {
 	x.t, x.h, x.p, x.all = g.t, &g.h, p, g.occ&boardMask
-}
-
-// search follows every segment of length l from c, given the boundaries
-// already crossed and the pieces no segment has ended on yet. Outcomes are
-// collected as a bit set, so a chain reaching an outcome found before adds
-// nothing. The paths no piece blocks are found as a bit set, from the paths
-// through each occupied cell nearby, once per piece.
-func (x *chain) search(c int, l uint8, used, bounce uint64) {
-	g := &x.t.grp[(c*3+int(l)-1)&grpMask]
-	var open uint64
-	// The shifts by uint(c)&63 and the index p&1 need no checks: in the
-	// Go build (the Pi's) each check cost instructions on every node.
-	if x.known&(1<<(uint(c)&63)) != 0 {
-		open = x.open[c]
-	} else {
-		open = g.allowed[x.p&1]
-		tp := g.tp
-		_ = tp[0] // one nil check here, none in the loop
-		for o := g.inter & x.occ; o != 0; o &= o - 1 {
-			open &^= tp[bits.TrailingZeros64(o)&63]
-		}
-		x.open[c] = open
-		x.known |= 1 << (uint(c) & 63)
-	}
-	pe, pn := g.pe, g.pn
-	_, _ = pe[0], pn[0] // one nil check each here, none in the loop
-	var ends uint64
-	for ; open != 0; open &= open - 1 {
-		i := bits.TrailingZeros64(open) & 63
-		// No branch on the boundaries: whether a path crosses one crossed
-		// before is hard to predict.
-		z := pe[i] & used
-		end := pn[i] & uint64(int64(z-1)>>63)
-		ends |= end
-		if end&bounce != 0 {
-			// ends is kept in x.ends across the call (not spilled).
-			x.ends |= ends
-			ends = 0
-			e := bits.TrailingZeros64(end)
-			x.search(e, x.h[e], used|pe[i], bounce&^end)
-		}
-	}
-	x.ends |= ends
 }
 
 // outcomes runs the chain search from cell s and returns the cells where a
@@ -112,21 +68,6 @@ func (g *Game) dispCells(p int, s Cell) uint64 {
 	return free & atOrAbove[bits.TrailingZeros64(after)/cols]
 }
 
-// xorInto sets out[i] = src[i] ^ b for every i of src; out is at least as
-// long as src. Eight at a time: the blocks are some twenty moves long.
-func xorInto(out, src []engine.Move, b engine.Move) {
-	out = out[:len(src)]
-	i := 0
-	for ; i+8 <= len(src); i += 8 {
-		s, o := src[i:i+8:i+8], out[i:i+8:i+8]
-		o[0], o[1], o[2], o[3] = b^s[0], b^s[1], b^s[2], b^s[3]
-		o[4], o[5], o[6], o[7] = b^s[4], b^s[5], b^s[6], b^s[7]
-	}
-	for ; i < len(src); i++ {
-		out[i] = b ^ src[i]
-	}
-}
-
 // appendFrom appends the moves starting at s: the steps to every end cell,
 // then for every landing cell the replaces to every displacement cell. Every
 // landing takes the same displacement cells, so the replaces of the first
@@ -162,9 +103,27 @@ func (g *Game) appendFrom(buf []engine.Move, x *chain, p int, s Cell) []engine.M
 		ds[k] = base | engine.Move(bits.TrailingZeros64(dc))<<dispShift
 		k++
 	}
+	// The other landings' replaces, each block the first's with the
+	// landing changed, eight at a time (here, not in a call: a call and
+	// its slices cost some 30 instructions a landing).
 	for lands &= lands - 1; lands != 0; lands &= lands - 1 {
+		b := (first ^ engine.Move(bits.TrailingZeros64(lands))) << toShift
 		n += nd
-		xorInto(buf[n:], ds, (first^engine.Move(bits.TrailingZeros64(lands)))<<toShift)
+		out := buf[n : n+nd : n+nd]
+		i := 0
+		for ; i+8 <= nd; i += 8 {
+			s, o := ds[i:i+8:i+8], out[i:i+8:i+8]
+			o[0], o[1], o[2], o[3] = b^s[0], b^s[1], b^s[2], b^s[3]
+			o[4], o[5], o[6], o[7] = b^s[4], b^s[5], b^s[6], b^s[7]
+		}
+		if i+4 <= nd {
+			s, o := ds[i:i+4:i+4], out[i:i+4:i+4]
+			o[0], o[1], o[2], o[3] = b^s[0], b^s[1], b^s[2], b^s[3]
+			i += 4
+		}
+		for ; i < nd; i++ {
+			out[i] = b ^ ds[i]
+		}
 	}
 	return buf
 }

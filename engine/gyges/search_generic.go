@@ -2,13 +2,108 @@
 
 package gyges
 
-// chainArch is what the assembly search keeps besides x.open; the Go
-// search keeps nothing more.
-type chainArch struct{}
+import "math/bits"
+
+// chainArch is what the Go search keeps besides x.open: its stack, and the
+// group of each known piece.
+type chainArch struct {
+	// grp[c] is the index in tables.grp of the paths of the piece on c
+	// (its cell and height), for the cells in x.known.
+	grp   [numCells]uint8
+	stack [maxFrames]frame
+}
 
 // runSearch runs the chain search from s with bounce set occ.
 func (x *chain) runSearch(s int, occ uint64) uint64 {
-	x.ends = 0
-	x.search(s, x.h[s], 0, occ)
-	return x.ends
+	return x.search(s, occ)
+}
+
+// frame is a node of the chain search that waits while the chain from one
+// of its paths' bounces is followed: its group, the paths it has left to
+// follow, and its boundaries crossed and pieces not landed on.
+type frame struct {
+	open, used, bounce uint64
+	g                  uint8 // the group's index in tables.grp
+}
+
+// maxFrames bounds the search's stack: a bounce takes one piece out of the
+// pieces to land on, and a board holds at most 12 pieces (four of each
+// height), so a chain has at most 11 bounces.
+const maxFrames = 16
+
+// search returns every cell where a segment of a chain from c ends, the
+// chain starting with no boundary crossed and the pieces of bounce to land
+// on. It is a depth-first search over (cell, boundaries crossed, pieces not
+// landed on yet), with its own stack instead of recursion. Outcomes are
+// collected as a bit set, so a chain reaching an outcome found before adds
+// nothing. A node's paths that no piece blocks are found as a bit set, from
+// the paths through each occupied cell nearby, once per piece (x.open); the
+// paths that cross a boundary crossed before are taken out by one AND-NOT
+// per such boundary, so the path loop tests nothing but the bounce.
+func (x *chain) search(c int, bounce uint64) uint64 {
+	var (
+		sp         int
+		gi         uint8
+		used, ends uint64
+		open       uint64
+		g          *group
+		pn         *[65]uint64
+	)
+	grp := &x.t.grp
+node:
+	// The shifts by uint(c)&63 and the index p&1 need no checks: in the
+	// Go build (the Pi's) each check cost instructions on every node.
+	if x.known&(1<<(uint(c)&63)) != 0 {
+		open = x.open[c]
+		gi = x.arch.grp[c]
+		g = &grp[gi]
+	} else {
+		gi = uint8(c*3 + int(x.h[c]) - 1)
+		g = &grp[gi]
+		open = g.allowed[x.p&1]
+		tp := g.tp
+		_ = tp[0] // one nil check here, none in the loop
+		for o := g.inter & x.occ; o != 0; o &= o - 1 {
+			open &^= tp[bits.TrailingZeros64(o)&63]
+		}
+		x.open[c] = open
+		x.arch.grp[c] = gi
+		x.known |= 1 << (uint(c) & 63)
+	}
+	// The paths crossing a boundary crossed before are out: one AND-NOT
+	// per such boundary of the group, no test per path.
+	if u := used & g.edges; u != 0 {
+		ep := g.ep
+		_ = ep[0] // one nil check here, none in the loop
+		var cross uint64
+		for u != 0 {
+			e := bits.TrailingZeros64(u)
+			u &= u - 1
+			cross |= ep[e]
+		}
+		open &^= cross
+	}
+paths:
+	pn = g.pn
+	_ = pn[0] // one nil check here, none in the loop
+	for ; open != 0; open &= open - 1 {
+		end := pn[bits.TrailingZeros64(open)]
+		ends |= end
+		if end&bounce != 0 {
+			x.arch.stack[sp&(maxFrames-1)] = frame{open & (open - 1), used, bounce, gi}
+			sp++
+			used |= g.pe[bits.TrailingZeros64(open)]
+			bounce &^= end
+			c = bits.TrailingZeros64(end)
+			goto node
+		}
+	}
+	if sp > 0 {
+		sp--
+		f := &x.arch.stack[sp&(maxFrames-1)]
+		open, used, bounce, gi = f.open, f.used, f.bounce, f.g
+		g = &grp[gi]
+		goto paths
+	}
+	return ends
 }

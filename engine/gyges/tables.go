@@ -35,33 +35,40 @@ type group struct {
 	allowed [2]uint64
 	inter   uint64 // cells that some path enters before its last step
 	edges   uint64 // boundaries that some path crosses
-	off     uint32 // the group's first path in tables.paths
-	// thr+d indexes tables.thr for a cell d of inter: the paths that enter
-	// d before their last step (and so are blocked when d is occupied).
-	thr int32
-	// ps are the group's paths (tables.paths from off), tp[d] is
-	// tables.thr[thr+d]: one load fewer on the way to a path.
+	// ps are the group's paths (in tables.paths); tp[d], for a cell d of
+	// inter, are the paths that enter d before their last step (and so
+	// are blocked when d is occupied), in tables.thr.
 	ps *[64]path
 	tp *[64]uint64
 	// pe and pn are the edges and the ends of the group's paths as two
 	// arrays (tables.soa): the Go search indexes them without scaling
-	// the path's index.
-	pe, pn *[64]uint64
+	// the path's index. 65 long, so that an index from TrailingZeros64
+	// (0–64) needs neither a check nor a mask.
+	pe, pn *[65]uint64
+	// ep[e], for a boundary e of edges, are the group's paths that cross
+	// e (tables.ep): the Go search takes the paths crossing a boundary
+	// used before out of a node's paths, one AND-NOT per such boundary,
+	// instead of testing every path.
+	ep *[65]uint64
 }
 
 // tables are the precomputed step paths of one board. They never change
 // after New and are shared by clones.
 type tables struct {
 	// grp[c*3+l-1] are the paths of length l from cell c; the groups
-	// past numCells*3 are empty, there so that an index masked with
-	// grpMask needs no bounds check.
-	grp   [grpMask + 1]group
+	// past numCells*3 are empty, there so that an index of type uint8
+	// (the Go search keeps group indexes as bytes) needs no bounds check.
+	grp   [256]group
 	paths []path // followed by 64 unused paths, so that every group has 64
 
 	thr []uint64
 	// soa holds, for every group, its paths' edges then their ends
-	// (group.pe, group.pn), followed by 64 unused words.
+	// (group.pe, group.pn), followed by 65 unused words.
 	soa []uint64
+	// ep holds, for every group, the paths crossing each boundary from
+	// its lowest to its highest (group.ep), with 65 unused words before
+	// and after.
+	ep []uint64
 	// via[d] are the cells from which some path enters d before its last
 	// step.
 	via [numCells]uint64
@@ -69,9 +76,6 @@ type tables struct {
 	goalAdj [2]uint64
 	names   [numCells + 2]string
 }
-
-// grpMask masks an index into tables.grp.
-const grpMask = 127
 
 // rowMask[r] holds the cells of row r (0-based: row 1 is 0).
 var rowMask [rows]uint64
@@ -97,8 +101,10 @@ func init() {
 
 // shared holds the tables of the boards seen so far, keyed by what
 // buildTables reads, so that every game on one board shares one copy (the
-// L1 and L2 caches hold one; a program with many games would otherwise
-// keep a copy of 40 KB per game).
+// L2 cache holds one; a program with many games would otherwise keep a
+// copy of some 90 KB per game: the groups 18 KB, the paths 21 KB, the
+// blocking sets 10 KB, the Go search's arrays of edges and ends 21 KB and
+// its paths per boundary 23 KB).
 var shared struct {
 	sync.Mutex
 	m map[string]*tables
@@ -188,6 +194,9 @@ func buildTables(b *boards.Board) (*tables, error) {
 		}
 	}
 	goals := [2]int{int(North), int(South)}
+	// Each group's first path in t.paths and the index in t.thr of the
+	// paths through cell 0 (before the padding in front).
+	var off, thr [numCells * 3]int
 	for c := 0; c < numCells; c++ {
 		for l := 1; l <= 3; l++ {
 			// Walks of exactly l steps with no boundary used twice; a
@@ -223,7 +232,7 @@ func buildTables(b *boards.Board) (*tables, error) {
 				return nil, fmt.Errorf("%w: gyges: board %q: more than 64 ways to go %d steps from %s", engine.ErrConfig, b.Name, l, t.names[c])
 			}
 			g := &t.grp[c*3+l-1]
-			g.off = uint32(len(t.paths))
+			off[c*3+l-1] = len(t.paths)
 			lo, hi := numCells, -1
 			for k, w := range list {
 				t.paths = append(t.paths, path{edges: w.edges, end: 1 << w.end})
@@ -242,7 +251,7 @@ func buildTables(b *boards.Board) (*tables, error) {
 					hi = max(hi, bits.Len64(w.inter)-1)
 				}
 			}
-			g.thr = int32(len(t.thr) - lo)
+			thr[c*3+l-1] = len(t.thr) - lo
 			for d := lo; d <= hi; d++ {
 				var m uint64
 				for k, w := range list {
@@ -260,9 +269,8 @@ func buildTables(b *boards.Board) (*tables, error) {
 	t.thr = append(make([]uint64, 64), append(t.thr, make([]uint64, 64)...)...)
 	for i := range t.grp[:numCells*3] {
 		g := &t.grp[i]
-		g.thr += 64
-		g.ps = (*[64]path)(t.paths[g.off:])
-		g.tp = (*[64]uint64)(t.thr[g.thr:])
+		g.ps = (*[64]path)(t.paths[off[i]:])
+		g.tp = (*[64]uint64)(t.thr[thr[i]+64:])
 	}
 	// The Go search's two arrays: a group's paths are numbered 0..n-1.
 	size := 0
@@ -270,7 +278,7 @@ func buildTables(b *boards.Board) (*tables, error) {
 		g := &t.grp[i]
 		size += 2 * bits.Len64(g.allowed[0]|g.allowed[1])
 	}
-	t.soa = make([]uint64, size+64)
+	t.soa = make([]uint64, size+65)
 	o := 0
 	for i := range t.grp[:numCells*3] {
 		g := &t.grp[i]
@@ -278,8 +286,35 @@ func buildTables(b *boards.Board) (*tables, error) {
 		for k := 0; k < n; k++ {
 			t.soa[o+k], t.soa[o+n+k] = g.ps[k].edges, g.ps[k].end
 		}
-		g.pe, g.pn = (*[64]uint64)(t.soa[o:]), (*[64]uint64)(t.soa[o+n:])
+		g.pe, g.pn = (*[65]uint64)(t.soa[o:]), (*[65]uint64)(t.soa[o+n:])
 		o += 2 * n
+	}
+	// The paths crossing each boundary, per group: ep[e] for e from the
+	// lowest boundary of the group's edges to the highest.
+	epOff := make([]int, numCells*3)
+	t.ep = make([]uint64, 65, 4096)
+	for i := range t.grp[:numCells*3] {
+		g := &t.grp[i]
+		if g.edges == 0 {
+			epOff[i] = 65
+			continue
+		}
+		lo, hi := bits.TrailingZeros64(g.edges), bits.Len64(g.edges)-1
+		epOff[i] = len(t.ep) - lo
+		n := bits.Len64(g.allowed[0] | g.allowed[1])
+		for e := lo; e <= hi; e++ {
+			var m uint64
+			for k := 0; k < n; k++ {
+				if g.ps[k].edges>>e&1 != 0 {
+					m |= 1 << k
+				}
+			}
+			t.ep = append(t.ep, m)
+		}
+	}
+	t.ep = append(t.ep, make([]uint64, 65)...)
+	for i := range t.grp[:numCells*3] {
+		t.grp[i].ep = (*[65]uint64)(t.ep[epOff[i]:])
 	}
 	return t, nil
 }
