@@ -1461,10 +1461,6 @@ func (r *Referee) composites(d int, c *posCache, now []uint8, m []int, out []can
 		if nt.extra >= 0 && r.hasSensor[nt.to] && r.touched[nt.to] <= first.since {
 			continue
 		}
-		// and its piece was in the hand when it was put down (ordered)
-		if !r.ordered(nt, first.since) {
-			continue
-		}
 		r.st.Play(c.moves[i])
 		base := r.boardAfter(c, i)
 		r.buf2 = r.st.Moves(r.buf2[:0])
