@@ -1571,11 +1571,11 @@ func (r *Referee) recognise() {
 		// One reading that revises the last move and adds the next
 		// player's move is taken too: should the hand go on, the two are
 		// read back together to the revised move's earlier readings
-		// (revisionsThen, depth 2), and so on. (Not when the board shows
+		// (revisionsThen, depth 2), asked. (Not when the board shows
 		// the revision alone as well: the next player's move unseen, a
 		// swap.)
 		lone := len(others) == 1 && r.info.Game == "gyges" && others[0].kind == candRevise && others[0].then != "" && !strings.Contains(others[0].then, ";") &&
-			(others[0].depth == 1 || others[0].depth == 2 && r.ops[len(r.ops)-1].lone) && !r.shownBefore(others[0])
+			others[0].depth == 1 && !r.shownBefore(others[0])
 		if len(others) > 1 || others[0].kind == candTakeback || others[0].ask && !lone {
 			slices.SortStableFunc(others, func(a, b candidate) int { return b.evidence - a.evidence })
 			r.ask(others)
