@@ -44,6 +44,7 @@ func arbiterDo(t testing.TB, th *testHub, id string, a ArbiterAction) []string {
 // round's printable page, the TRF report read back and paired again,
 // and the records' zip against the hub's records.
 func TestArbiterEvening(t *testing.T) {
+	t.Parallel()
 	th := startHub(t)
 	tables := map[string]*vtable{}
 	for i, name := range []string{"g1", "g2", "g3"} {

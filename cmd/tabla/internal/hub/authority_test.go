@@ -30,6 +30,7 @@ func answered(t testing.TB, v *vtable, n int) {
 // of another's game (NATS refuses the put), and its request for a seat
 // another table plays is not granted — the host's game is untouched.
 func TestOnlyTheHostGrantsItsSeats(t *testing.T) {
+	t.Parallel()
 	th := startHub(t)
 	xURL := th.tableURL("x")
 	host := openVTable(t, th.tableURL("h"), "h", t.TempDir(), record.Header{Game: "gyges"}, "", 51)
@@ -119,6 +120,7 @@ func TestBrowserSeatNotMidGame(t *testing.T) {
 // TestSpectatorRights: the spectator creates no durable consumer, deletes
 // no consumer of the hub's and reads no reply but its own.
 func TestSpectatorRights(t *testing.T) {
+	t.Parallel()
 	th := startHub(t)
 	c, _ := LoadCredentials(th.dir)
 	u := UserURL("nats://"+th.addr, "spectator", c.Spectator)

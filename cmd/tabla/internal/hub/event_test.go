@@ -219,6 +219,7 @@ func journalPlaces(t testing.TB, path string) (places []int, end string) {
 // table's journal; the rounds' downloads and the broadcast against the
 // records.
 func TestClubEvening(t *testing.T) {
+	t.Parallel()
 	th := startHub(t)
 	tables := map[string]*vtable{}
 	for i, name := range []string{"g1", "g2", "g3", "d1", "x1"} {

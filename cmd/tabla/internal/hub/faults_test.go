@@ -189,11 +189,13 @@ func steps(t testing.TB, n int, tables ...*vtable) {
 // other; afterwards nothing is lost or doubled, the spectators' pages
 // catch up and the remote game ends with the same journals.
 func TestHubRestart(t *testing.T) {
+	t.Parallel()
 	th := startHub(t)
-	solo := openVTable(t, th.tableURL("solo"), "solo", t.TempDir(), record.Header{Game: "six"}, "", 1)
-	host := openVTable(t, th.tableURL("h"), "h", t.TempDir(), record.Header{Game: "gyges"}, "", 4)
+	urls := th.tableURLs("solo", "h", "g")
+	solo := openVTable(t, urls["solo"], "solo", t.TempDir(), record.Header{Game: "six"}, "", 1)
+	host := openVTable(t, urls["h"], "h", t.TempDir(), record.Header{Game: "gyges"}, "", 4)
 	waitFor(t, "the host's game", 10*time.Second, func() bool { return th.hub.Game("h", GameID(host.sess.JournalPath())) != nil })
-	guest := openVTable(t, th.tableURL("g"), "g", t.TempDir(), record.Header{}, "h", 5)
+	guest := openVTable(t, urls["g"], "g", t.TempDir(), record.Header{}, "h", 5)
 	joined(t, host, guest)
 	spec := watch(t, th, "solo")
 	steps(t, 12, solo, host, guest)
@@ -219,12 +221,14 @@ func TestHubRestart(t *testing.T) {
 // guest moves while cut off and the host carries the move out when it is
 // back.
 func TestTableCutOff(t *testing.T) {
+	t.Parallel()
 	th := startHub(t)
 	ps, pg := newProxy(t, th.addr), newProxy(t, th.addr)
-	solo := openVTable(t, viaProxy(th.tableURL("solo"), ps), "solo", t.TempDir(), record.Header{Game: "gyges"}, "", 6)
-	host := openVTable(t, th.tableURL("h"), "h", t.TempDir(), record.Header{Game: "star", First: "red"}, "", 7)
+	urls := th.tableURLs("solo", "h", "g")
+	solo := openVTable(t, viaProxy(urls["solo"], ps), "solo", t.TempDir(), record.Header{Game: "gyges"}, "", 6)
+	host := openVTable(t, urls["h"], "h", t.TempDir(), record.Header{Game: "star", First: "red"}, "", 7)
 	waitFor(t, "the host's game", 10*time.Second, func() bool { return th.hub.Game("h", GameID(host.sess.JournalPath())) != nil })
-	guest := openVTable(t, viaProxy(th.tableURL("g"), pg), "g", t.TempDir(), record.Header{}, "h", 8)
+	guest := openVTable(t, viaProxy(urls["g"], pg), "g", t.TempDir(), record.Header{}, "h", 8)
 	joined(t, host, guest)
 	spec := watch(t, th, "solo")
 	steps(t, 6, solo)
@@ -256,12 +260,14 @@ func TestTableCutOff(t *testing.T) {
 // journals: they resume, publish what the hub missed once, and the remote
 // game goes on to its end.
 func TestTableKilled(t *testing.T) {
+	t.Parallel()
 	th := startHub(t)
 	ps := newProxy(t, th.addr)
-	solo := openVTable(t, viaProxy(th.tableURL("solo"), ps), "solo", t.TempDir(), record.Header{Game: "six"}, "", 3)
-	host := openVTable(t, th.tableURL("h"), "h", t.TempDir(), record.Header{Game: "gyges"}, "", 10)
+	urls := th.tableURLs("solo", "h", "g")
+	solo := openVTable(t, viaProxy(urls["solo"], ps), "solo", t.TempDir(), record.Header{Game: "six"}, "", 3)
+	host := openVTable(t, urls["h"], "h", t.TempDir(), record.Header{Game: "gyges"}, "", 10)
 	waitFor(t, "the host's game", 10*time.Second, func() bool { return th.hub.Game("h", GameID(host.sess.JournalPath())) != nil })
-	guest := openVTable(t, th.tableURL("g"), "g", t.TempDir(), record.Header{}, "h", 11)
+	guest := openVTable(t, urls["g"], "g", t.TempDir(), record.Header{}, "h", 11)
 	joined(t, host, guest)
 	steps(t, 6, solo)
 	steps(t, 8, host, guest)

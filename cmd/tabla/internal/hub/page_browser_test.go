@@ -22,6 +22,7 @@ import (
 // own live page, read-only; and a person playing a seat of a board's game
 // from the page with the hub's token, the board carrying the moves out.
 func TestHubPages(t *testing.T) {
+	t.Parallel()
 	th := &testHub{t: t, dir: t.TempDir(), addr: "127.0.0.1:0", eval: 20 * time.Millisecond}
 	th.start()
 	t.Cleanup(th.stop)

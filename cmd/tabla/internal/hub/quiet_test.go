@@ -60,6 +60,7 @@ func (c *logCatch) Handle(_ context.Context, r slog.Record) error {
 // TABLA_HUB_QUIET_SECONDS sets how long they play: 15 s by default (three
 // refreshes of every host), the run is 300.
 func TestQuietHub(t *testing.T) {
+	t.Parallel()
 	seconds := 15
 	if v, err := strconv.Atoi(os.Getenv("TABLA_HUB_QUIET_SECONDS")); err == nil && v > 0 {
 		seconds = v
