@@ -77,6 +77,7 @@ const tapTargets = `[...document.querySelectorAll("button, a.button, select, inp
 // carries its tier in the list, each seat its accuracy as the analysis
 // computed it; on a desktop and a phone.
 func TestAnalysisBoardMistakes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := librarytest.WriteLibrary(dir, 24); err != nil {
 		t.Fatal(err)
@@ -131,6 +132,12 @@ func TestAnalysisBoardMistakes(t *testing.T) {
 				if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#movelist li[data-step="%d"]`, m.N)))); err != nil {
 					t.Fatal(err)
 				}
+				// the click reaches the page's handler after Click returns
+				// (a busy machine showed the step before it): read once the
+				// list marks the move clicked as the current one
+				browsertest.WaitJS(t, desk, fmt.Sprintf("move %d shown", m.N),
+					fmt.Sprintf(`(document.querySelector("#movelist li.current") || {dataset: {}}).dataset.step === "%d"`, m.N),
+					`(document.querySelector("#movelist li.current") || {dataset: {}}).dataset.step || "no current move"`)
 				named, drawn := text(t, desk, "#bettermove"), browsertest.Eval[string](t, desk, drawnArrow)
 				if named != m.Best || drawn != m.Best {
 					t.Errorf("%s %s move %d (%s): named %q, arrow %q, want %q for both", vp.name, name, m.N, m.Tier, named, drawn, m.Best)
@@ -158,6 +165,7 @@ func TestAnalysisBoardMistakes(t *testing.T) {
 // with the engine's three lines and their depth following; ← takes the move
 // back to the game, and "Back to the game" leaves a longer variation.
 func TestAnalysisBoardVariation(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := librarytest.WriteLibrary(dir, 24); err != nil {
 		t.Fatal(err)
@@ -291,6 +299,7 @@ func TestAnalysisBoardVariation(t *testing.T) {
 // follows the steps; ←/→/Home/End, a swipe on the board and the wheel step;
 // the annotated record and the curve as PNG download.
 func TestAnalysisBoardStepping(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := librarytest.WriteLibrary(dir, 24); err != nil {
 		t.Fatal(err)
@@ -377,6 +386,7 @@ func TestAnalysisBoardStepping(t *testing.T) {
 // followed by the die's faces to choose from; a face tapped is the roll the
 // server plays, and the next move is then offered on the board.
 func TestAnalysisBoardVariationDice(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := librarytest.WriteLibrary(dir, 24); err != nil {
 		t.Fatal(err)
