@@ -47,8 +47,9 @@ func TestArbiterEvening(t *testing.T) {
 	t.Parallel()
 	th := startHub(t)
 	tables := map[string]*vtable{}
+	urls := th.tableURLs("g1", "g2", "g3")
 	for i, name := range []string{"g1", "g2", "g3"} {
-		tables[name] = openVTable(t, th.tableURL(name), name, t.TempDir(), record.Header{Game: "gyges"}, "", uint64(500+i))
+		tables[name] = openVTable(t, urls[name], name, t.TempDir(), record.Header{Game: "gyges"}, "", uint64(500+i))
 	}
 	e, err := NewEvent(EventSpec{ID: "tools", Name: "Tools evening", Site: "Moda", Date: "2026-11-28", Sections: []SectionSpec{
 		{Game: "gyges", System: club.Swiss, Rounds: 5, Clock: "10m+5s", Tables: []string{"g1", "g2", "g3"}}}}, time.Now())

@@ -32,10 +32,11 @@ func answered(t testing.TB, v *vtable, n int) {
 func TestOnlyTheHostGrantsItsSeats(t *testing.T) {
 	t.Parallel()
 	th := startHub(t)
-	xURL := th.tableURL("x")
-	host := openVTable(t, th.tableURL("h"), "h", t.TempDir(), record.Header{Game: "gyges"}, "", 51)
+	urls := th.tableURLs("x", "h", "g")
+	xURL := urls["x"]
+	host := openVTable(t, urls["h"], "h", t.TempDir(), record.Header{Game: "gyges"}, "", 51)
 	waitFor(t, "the host's game", 10*time.Second, func() bool { return th.hub.Game("h", GameID(host.sess.JournalPath())) != nil })
-	guest := openVTable(t, th.tableURL("g"), "g", t.TempDir(), record.Header{}, "h", 52)
+	guest := openVTable(t, urls["g"], "g", t.TempDir(), record.Header{}, "h", 52)
 	joined(t, host, guest)
 	steps(t, 6, host, guest)
 	midGame(t, host, guest)

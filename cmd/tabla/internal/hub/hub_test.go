@@ -202,9 +202,10 @@ func TestRemoteGames(t *testing.T) {
 func TestRemoteRefusesOtherMove(t *testing.T) {
 	t.Parallel()
 	th := startHub(t)
-	host := openVTable(t, th.tableURL("h"), "h", t.TempDir(), record.Header{Game: "star", First: "red"}, "", 21)
+	urls := th.tableURLs("h", "g")
+	host := openVTable(t, urls["h"], "h", t.TempDir(), record.Header{Game: "star", First: "red"}, "", 21)
 	waitFor(t, "the host's game", 10*time.Second, func() bool { return th.hub.Game("h", GameID(host.sess.JournalPath())) != nil })
-	guest := openVTable(t, th.tableURL("g"), "g", t.TempDir(), record.Header{}, "h", 22)
+	guest := openVTable(t, urls["g"], "g", t.TempDir(), record.Header{}, "h", 22)
 	joined(t, host, guest)
 	for deref(host.sess.State().ToMove) != "white" {
 		steps(t, 1, host)

@@ -30,9 +30,10 @@ func TestHubPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	solo := openVTable(t, th.tableURL("alpha"), "alpha", t.TempDir(), record.Header{Game: "gyges",
+	urls := th.tableURLs("alpha", "h")
+	solo := openVTable(t, urls["alpha"], "alpha", t.TempDir(), record.Header{Game: "gyges",
 		Names: map[string]string{"south": "Ayşe", "north": "Bora"}, Event: "club night", Round: "1", Clock: ctl}, "", 21)
-	host := openVTable(t, th.tableURL("h"), "h", t.TempDir(), record.Header{Game: "star", First: "red"}, "", 22)
+	host := openVTable(t, urls["h"], "h", t.TempDir(), record.Header{Game: "star", First: "red"}, "", 22)
 	host.paired = true
 	steps(t, 6, solo)
 	base := "http://" + th.httpAddr
