@@ -77,7 +77,6 @@ const tapTargets = `[...document.querySelectorAll("button, a.button, select, inp
 // carries its tier in the list, each seat its accuracy as the analysis
 // computed it; on a desktop and a phone.
 func TestAnalysisBoardMistakes(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	if err := librarytest.WriteLibrary(dir, 24); err != nil {
 		t.Fatal(err)
@@ -165,7 +164,6 @@ func TestAnalysisBoardMistakes(t *testing.T) {
 // with the engine's three lines and their depth following; ← takes the move
 // back to the game, and "Back to the game" leaves a longer variation.
 func TestAnalysisBoardVariation(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	if err := librarytest.WriteLibrary(dir, 24); err != nil {
 		t.Fatal(err)
@@ -299,7 +297,6 @@ func TestAnalysisBoardVariation(t *testing.T) {
 // follows the steps; ←/→/Home/End, a swipe on the board and the wheel step;
 // the annotated record and the curve as PNG download.
 func TestAnalysisBoardStepping(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	if err := librarytest.WriteLibrary(dir, 24); err != nil {
 		t.Fatal(err)
@@ -386,7 +383,6 @@ func TestAnalysisBoardStepping(t *testing.T) {
 // followed by the die's faces to choose from; a face tapped is the roll the
 // server plays, and the next move is then offered on the board.
 func TestAnalysisBoardVariationDice(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	if err := librarytest.WriteLibrary(dir, 24); err != nil {
 		t.Fatal(err)

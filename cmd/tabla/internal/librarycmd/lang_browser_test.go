@@ -15,7 +15,6 @@ import (
 // text wider than its box, in both languages; a screenshot of each in
 // Turkish.
 func TestLibraryLanguages(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	if err := librarytest.WriteLibrary(dir, 24); err != nil {
 		t.Fatal(err)

@@ -88,7 +88,6 @@ func cutPieces(t *testing.T, data []byte, n int) (map[string]string, record.Stat
 // and RAY's exact odds appear; the statistics draw; all of it on a
 // desktop and a 390-px phone.
 func TestLibraryPages(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	if err := librarytest.WriteLibrary(dir, 24); err != nil {
 		t.Fatal(err)

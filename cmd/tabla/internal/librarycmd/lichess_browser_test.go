@@ -74,7 +74,6 @@ const barShares = `(() => { const b = document.getElementById("evalbar"), h = b.
 // pieces stay on their cells, a link keeps it), the zoom buttons still
 // cover no cell.
 func TestAnalysisEvalBarKeysFlip(t *testing.T) {
-	t.Parallel()
 	base, lib := serveLibrary(t, lichessLibrary(t))
 	const id = "gyges.jsonl"
 	a := analysed(t, lib, id)
@@ -214,7 +213,6 @@ func clockText(ms int64) string {
 // record's header are on the board's page, each seat's clock as it stood
 // after the move shown, and each move's time in the move list.
 func TestAnalysisPlayersClocks(t *testing.T) {
-	t.Parallel()
 	base, lib := serveLibrary(t, lichessLibrary(t))
 	const id = "timed.jsonl"
 	g, err := lib.Game(id)
@@ -262,7 +260,6 @@ const treeShown = `[...document.querySelectorAll("#movelist li.vars .vmove")].ma
 // opens it; the link of a variation opens it in another browser; the
 // tree survives a reload; the annotated download carries it.
 func TestAnalysisVariationTree(t *testing.T) {
-	t.Parallel()
 	base, lib := serveLibrary(t, lichessLibrary(t))
 	const id, ply = "gyges.jsonl", 14 // after the twelve placements
 	analysed(t, lib, id)
@@ -438,7 +435,6 @@ func mustExplore(t *testing.T, lib *library.Library, id string, ply int, line ..
 // dark scheme; the switch in the header changes the page's colours and is
 // remembered across pages and reloads.
 func TestLibraryThemes(t *testing.T) {
-	t.Parallel()
 	base, _ := serveLibrary(t, lichessLibrary(t))
 	ctx := browsertest.Start(t)
 	browsertest.Phone(t, ctx)
@@ -530,7 +526,6 @@ func serveStoppable(t *testing.T, dir string) (base string, stop func()) {
 // the server stopped the library and a game read before still open:
 // the listing, the board at its step, the move list, the analysis.
 func TestLibraryOffline(t *testing.T) {
-	t.Parallel()
 	dir := lichessLibrary(t)
 	base, stop := serveStoppable(t, dir)
 	// the manifest, as any browser reads it

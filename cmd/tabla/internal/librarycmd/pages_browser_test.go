@@ -19,7 +19,6 @@ import (
 // numbering it out of the whole game; the move list holds the page loaded,
 // not the whole game (issue 36 item 4).
 func TestLongGamePages(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	f, err := os.Create(filepath.Join(dir, "long.jsonl"))
 	if err != nil {

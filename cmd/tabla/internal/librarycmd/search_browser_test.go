@@ -28,7 +28,6 @@ const libraryTapTargets = `[...document.querySelectorAll("button, select, input,
 // its game (a bar of one game) or the library showing the bar's games; the
 // charts' tap areas are 44 px on a phone.
 func TestLibrarySearchAndCharts(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	if err := librarytest.WriteLibrary(dir, 24); err != nil {
 		t.Fatal(err)

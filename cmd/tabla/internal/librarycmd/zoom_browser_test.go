@@ -17,7 +17,6 @@ import (
 // has every destination lit where the player sees it: inside the board as
 // drawn, inside the window, not under the header; a tap on one plays it.
 func TestAnalysisZoomPhone(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	if err := librarytest.WriteLibrary(dir, 24); err != nil {
 		t.Fatal(err)
