@@ -24,7 +24,8 @@ import (
 // its phones show it) naming the players the hub seated there, with their
 // clocks. Screenshots: hub-event-phone, hub-event-table-phone.
 func TestEventPages(t *testing.T) {
-	t.Parallel()
+	// not in parallel: beside the others at load 8 (six at once) and 20
+	// (four), round 2 was not paired within waitRound's 30 s
 	th := startHub(t)
 	tables := map[string]*vtable{}
 	urls := th.tableURLs("g1", "g2", "d1")
