@@ -6,9 +6,9 @@
 // too; Debian's own armhf is ARMv7, which ARMv6 code also runs on).
 //
 // A package holds the cross-built binary (/usr/bin/tabla, CGO off,
-// stripped), the systemd unit (/lib/systemd/system/tabla.service), the
-// Avahi service that announces the live page
-// (/etc/avahi/services/tabla.service) and the example configuration as
+// stripped, -trimpath), the systemd unit
+// (/lib/systemd/system/tabla.service), the Avahi service that announces
+// the live page (/etc/avahi/services/tabla.service) and the example configuration as
 // /etc/tabla/tabla.conf, both conffiles (an edited one survives upgrades),
 // with the copyright and changelog files Debian asks for, and lintian's
 // override of the one error it reports for any Go binary packaged without
@@ -158,10 +158,12 @@ func Build(ctx context.Context, o Options) ([]string, error) {
 }
 
 // crossBuild builds tabla for a: CGO off (the Pi needs no C library of a
-// given version), stripped (-s -w). Otherwise built as .ci/run's
-// cross-builds are, so that those compiled packages are reused.
+// given version), stripped (-s -w), without the build machine's paths
+// (-trimpath: the same tree gives the same binary wherever it is checked
+// out). Otherwise built as .ci/run's cross-builds are, so that those
+// compiled packages are reused, and so are a checkout's elsewhere.
 func crossBuild(ctx context.Context, o Options, a Arch, out string) error {
-	cmd := exec.CommandContext(ctx, o.Go, "build", "-ldflags=-s -w", "-o", out, "./cmd/tabla")
+	cmd := exec.CommandContext(ctx, o.Go, "build", "-trimpath", "-ldflags=-s -w", "-o", out, "./cmd/tabla")
 	cmd.Dir = o.Top
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+a.GOARCH, "GOARM="+a.GOARM)
 	if msg, err := cmd.CombinedOutput(); err != nil {

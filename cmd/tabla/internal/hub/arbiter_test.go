@@ -44,10 +44,12 @@ func arbiterDo(t testing.TB, th *testHub, id string, a ArbiterAction) []string {
 // round's printable page, the TRF report read back and paired again,
 // and the records' zip against the hub's records.
 func TestArbiterEvening(t *testing.T) {
+	t.Parallel()
 	th := startHub(t)
 	tables := map[string]*vtable{}
+	urls := th.tableURLs("g1", "g2", "g3")
 	for i, name := range []string{"g1", "g2", "g3"} {
-		tables[name] = openVTable(t, th.tableURL(name), name, t.TempDir(), record.Header{Game: "gyges"}, "", uint64(500+i))
+		tables[name] = openVTable(t, urls[name], name, t.TempDir(), record.Header{Game: "gyges"}, "", uint64(500+i))
 	}
 	e, err := NewEvent(EventSpec{ID: "tools", Name: "Tools evening", Site: "Moda", Date: "2026-11-28", Sections: []SectionSpec{
 		{Game: "gyges", System: club.Swiss, Rounds: 5, Clock: "10m+5s", Tables: []string{"g1", "g2", "g3"}}}}, time.Now())

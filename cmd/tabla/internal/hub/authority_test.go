@@ -30,11 +30,13 @@ func answered(t testing.TB, v *vtable, n int) {
 // of another's game (NATS refuses the put), and its request for a seat
 // another table plays is not granted — the host's game is untouched.
 func TestOnlyTheHostGrantsItsSeats(t *testing.T) {
+	t.Parallel()
 	th := startHub(t)
-	xURL := th.tableURL("x")
-	host := openVTable(t, th.tableURL("h"), "h", t.TempDir(), record.Header{Game: "gyges"}, "", 51)
+	urls := th.tableURLs("x", "h", "g")
+	xURL := urls["x"]
+	host := openVTable(t, urls["h"], "h", t.TempDir(), record.Header{Game: "gyges"}, "", 51)
 	waitFor(t, "the host's game", 10*time.Second, func() bool { return th.hub.Game("h", GameID(host.sess.JournalPath())) != nil })
-	guest := openVTable(t, th.tableURL("g"), "g", t.TempDir(), record.Header{}, "h", 52)
+	guest := openVTable(t, urls["g"], "g", t.TempDir(), record.Header{}, "h", 52)
 	joined(t, host, guest)
 	steps(t, 6, host, guest)
 	midGame(t, host, guest)
@@ -119,6 +121,7 @@ func TestBrowserSeatNotMidGame(t *testing.T) {
 // TestSpectatorRights: the spectator creates no durable consumer, deletes
 // no consumer of the hub's and reads no reply but its own.
 func TestSpectatorRights(t *testing.T) {
+	t.Parallel()
 	th := startHub(t)
 	c, _ := LoadCredentials(th.dir)
 	u := UserURL("nats://"+th.addr, "spectator", c.Spectator)

@@ -207,6 +207,7 @@ const (
 // stream and in the hub's own state. The failure messages give the
 // figures measured.
 func TestClusterREADME(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds nats-server and starts a three-node cluster")
 	}

@@ -98,6 +98,7 @@ func connected(t testing.TB, ln *link.Table, d time.Duration) {
 // unless told not to); `table add` on the running hub reloads the users
 // exactly once, and the table connects within 5 s of it.
 func TestTableBeforeAdd(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var refused atomic.Int64
 	log := authLog{refused: &refused, seen: make(chan struct{}, 1)}

@@ -219,14 +219,16 @@ func journalPlaces(t testing.TB, path string) (places []int, end string) {
 // table's journal; the rounds' downloads and the broadcast against the
 // records.
 func TestClubEvening(t *testing.T) {
+	t.Parallel()
 	th := startHub(t)
 	tables := map[string]*vtable{}
+	urls := th.tableURLs("g1", "g2", "g3", "d1", "x1")
 	for i, name := range []string{"g1", "g2", "g3", "d1", "x1"} {
 		game := "gyges"
 		if name == "d1" {
 			game = "daha"
 		}
-		tables[name] = openVTable(t, th.tableURL(name), name, t.TempDir(), record.Header{Game: game}, "", uint64(100+i))
+		tables[name] = openVTable(t, urls[name], name, t.TempDir(), record.Header{Game: game}, "", uint64(100+i))
 	}
 	g1, g2, g3, d1, x1 := tables["g1"], tables["g2"], tables["g3"], tables["d1"], tables["x1"]
 	e, err := NewEvent(EventSpec{ID: "moda", Name: "Moda club evening", Site: "Moda", Date: "2026-11-26", Sections: []SectionSpec{

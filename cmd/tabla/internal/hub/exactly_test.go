@@ -405,6 +405,7 @@ func tableNames(n int) []string {
 // whole, once — the winning move and the end of a game played while the
 // hub was frozen included — and is marked sent only then.
 func TestHubFrozen(t *testing.T) {
+	t.Parallel()
 	names := tableNames(12)
 	p := startHubProc(t, names...)
 	var tables []*journalTable
@@ -428,6 +429,7 @@ func TestHubFrozen(t *testing.T) {
 // while 12 tables end games, keeps it down, and starts it again, twice:
 // nothing lost, nothing doubled.
 func TestHubKilledWhileGamesEnd(t *testing.T) {
+	t.Parallel()
 	names := tableNames(12)
 	p := startHubProc(t, names...)
 	var tables []*journalTable

@@ -46,6 +46,7 @@ func pdfPages(t *testing.T, pdf []byte) [][2]float64 {
 // players is one page. Every page is A4 (595 × 842 pt). The PDFs are
 // kept with the screenshots.
 func TestPrintPages(t *testing.T) {
+	t.Parallel()
 	th := startHub(t)
 	var tables []string
 	for i := range 12 {

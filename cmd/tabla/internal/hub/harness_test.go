@@ -118,14 +118,24 @@ func (th *testHub) stop() {
 }
 
 // tableURL gives a table its credentials and returns its hub URL.
-func (th *testHub) tableURL(name string) string {
+func (th *testHub) tableURL(name string) string { return th.tableURLs(name)[name] }
+
+// tableURLs gives tables their credentials with one reload of the server
+// and returns their hub URLs by name: a test whose tables connect while
+// others play registers them all first (nats-server v2.15.2's reload
+// races with the direct gets of tables already playing).
+func (th *testHub) tableURLs(names ...string) map[string]string {
 	c, err := LoadCredentials(th.dir)
 	if err != nil {
 		th.t.Fatal(err)
 	}
-	pw, err := c.AddTable(name)
-	if err != nil {
-		th.t.Fatal(err)
+	urls := map[string]string{}
+	for _, name := range names {
+		pw, err := c.AddTable(name)
+		if err != nil {
+			th.t.Fatal(err)
+		}
+		urls[name] = UserURL("nats://"+th.addr, name, pw)
 	}
 	if err := c.Save(th.dir); err != nil {
 		th.t.Fatal(err)
@@ -135,7 +145,7 @@ func (th *testHub) tableURL(name string) string {
 			th.t.Fatal(err)
 		}
 	}
-	return UserURL("nats://"+th.addr, name, pw)
+	return urls
 }
 
 func waitFor(t testing.TB, what string, d time.Duration, ok func() bool) {

@@ -147,11 +147,11 @@ func TestPublishAndLibrary(t *testing.T) {
 
 // remoteGame plays a whole game between a host table and a joining
 // table, and checks the two journals and the hub's copy agree.
-func remoteGame(t *testing.T, th *testHub, h record.Header, seed uint64) {
+func remoteGame(t *testing.T, th *testHub, urls map[string]string, h record.Header, seed uint64) {
 	hn, gn := "host-"+h.Game, "guest-"+h.Game
-	host := openVTable(t, th.tableURL(hn), hn, t.TempDir(), h, "", seed)
+	host := openVTable(t, urls[hn], hn, t.TempDir(), h, "", seed)
 	waitFor(t, "the host's game on the hub", 10*time.Second, func() bool { return th.hub.Game(hn, GameID(host.sess.JournalPath())) != nil })
-	guest := openVTable(t, th.tableURL(gn), gn, t.TempDir(), record.Header{}, hn, seed+100)
+	guest := openVTable(t, urls[gn], gn, t.TempDir(), record.Header{}, hn, seed+100)
 	joined(t, host, guest)
 	play(t, 20000, host, guest)
 	hs := sameGame(t, host, guest)
@@ -168,10 +168,12 @@ func remoteGame(t *testing.T, th *testHub, h record.Header, seed uint64) {
 // TestRemoteGames plays a whole game of each of the five games between
 // two virtual boards through the hub: each carries out the other's moves
 // as lit, rolls are made once and shared, and both journals and the hub's
-// copy hold the same moves.
+// copy hold the same moves. The five games play at once on one hub, each
+// between its own two tables.
 func TestRemoteGames(t *testing.T) {
+	t.Parallel()
 	th := startHub(t)
-	for _, tc := range []struct {
+	games := []struct {
 		h    record.Header
 		seed uint64
 	}{
@@ -180,8 +182,17 @@ func TestRemoteGames(t *testing.T) {
 		{record.Header{Game: "six"}, 1},
 		{record.Header{Game: "ray"}, 2},
 		{record.Header{Game: "daha"}, 2},
-	} {
-		t.Run(tc.h.Game, func(t *testing.T) { remoteGame(t, th, tc.h, tc.seed) })
+	}
+	var names []string
+	for _, tc := range games {
+		names = append(names, "host-"+tc.h.Game, "guest-"+tc.h.Game)
+	}
+	urls := th.tableURLs(names...)
+	for _, tc := range games {
+		t.Run(tc.h.Game, func(t *testing.T) {
+			t.Parallel()
+			remoteGame(t, th, urls, tc.h, tc.seed)
+		})
 	}
 }
 
@@ -189,10 +200,12 @@ func TestRemoteGames(t *testing.T) {
 // seat played at the other board; the host takes the move back (the LEDs
 // guide the piece back) and goes on only with the other board's move.
 func TestRemoteRefusesOtherMove(t *testing.T) {
+	t.Parallel()
 	th := startHub(t)
-	host := openVTable(t, th.tableURL("h"), "h", t.TempDir(), record.Header{Game: "star", First: "red"}, "", 21)
+	urls := th.tableURLs("h", "g")
+	host := openVTable(t, urls["h"], "h", t.TempDir(), record.Header{Game: "star", First: "red"}, "", 21)
 	waitFor(t, "the host's game", 10*time.Second, func() bool { return th.hub.Game("h", GameID(host.sess.JournalPath())) != nil })
-	guest := openVTable(t, th.tableURL("g"), "g", t.TempDir(), record.Header{}, "h", 22)
+	guest := openVTable(t, urls["g"], "g", t.TempDir(), record.Header{}, "h", 22)
 	joined(t, host, guest)
 	for deref(host.sess.State().ToMove) != "white" {
 		steps(t, 1, host)

@@ -39,11 +39,24 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	natsrv.BcryptCost = bcrypt.MinCost
+	testfs.Parallel(hubParallel)
 	restore := testfs.MemoryTemp() // journals' fsync in memory (issue 41)
 	code := m.Run()
 	restore()
 	os.Exit(code)
 }
+
+// hubParallel is how many of the tests that call t.Parallel run at once
+// when go test's -parallel is not given (testfs.Parallel). Most of the
+// hub's tests wait (on NATS's elections and reconnections, the tables'
+// pace, frozen or killed hub processes, the pages) more than they
+// compute: TestClusterREADME waits out NATS leader elections for most of
+// its 48 s, TestRemoteGames' tables play at a person's pace. One after the
+// other they took 243 s of wall clock for 88 s of CPU (BENCHMARKS.md,
+// "Issue 41"). The tests that set a package variable (mirrorPatience,
+// keepEnded, stuckAfter, webPublishing) stay sequential: parallel tests
+// start only once every sequential one has ended.
+const hubParallel = 4
 
 // TestLoad (TABLA_HUB_LOAD=1; BENCHMARKS.md "Hub"): 100 tables publish
 // their games to one embedded hub, a move (or roll) a second each, while

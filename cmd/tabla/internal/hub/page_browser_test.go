@@ -22,6 +22,7 @@ import (
 // own live page, read-only; and a person playing a seat of a board's game
 // from the page with the hub's token, the board carrying the moves out.
 func TestHubPages(t *testing.T) {
+	t.Parallel()
 	th := &testHub{t: t, dir: t.TempDir(), addr: "127.0.0.1:0", eval: 20 * time.Millisecond}
 	th.start()
 	t.Cleanup(th.stop)
@@ -29,9 +30,10 @@ func TestHubPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	solo := openVTable(t, th.tableURL("alpha"), "alpha", t.TempDir(), record.Header{Game: "gyges",
+	urls := th.tableURLs("alpha", "h")
+	solo := openVTable(t, urls["alpha"], "alpha", t.TempDir(), record.Header{Game: "gyges",
 		Names: map[string]string{"south": "Ayşe", "north": "Bora"}, Event: "club night", Round: "1", Clock: ctl}, "", 21)
-	host := openVTable(t, th.tableURL("h"), "h", t.TempDir(), record.Header{Game: "star", First: "red"}, "", 22)
+	host := openVTable(t, urls["h"], "h", t.TempDir(), record.Header{Game: "star", First: "red"}, "", 22)
 	host.paired = true
 	steps(t, 6, solo)
 	base := "http://" + th.httpAddr

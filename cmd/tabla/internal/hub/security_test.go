@@ -52,6 +52,7 @@ func (p *permErrs) saw(sub string) bool {
 // spectator only reads, a wrong password is refused, nobody but the admin
 // changes the streams.
 func TestPermissions(t *testing.T) {
+	t.Parallel()
 	th := startHub(t)
 	alpha := th.tableURL("alpha")
 	th.tableURL("beta")
@@ -146,6 +147,7 @@ func lastEventOf(ctx context.Context, js jetstream.JetStream, table, game string
 // TestTLS: a hub with a certificate speaks TLS only; a table that trusts
 // its authority publishes, one that does not is refused.
 func TestTLS(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	caPEM, certPEM, keyPEM := testCerts(t)
 	ca, cert, key := filepath.Join(dir, "ca.pem"), filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")

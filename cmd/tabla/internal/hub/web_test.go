@@ -58,6 +58,7 @@ func getJSON(t testing.TB, url string, v any) int {
 // its moves, the board lights them to carry out, and the board's journal,
 // the browser seat's record and the hub's copy agree to the game's end.
 func TestBrowserPlay(t *testing.T) {
+	t.Parallel()
 	th := startHub(t)
 	host, base := rayOnHub(t, th, 41)
 	if code, _ := post(t, base+"/play", "", map[string]string{"seat": "blue"}); code != http.StatusUnauthorized {

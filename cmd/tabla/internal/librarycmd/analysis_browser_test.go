@@ -131,6 +131,12 @@ func TestAnalysisBoardMistakes(t *testing.T) {
 				if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#movelist li[data-step="%d"]`, m.N)))); err != nil {
 					t.Fatal(err)
 				}
+				// the click reaches the page's handler after Click returns
+				// (a busy machine showed the step before it): read once the
+				// list marks the move clicked as the current one
+				browsertest.WaitJS(t, desk, fmt.Sprintf("move %d shown", m.N),
+					fmt.Sprintf(`(document.querySelector("#movelist li.current") || {dataset: {}}).dataset.step === "%d"`, m.N),
+					`(document.querySelector("#movelist li.current") || {dataset: {}}).dataset.step || "no current move"`)
 				named, drawn := text(t, desk, "#bettermove"), browsertest.Eval[string](t, desk, drawnArrow)
 				if named != m.Best || drawn != m.Best {
 					t.Errorf("%s %s move %d (%s): named %q, arrow %q, want %q for both", vp.name, name, m.N, m.Tier, named, drawn, m.Best)

@@ -34,6 +34,7 @@ import (
 // holds every move played. Today's daemon logs "no space left" and goes
 // on: the moves made on the full card are lost.
 func TestCardFullPausesTheGame(t *testing.T) {
+	t.Parallel()
 	journal := testfs.Tmpfs(t, "64k")
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()

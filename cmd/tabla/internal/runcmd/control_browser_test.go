@@ -70,6 +70,7 @@ func readPairText(l *browsertest.Look, ctx context.Context) string {
 // same journal directory; when the board no longer knows its session (the
 // sessions file lost) the page says so in words at once, buttons off.
 func TestPhoneControl(t *testing.T) {
+	t.Parallel()
 	journal := t.TempDir()
 	tb, addr, stop := runDaemon(t, journal, "127.0.0.1:0")
 	phone := browsertest.Start(t)

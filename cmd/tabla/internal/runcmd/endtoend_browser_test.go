@@ -58,8 +58,12 @@ var screens = []screen{{"phone", 390, 844, true}, {"desktop", 1280, 800, false}}
 // cells among them, is measured (≥ 44 px) and a screenshot taken (TABLA_README_SCREENSHOT=1 writes them
 // to webui/docs, whose README.md shows them).
 func TestTableEndToEnd(t *testing.T) {
+	t.Parallel()
 	for _, sc := range screens {
-		t.Run(sc.name, func(t *testing.T) { endToEnd(t, sc) })
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			endToEnd(t, sc)
+		})
 	}
 }
 

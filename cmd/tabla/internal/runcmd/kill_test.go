@@ -38,9 +38,11 @@ var tabla struct {
 }
 
 // TestMain runs the tests with their temporary folders in memory
-// (testfs.MemoryTemp: the journals' fsync at every move waits for no disk)
-// and removes the tabla binary the tests built.
+// (testfs.MemoryTemp: the journals' fsync at every move waits for no disk),
+// runParallel of them at once, and removes the tabla binary the tests
+// built.
 func TestMain(m *testing.M) {
+	testfs.Parallel(runParallel)
 	restore := testfs.MemoryTemp()
 	code := m.Run()
 	if tabla.dir != "" {
@@ -49,6 +51,15 @@ func TestMain(m *testing.M) {
 	restore()
 	os.Exit(code)
 }
+
+// runParallel is how many of the tests that call t.Parallel run at once
+// unless go test's -parallel says otherwise (testfs.Parallel). The
+// package's tests mostly wait on daemons, their pages in Chromium and
+// ptys: one after the other they took 87 s of wall clock for about 30 s of
+// CPU (BENCHMARKS.md, "Issue 41"). TestKillClocks and TestKillAndRestart
+// stay sequential: they restart daemons on a port freeAddr chose, which
+// another test's listener could take meanwhile.
+const runParallel = 4
 
 // buildTabla builds the tabla binary into a temporary directory, once per
 // test binary: TestKillAndRestart, TestKillCycles, TestKillClocks and
@@ -377,6 +388,7 @@ func hasPrefix(s, prefix []string) bool {
 // order; only torn headers are ever moved aside; the board is in line or
 // brought back, and the game goes on.
 func TestKillCycles(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary, runs it 200 times")
 	}

@@ -95,6 +95,7 @@ const hintFetch = `fetch("api/hint", {method: "POST", headers: {"Content-Type": 
 // confirm button and then controls (hint, AI seat); the other browser
 // still cannot.
 func TestTablePage(t *testing.T) {
+	t.Parallel()
 	tb := startTable(t, "star", "red")
 	phone := browsertest.Start(t)
 	browsertest.Phone(t, phone)

@@ -16,6 +16,7 @@ import (
 // words which piece to move where and whose move it is then — not just
 // "board out of sync".
 func TestRestartWords(t *testing.T) {
+	t.Parallel()
 	journal := t.TempDir()
 	tb, addr, stop := runDaemon(t, journal, "127.0.0.1:0")
 	phone := browsertest.Start(t)

@@ -62,6 +62,7 @@ func carry(t *testing.T, vb *sim.Board, before, after map[string]string) {
 // When the STAR board is plugged in instead (the device now leads to it)
 // the game goes on where it stopped, without a restart.
 func TestWrongBoardWaitsForTheRightOne(t *testing.T) {
+	t.Parallel()
 	star, gyges := boards.Default("star"), boards.Default("gyges")
 	wrongBoard, rightBoard := newPTYBoardOf(t, "gyges", gyges), newPTYBoardOf(t, "star", star)
 	wrongPath, rightPath, right := wrongBoard.path, rightBoard.path, rightBoard.vb

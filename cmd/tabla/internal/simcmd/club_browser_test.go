@@ -17,6 +17,7 @@ import (
 // sets the names and the event (the simulator's page controls as a paired
 // phone does). TABLA_CLUB_SCREENSHOT=FILE keeps a screenshot.
 func TestClubPanel(t *testing.T) {
+	t.Parallel()
 	p := phonePage(t, PageOptions{Game: "star", First: "red", Sensors: "identifying",
 		Who:   companion.WhoOptions{Players: []string{"red=Ayşe", "white=Bora"}, Event: "Moda club evening", Round: "3"},
 		Clock: companion.ClockOptions{Clock: []string{"10m+5s"}}})

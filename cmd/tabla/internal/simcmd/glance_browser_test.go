@@ -97,6 +97,7 @@ const inView = `((sel) => { const e = document.querySelector(sel); if (!e) retur
 // whole, each move with its seat's colour, the latest move highlighted
 // and on screen without scrolling; the last move's from and to marked.
 func TestGlanceMoveList(t *testing.T) {
+	t.Parallel()
 	p := phonePage(t, PageOptions{Game: "star", First: "red", Sensors: "identifying", Seed: 11})
 	s := p.play(12)
 	p.shown(12)
@@ -144,6 +145,7 @@ func TestGlanceMoveList(t *testing.T) {
 
 // TestGlanceRoll: DAHA lists the roll each move was made on.
 func TestGlanceRoll(t *testing.T) {
+	t.Parallel()
 	p := phonePage(t, PageOptions{Game: "daha", Sensors: "identifying", Seed: 3})
 	p.click(`#faces button[data-face="3"]`)
 	p.waitFor("the roll", func(s referee.State) bool { return s.Awaiting == "move" && s.Roll == "3" })
@@ -162,6 +164,7 @@ func TestGlanceRoll(t *testing.T) {
 // lifted, its destinations lit and named, nothing red, never "out of
 // sync" — and the hint is named in words and drawn as an arrow.
 func TestGlanceLiftedAndHint(t *testing.T) {
+	t.Parallel()
 	p := phonePage(t, PageOptions{Game: "star", First: "red", Sensors: "identifying", Seed: 12})
 	p.play(1)
 	p.shown(1)
@@ -213,6 +216,7 @@ func TestGlanceLiftedAndHint(t *testing.T) {
 // TestGlanceConnection: the header's badge and the turn line agree when
 // the cable is pulled and when the page loses the daemon.
 func TestGlanceConnection(t *testing.T) {
+	t.Parallel()
 	p := phonePage(t, PageOptions{Game: "star", First: "red", Sensors: "identifying", Seed: 13})
 	agree := func(what, want string) {
 		t.Helper()
@@ -233,6 +237,7 @@ func TestGlanceConnection(t *testing.T) {
 // TestGlanceDeveloperText: a button the board refuses is told in words,
 // never the referee's detail.
 func TestGlanceDeveloperText(t *testing.T) {
+	t.Parallel()
 	p := phonePage(t, PageOptions{Game: "star", First: "red", Sensors: "identifying", Seed: 14})
 	if err := p.ps.VB.Press(hardware.ButtonTakeback); err != nil { // nothing to take back
 		t.Fatal(err)
@@ -248,6 +253,7 @@ func TestGlanceDeveloperText(t *testing.T) {
 // TestGlanceZoom: RAY's and six's boards zoom (buttons) and pan (a drag)
 // on a phone, with the cells' names shown once zoomed.
 func TestGlanceZoom(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ game, cell string }{{"ray", "o15"}, {"six", "0,0"}} {
 		t.Run(tc.game, func(t *testing.T) {
 			p := phonePage(t, PageOptions{Game: tc.game, Sensors: "identifying", Seed: 15})
@@ -323,6 +329,7 @@ func tapTargets(t *testing.T, p *pageRun) {
 // TestPhoneScreenshot saves the live page mid-game on a phone for the
 // README (TABLA_README_SCREENSHOT=1 writes it into the source tree).
 func TestPhoneScreenshot(t *testing.T) {
+	t.Parallel()
 	p := phonePage(t, PageOptions{Game: "star", First: "red", Sensors: "identifying", Seed: 11})
 	p.play(13)
 	p.click(`[data-press="hint"]`)

@@ -13,6 +13,7 @@ import (
 // English left over, no text wider than its box; six's zoom buttons
 // cover no cell (they covered its top right).
 func TestSimLanguages(t *testing.T) {
+	t.Parallel()
 	ready := `typeof state !== "undefined" && state !== null && document.querySelectorAll("#moves li").length === (state.moves || []).length`
 	p := phonePage(t, PageOptions{Game: "six", Sensors: "identifying", Seed: 51})
 	p.click(`#palette button[data-kind="black"]`)

@@ -16,6 +16,7 @@ import (
 // move it is then, not just "board out of sync"; in Turkish too, with
 // no case suffix after a cell.
 func TestBoardNeedsWords(t *testing.T) {
+	t.Parallel()
 	p := phonePage(t, PageOptions{Game: "star", First: "red", Sensors: "identifying", Seed: 41})
 	message := func(what string, want ...string) {
 		t.Helper()

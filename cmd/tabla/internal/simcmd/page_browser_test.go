@@ -152,6 +152,7 @@ func (p *pageRun) liftAndPlaceLit(from string, pick func([]string) string) strin
 func first(c []string) string { return c[0] }
 
 func TestPageGYGES(t *testing.T) {
+	t.Parallel()
 	p := startPage(t, PageOptions{Game: "gyges", Sensors: "identifying", Seed: 1})
 	p.click(`#palette button[data-kind="3"]`)
 	p.cell("c1")
@@ -173,6 +174,7 @@ func TestPageGYGES(t *testing.T) {
 }
 
 func TestPageSTAR(t *testing.T) {
+	t.Parallel()
 	p := startPage(t, PageOptions{Game: "star", First: "red", Sensors: "identifying", Seed: 2})
 	p.liftAndPlaceLit("a4", first)
 	p.moves(1)
@@ -192,6 +194,7 @@ func TestPageSTAR(t *testing.T) {
 }
 
 func TestPageDAHA(t *testing.T) {
+	t.Parallel()
 	p := startPage(t, PageOptions{Game: "daha", Sensors: "identifying", Seed: 3})
 	p.click(`#faces button[data-face="3"]`) // the board's electronic die
 	p.waitFor("the roll", func(s referee.State) bool { return s.Awaiting == "move" && s.Roll == "3" })
@@ -205,6 +208,7 @@ func TestPageDAHA(t *testing.T) {
 }
 
 func TestPageRAY(t *testing.T) {
+	t.Parallel()
 	p := startPage(t, PageOptions{Game: "ray", Sensors: "identifying", Seed: 4})
 	homes := map[string]string{"red": "a29", "yellow": "ac29", "blue": "ac1", "black": "a1"}
 	for turn := 0; turn < 4; turn++ {
@@ -227,6 +231,7 @@ func TestPageRAY(t *testing.T) {
 }
 
 func TestPageSix(t *testing.T) {
+	t.Parallel()
 	p := startPage(t, PageOptions{Game: "six", Sensors: "identifying", Seed: 5})
 	p.click(`#palette button[data-kind="black"]`)
 	p.cell("-1,0")
@@ -252,6 +257,7 @@ func TestPageSix(t *testing.T) {
 // TestPageAISeat: white is played by the engine; its move is lit as a hint
 // and the person carries it out.
 func TestPageAISeat(t *testing.T) {
+	t.Parallel()
 	p := startPage(t, PageOptions{Game: "star", First: "red", Sensors: "identifying", Seed: 6, AI: []string{"white=1"}})
 	p.liftAndPlaceLit("a4", first)
 	s := p.waitFor("the engine's move", func(s referee.State) bool { return s.Hint != "" && len(lit(s, "hint")) == 2 })

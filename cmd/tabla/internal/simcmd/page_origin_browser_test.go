@@ -17,6 +17,7 @@ import (
 // (text/plain, which needs no preflight) nor a JSON POST (its preflight
 // is not granted). The real Chromium sends the headers the guard reads.
 func TestPageCrossSiteBrowser(t *testing.T) {
+	t.Parallel()
 	ctx := browser(t)
 	addr, ps := servePage(t, PageOptions{Game: "gyges", Sensors: "identifying", Seed: 1})
 	target := "http://" + addr + "/api/action"

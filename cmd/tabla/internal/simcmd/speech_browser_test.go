@@ -223,6 +223,7 @@ func heard(t *testing.T, name string, ls []*listener) {
 // each phrase in the page's language and voice (tr-TR, en-GB), compared
 // with the phrases kept in testdata/speech.
 func TestSpeechGames(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name  string
 		o     PageOptions
@@ -235,6 +236,7 @@ func TestSpeechGames(t *testing.T) {
 		{"six", PageOptions{Game: "six", Variant: "advanced", Sensors: "identifying", Seed: 34}, 4, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			p := startPage(t, c.o)
 			ls := []*listener{p.listen("en"), p.listen("tr")}
 			for k := 0; k < c.moves; k++ {
@@ -245,6 +247,7 @@ func TestSpeechGames(t *testing.T) {
 		})
 	}
 	t.Run("star", func(t *testing.T) {
+		t.Parallel()
 		// STAR's 9-move game that red wins (aicmd's testdata), with a
 		// hint, and a takeback carried out, on the way
 		p := startPage(t, PageOptions{Game: "star", First: "red", Sensors: "identifying", Seed: 22})
@@ -283,6 +286,7 @@ func TestSpeechGames(t *testing.T) {
 // coordinates, a tied split and the pieces it takes off, DAHA's centre,
 // a roll, a pass — as testdata/speech/moves.LANG.txt has them.
 func TestSpeechMoves(t *testing.T) {
+	t.Parallel()
 	p := startPage(t, PageOptions{Game: "star", First: "red", Sensors: "identifying", Seed: 35})
 	ls := []*listener{p.listen("en"), p.listen("tr")}
 	const cases = `[

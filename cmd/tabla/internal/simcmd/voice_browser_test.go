@@ -18,6 +18,7 @@ import (
 // speech synthesis (recorded here); with it off it says nothing; the
 // choice is kept by the browser.
 func TestVoice(t *testing.T) {
+	t.Parallel()
 	p := phonePage(t, PageOptions{Game: "star", First: "red", Sensors: "identifying", Seed: 21})
 	// what the page hands to the speech synthesis
 	p.eval(`window.spoken = [], speechSynthesis.speak = u => window.spoken.push(u.text)`)
@@ -112,6 +113,7 @@ func TestVoice(t *testing.T) {
 // TestVoiceResult: the end of a game is said: STAR's 9-move game that red
 // wins (aicmd's testdata/star-selfplay.jsonl), carried out on the board.
 func TestVoiceResult(t *testing.T) {
+	t.Parallel()
 	p := phonePage(t, PageOptions{Game: "star", First: "red", Sensors: "identifying", Seed: 22})
 	p.eval(`window.spoken = [], speechSynthesis.speak = u => window.spoken.push(u.text)`)
 	p.click(`label:has(#voice)`)

@@ -1,8 +1,9 @@
 // Package testfs holds the file-system helpers that tests of several
 // packages share: the repository's root (testdata and the outside cases
 // beside the checkout are found from it), a small tmpfs that fills up
-// (a full memory card), and MemoryTemp, which a TestMain calls to keep a
-// test binary's temporary folders in memory.
+// (a full memory card), MemoryTemp, which a TestMain calls to keep a
+// test binary's temporary folders in memory, and Parallel, with which a
+// TestMain lets more of its waiting tests run at once.
 package testfs
 
 import (
