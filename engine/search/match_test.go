@@ -240,3 +240,20 @@ func TestPlayoutMatch(t *testing.T) {
 	fmt.Println("|---|---|---|---|---|---|---|---|---|")
 	fmt.Println(runMatch("daha", own, loop, n, 2))
 }
+
+// TestEstimateMatch: DAHA at level 3 with its playouts cut short by the
+// estimate (PlayoutEstimator, issue 39's third pass: MCTSCutIter
+// iterations) against level 3 with whole random playouts (MCTSIter
+// iterations, the search before that pass). Two seats each, the seats
+// swapped over the same opening and dice. TABLA_ESTIMATEMATCH=200
+func TestEstimateMatch(t *testing.T) {
+	n, err := strconv.Atoi(os.Getenv("TABLA_ESTIMATEMATCH"))
+	if err != nil {
+		t.Skip("set TABLA_ESTIMATEMATCH=games")
+	}
+	cut := contestant{"L3 (cut playouts)", &Options{Level: 3}}
+	whole := contestant{"L3 (whole playouts)", &Options{Level: 3, fullPlayouts: true}}
+	fmt.Println("| game | match | games | wins | draws | score | 95% CI | plies | time |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	fmt.Println(runMatch("daha", cut, whole, n, 2))
+}
