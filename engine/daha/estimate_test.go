@@ -7,6 +7,7 @@ import (
 	"go/format"
 	"math"
 	"math/bits"
+	"math/rand/v2"
 	"os"
 	"testing"
 
@@ -297,4 +298,161 @@ func TestEstimateSiblings(t *testing.T) {
 	}
 	slope, bias, spread, noise := siblingSlope(100, 2000)
 	t.Logf("cut %d: slope %.3f, bias %+.4f; spread of the whole playouts' values %.4f, their noise %.4f", cutTurns, slope, bias, spread, noise)
+}
+
+// TestEstimateFeatures: the destination counts the estimate reads (the
+// log of one plus the count, and whether it is zero) are those of the
+// destination sets, for every live colour and roll of positions of random
+// games.
+func TestEstimateFeatures(t *testing.T) {
+	n := 0
+	for _, s := range samplePositions(300, 21) {
+		var f [estFeatures]float32
+		for p := 0; p < numColours; p++ {
+			if s.live>>uint(p)&1 == 0 {
+				continue
+			}
+			s.features(p, &f)
+			for k := 1; k <= maxRoll; k++ {
+				d := bits.OnesCount64(s.gen(p, k))
+				empty := float32(0)
+				if d == 0 {
+					empty = 1
+				}
+				if f[maxRoll+k-1] != log1p[d] || f[k-1] != empty {
+					t.Fatalf("%s, roll %d: features %g, %g; the set has %d destinations", Colour(p), k, f[k-1], f[maxRoll+k-1], d)
+				}
+				n++
+			}
+		}
+	}
+	if n < 3000 {
+		t.Fatalf("only %d counts compared", n)
+	}
+}
+
+// TestEstimatePlayout: a cut playout restores the position and writes a
+// distribution over the live colours (a winner's 1, or the draw's quarters
+// at the cap); the estimate is used only on the default board.
+func TestEstimatePlayout(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	for i, s := range samplePositions(200, 22) {
+		if !s.Estimates() {
+			t.Fatal("no estimate on the default board")
+		}
+		before := *s
+		capPlies := s.plies + 400
+		if i%4 == 0 {
+			capPlies = s.plies + 3 // reaches the cap: a draw
+		}
+		var out [4]float32
+		s.EstimatePlayout(rng, capPlies, &out)
+		if s.pos != before.pos || s.paint != before.paint || s.last != before.last || s.live != before.live ||
+			s.toMove != before.toMove || s.plies != before.plies || s.hash != before.hash || s.roll != before.roll {
+			t.Fatal("EstimatePlayout did not restore the position")
+		}
+		sum := float32(0)
+		for p, v := range out {
+			if v < 0 || v > 1 {
+				t.Fatalf("reward %g for %s", v, Colour(p))
+			}
+			sum += v
+		}
+		if math.Abs(float64(sum)-1) > 1e-5 {
+			t.Fatalf("rewards %v sum to %g", out, sum)
+		}
+		if i%4 == 0 && out != [4]float32{0.25, 0.25, 0.25, 0.25} && bits.OnesCount8(s.live) > 2 {
+			// Three turns rarely end a game of three or four colours.
+			if out[0]+out[1]+out[2]+out[3] == 1 && slicesMax(out[:]) != 1 {
+				t.Fatalf("capped after 3 plies: %v, want a draw or a win", out)
+			}
+		}
+		var est [4]float32
+		s.estimate(&est)
+		for p, v := range est {
+			if s.live>>uint(p)&1 == 0 && v != 0 {
+				t.Fatalf("%s is out and has %g", Colour(p), v)
+			}
+		}
+	}
+	b := randomBoard(t, rand.New(rand.NewPCG(9, 9)), 20, 10)
+	s, err := newState(engine.Config{Board: b, Start: ptr(randomStart(b, rand.New(rand.NewPCG(9, 9))))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Estimates() {
+		t.Fatal("an estimate on a board it was not fitted on")
+	}
+}
+
+func slicesMax(v []float32) float32 {
+	m := v[0]
+	for _, x := range v {
+		m = max(m, x)
+	}
+	return m
+}
+
+// TestEstimateFits: on positions of random games other than those it was
+// fitted on, the estimate predicts the outcome of a random playout better
+// than even chances (cross-entropy at least 0.05 nats lower) and without
+// bias: for the colour to roll and for each place after it in the turn
+// order, the mean estimate is within five standard errors of the share of
+// playouts won (a draw at the cap shared by the live colours, as in the
+// fit). Zero or mis-signed weights fail it.
+func TestEstimateFits(t *testing.T) {
+	n := 3000
+	if testing.Short() {
+		n = 800
+	}
+	states := samplePositions(n, 31)
+	x := uint64(32)
+	var w [3][estFeatures]float64
+	for a := range w {
+		for j := range w[a] {
+			w[a][j] = float64(estWeights[a][j])
+		}
+	}
+	data := estData(states, 33)
+	var zero [3][estFeatures]float64
+	ce, _ := estLoss(&w, data)
+	ce0, _ := estLoss(&zero, data)
+	if ce > ce0-0.05 {
+		t.Errorf("cross-entropy %.4f, even chances %.4f", ce, ce0)
+	}
+	var sum, sumSq [numColours]float64
+	var cnt [numColours]int
+	for _, s := range states {
+		var est [4]float32
+		s.estimate(&est)
+		y := playoutWins(s, 1, &x)
+		ysum := float32(0) // less than 1 after a draw (the cap): the fit's shares
+		for p := 0; p < numColours; p++ {
+			if s.live>>uint(p)&1 != 0 {
+				ysum += y[p]
+			}
+		}
+		for p := 0; p < numColours; p++ {
+			if s.live>>uint(p)&1 == 0 {
+				continue
+			}
+			off := s.turnOffset(p)
+			d := float64(est[p] - y[p]/ysum)
+			sum[off] += d
+			sumSq[off] += d * d
+			cnt[off]++
+		}
+	}
+	for off := range sum {
+		if cnt[off] < 100 {
+			continue
+		}
+		m := sum[off] / float64(cnt[off])
+		se := math.Sqrt((sumSq[off]/float64(cnt[off]) - m*m) / float64(cnt[off]))
+		t.Logf("%d after the colour to roll: %d positions, estimate − outcome %+.4f (se %.4f)", off, cnt[off], m, se)
+		if math.Abs(m) > 5*se {
+			t.Errorf("%d after the colour to roll: the estimate is off by %+.4f, %.1f standard errors", off, m, m/se)
+		}
+	}
+	t.Logf("cross-entropy %.4f, even chances %.4f", ce, ce0)
 }
