@@ -68,7 +68,11 @@ type matchResult struct {
 	wins, draws int
 	plies       int
 	elapsed     time.Duration
+	done        int // games finished
 }
+
+// progress: runMatch prints its tally every 10 games (TABLA_MATCH_PROGRESS=1).
+var progress = os.Getenv("TABLA_MATCH_PROGRESS") != ""
 
 // wilson is the 95 % Wilson interval of a proportion.
 func wilson(p float64, n int) (float64, float64) {
@@ -137,6 +141,9 @@ func runMatch(game string, a, b contestant, n int, par int) matchResult {
 				case aSide >= 0 && win == aSide, aSide < 0 && seats[win] == a:
 					res.wins++
 					res.score++
+				}
+				if res.done++; progress && res.done%10 == 0 {
+					fmt.Printf("after %d games: %d wins, %d draws, score %.1f (%.0fs)\n", res.done, res.wins, res.draws, res.score, time.Since(start).Seconds())
 				}
 				mu.Unlock()
 			}
@@ -246,6 +253,7 @@ func TestPlayoutMatch(t *testing.T) {
 // iterations) against level 3 with whole random playouts (MCTSIter
 // iterations, the search before that pass). Two seats each, the seats
 // swapped over the same opening and dice. TABLA_ESTIMATEMATCH=200
+// [TABLA_MATCH_PAR=games at a time, 2]
 func TestEstimateMatch(t *testing.T) {
 	n, err := strconv.Atoi(os.Getenv("TABLA_ESTIMATEMATCH"))
 	if err != nil {
@@ -255,5 +263,9 @@ func TestEstimateMatch(t *testing.T) {
 	whole := contestant{"L3 (whole playouts)", &Options{Level: 3, fullPlayouts: true}}
 	fmt.Println("| game | match | games | wins | draws | score | 95% CI | plies | time |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|")
-	fmt.Println(runMatch("daha", cut, whole, n, 2))
+	par := 2
+	if v, err := strconv.Atoi(os.Getenv("TABLA_MATCH_PAR")); err == nil && v > 0 {
+		par = v
+	}
+	fmt.Println(runMatch("daha", cut, whole, n, par))
 }
