@@ -74,6 +74,11 @@ type matchResult struct {
 // progress: runMatch prints its tally every 10 games (TABLA_MATCH_PROGRESS=1).
 var progress = os.Getenv("TABLA_MATCH_PROGRESS") != ""
 
+// matchFrom is the number of runMatch's first game (TABLA_MATCH_FROM, even;
+// 0 by default): a match split over processes plays games 0…n-1 in one
+// and n…2n-1 in the other, the same games as one process of 2n.
+var matchFrom, _ = strconv.Atoi(os.Getenv("TABLA_MATCH_FROM"))
+
 // wilson is the 95 % Wilson interval of a proportion.
 func wilson(p float64, n int) (float64, float64) {
 	z := 1.96
@@ -149,7 +154,7 @@ func runMatch(game string, a, b contestant, n int, par int) matchResult {
 			}
 		}()
 	}
-	for g := 0; g < n; g++ {
+	for g := matchFrom; g < matchFrom+n; g++ {
 		jobs <- g
 	}
 	close(jobs)
@@ -253,7 +258,7 @@ func TestPlayoutMatch(t *testing.T) {
 // iterations) against level 3 with whole random playouts (MCTSIter
 // iterations, the search before that pass). Two seats each, the seats
 // swapped over the same opening and dice. TABLA_ESTIMATEMATCH=200
-// [TABLA_MATCH_PAR=games at a time, 2]
+// [TABLA_MATCH_PAR=games at a time, 2] [TABLA_MATCH_FROM=first game]
 func TestEstimateMatch(t *testing.T) {
 	n, err := strconv.Atoi(os.Getenv("TABLA_ESTIMATEMATCH"))
 	if err != nil {
