@@ -76,6 +76,19 @@
 // (DAHA) plays the whole playout itself: the same distribution of games,
 // drawn its own way.
 //
+// # Cut playouts
+//
+// A game that is a PlayoutEstimator and Estimates (DAHA on its default
+// board) has its playouts cut short: a few random turns, then an estimate,
+// fitted on the game's own random playouts, of each side's chance to win
+// a random playout from there. The reward of an iteration is then that
+// expected value rather than one game's 0 or 1, so MCTS runs
+// Level.MCTSCutIter iterations (half of MCTSIter) for values as steady as
+// whole playouts give, each a fraction of the cost. Their values are
+// those of random playouts up to the estimate's error; they lack the
+// upward bias whole playouts' noise gives the most visited move's value
+// (see BENCHMARKS.md, issue 39's third pass).
+//
 // # Ply cap
 //
 // Games that can run forever are scored as draws at a ply cap (RULES.md §2):

@@ -68,7 +68,16 @@ type matchResult struct {
 	wins, draws int
 	plies       int
 	elapsed     time.Duration
+	done        int // games finished
 }
+
+// progress: runMatch prints its tally every 10 games (TABLA_MATCH_PROGRESS=1).
+var progress = os.Getenv("TABLA_MATCH_PROGRESS") != ""
+
+// matchFrom is the number of runMatch's first game (TABLA_MATCH_FROM, even;
+// 0 by default): a match split over processes plays games 0…n-1 in one
+// and n…2n-1 in the other, the same games as one process of 2n.
+var matchFrom, _ = strconv.Atoi(os.Getenv("TABLA_MATCH_FROM"))
 
 // wilson is the 95 % Wilson interval of a proportion.
 func wilson(p float64, n int) (float64, float64) {
@@ -138,11 +147,14 @@ func runMatch(game string, a, b contestant, n int, par int) matchResult {
 					res.wins++
 					res.score++
 				}
+				if res.done++; progress && res.done%10 == 0 {
+					fmt.Printf("after %d games: %d wins, %d draws, score %.1f (%.0fs)\n", res.done, res.wins, res.draws, res.score, time.Since(start).Seconds())
+				}
 				mu.Unlock()
 			}
 		}()
 	}
-	for g := 0; g < n; g++ {
+	for g := matchFrom; g < matchFrom+n; g++ {
 		jobs <- g
 	}
 	close(jobs)
@@ -239,4 +251,26 @@ func TestPlayoutMatch(t *testing.T) {
 	fmt.Println("| game | match | games | wins | draws | score | 95% CI | plies | time |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|")
 	fmt.Println(runMatch("daha", own, loop, n, 2))
+}
+
+// TestEstimateMatch: DAHA at level 3 with its playouts cut short by the
+// estimate (PlayoutEstimator, issue 39's third pass: MCTSCutIter
+// iterations) against level 3 with whole random playouts (MCTSIter
+// iterations, the search before that pass). Two seats each, the seats
+// swapped over the same opening and dice. TABLA_ESTIMATEMATCH=200
+// [TABLA_MATCH_PAR=games at a time, 2] [TABLA_MATCH_FROM=first game]
+func TestEstimateMatch(t *testing.T) {
+	n, err := strconv.Atoi(os.Getenv("TABLA_ESTIMATEMATCH"))
+	if err != nil {
+		t.Skip("set TABLA_ESTIMATEMATCH=games")
+	}
+	cut := contestant{"L3 (cut playouts)", &Options{Level: 3}}
+	whole := contestant{"L3 (whole playouts)", &Options{Level: 3, fullPlayouts: true}}
+	fmt.Println("| game | match | games | wins | draws | score | 95% CI | plies | time |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	par := 2
+	if v, err := strconv.Atoi(os.Getenv("TABLA_MATCH_PAR")); err == nil && v > 0 {
+		par = v
+	}
+	fmt.Println(runMatch("daha", cut, whole, n, par))
 }

@@ -61,6 +61,10 @@ type Options struct {
 	// even when the game is a RandomPlayer, drawing as e086792's DAHA
 	// playouts did, to match the two.
 	loopPlayouts bool
+	// fullPlayouts (tests): MCTS plays whole random playouts even when the
+	// game can cut them short (PlayoutEstimator), as level 3 did before
+	// issue 39's third pass, to match the two.
+	fullPlayouts bool
 }
 
 // Result is what a search found.
