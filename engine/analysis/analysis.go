@@ -186,6 +186,9 @@ func Analyze(h *record.Header, applied []record.Applied, opts Options) (*Report,
 		workers = runtime.GOMAXPROCS(0)
 	}
 	so := opts.Search
+	// (MCTS's playouts cut short by the game's estimate where it has one:
+	// the verdicts of whole playouts at a fraction of the time; issue 39)
+	so.CutPlayouts = true
 	so.Workers = 1
 	var wg sync.WaitGroup
 	var progressMu sync.Mutex

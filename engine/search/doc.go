@@ -78,8 +78,10 @@
 //
 // # Cut playouts
 //
-// A game that is a PlayoutEstimator and Estimates (DAHA on its default
-// board) has its playouts cut short: a few random turns, then an estimate,
+// With Options.CutPlayouts (game analysis sets it; hints and play do not:
+// whole playouts play stronger), a game that is a PlayoutEstimator and
+// Estimates (DAHA on its default board) has its playouts cut short: a few
+// random turns, then an estimate,
 // fitted on the game's own random playouts, of each side's chance to win
 // a random playout from there. The reward of an iteration is then that
 // expected value rather than one game's 0 or 1, so MCTS runs

@@ -264,8 +264,8 @@ func TestEstimateMatch(t *testing.T) {
 	if err != nil {
 		t.Skip("set TABLA_ESTIMATEMATCH=games")
 	}
-	cut := contestant{"L3 (cut playouts)", &Options{Level: 3}}
-	whole := contestant{"L3 (whole playouts)", &Options{Level: 3, fullPlayouts: true}}
+	cut := contestant{"L3 (cut playouts)", &Options{Level: 3, CutPlayouts: true}}
+	whole := contestant{"L3 (whole playouts)", &Options{Level: 3}}
 	fmt.Println("| game | match | games | wins | draws | score | 95% CI | plies | time |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|")
 	par := 2

@@ -76,7 +76,7 @@ type PlayoutEstimator interface {
 
 // estimator is s's PlayoutEstimator when MCTS with opts cuts its playouts.
 func estimator(s engine.State, opts Options) PlayoutEstimator {
-	if opts.loopPlayouts || opts.fullPlayouts {
+	if opts.loopPlayouts || !opts.CutPlayouts {
 		return nil
 	}
 	if pe, ok := s.(PlayoutEstimator); ok && pe.Estimates() {

@@ -61,10 +61,14 @@ type Options struct {
 	// even when the game is a RandomPlayer, drawing as e086792's DAHA
 	// playouts did, to match the two.
 	loopPlayouts bool
-	// fullPlayouts (tests): MCTS plays whole random playouts even when the
-	// game can cut them short (PlayoutEstimator), as level 3 did before
-	// issue 39's third pass, to match the two.
-	fullPlayouts bool
+	// CutPlayouts: MCTS cuts its playouts short with the game's estimate
+	// where it has one (PlayoutEstimator: DAHA on its default board) and
+	// runs Level.MCTSCutIter iterations. Game analysis sets it (a 100-ply
+	// DAHA game in under 2 CPU s, verdicts as whole playouts' within
+	// their seed-to-seed spread); hints and play leave it off, since the
+	// whole playouts won a 200-game level-3 match against the cut ones
+	// (56.5%, BENCHMARKS.md, issue 39's third pass).
+	CutPlayouts bool
 }
 
 // Result is what a search found.
