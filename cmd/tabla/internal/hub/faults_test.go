@@ -126,49 +126,23 @@ func once(t testing.TB, th *testHub, table string, v *vtable) {
 	}
 }
 
+// hubHolds waits until the hub's copy of a game holds n events (the header
+// included): a table's last events may still be on their way when its game
+// ends (the moves are, the end's line not yet: a busy machine once showed
+// 16 of 17).
+func hubHolds(t testing.TB, th *testHub, table, gid string, n int) {
+	t.Helper()
+	events := 0
+	awaitCopy(t, th, table, gid, func(g *GameInfo) bool {
+		events = g.Events + 1 // numbered from 0, the header
+		return events >= n
+	}, func() string { return fmt.Sprintf("holds %d events, the journal %d", events, n) })
+}
+
 // hubEvents reads every message of a game's subject, within 10 s. An
 // ephemeral consumer, not an ordered one: an ordered consumer's Next
 // retries its reset without end after a cluster node died (nats.go
 // v1.55.0), which hung TestCluster now and then.
-// hubHolds waits, woken by the hub's reports of changes, until the hub's
-// copy of a game holds n events (the header included): a table's last
-// events may still be on their way when its game ends (the moves are, the
-// end's line not yet: a busy machine once showed 16 of 17). It fails when
-// the copy has taken no event for stuckAfter.
-func hubHolds(t testing.TB, th *testHub, table, gid string, n int) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	changes := th.hub.subscribe(ctx, "", false)
-	still := time.NewTimer(stuckAfter)
-	defer still.Stop()
-	events := -1
-	for {
-		g := th.hub.Game(table, gid)
-		if g != nil {
-			if g.Err != nil {
-				t.Fatalf("the hub's copy of %s/%s: %v", table, gid, g.Err)
-			}
-			if g.Events+1 >= n { // numbered from 0, the header
-				return
-			}
-			if g.Events != events {
-				events = g.Events
-				still.Reset(stuckAfter)
-			}
-		}
-		select {
-		case <-changes:
-		case <-still.C:
-			// a game not its table's current one is not reported: look once more
-			if g := th.hub.Game(table, gid); g != nil && g.Events != events {
-				continue
-			}
-			t.Fatalf("the hub's copy of %s/%s holds %d events, the journal %d (no new event within %v)", table, gid, events+1, n, stuckAfter)
-		}
-	}
-}
-
 func hubEvents(th *testHub, table, gid string) ([][]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -85,21 +86,34 @@ func hubMoves(t testing.TB, th *testHub, table string, v *vtable) []string {
 	t.Helper()
 	want := journalMoves(t, v.sess.JournalPath())
 	gid := GameID(v.sess.JournalPath())
+	var got []string
+	awaitCopy(t, th, table, gid, func(g *GameInfo) bool {
+		got = movesOf(g.Steps)
+		return slices.Equal(got, want)
+	}, func() string { return fmt.Sprintf("moves %v, the journal's %v", got, want) })
+	return got
+}
+
+// awaitCopy waits, woken by the hub's reports of changes, until done holds
+// for the hub's copy of a game. It fails, saying what (what it last saw),
+// when the copy has taken no event for stuckAfter: a starved machine or a
+// cluster that lost a node delays the hub, a hub that stopped following
+// never catches up.
+func awaitCopy(t testing.TB, th *testHub, table, gid string, done func(*GameInfo) bool, what func() string) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	changes := th.hub.subscribe(ctx, "", false)
 	still := time.NewTimer(stuckAfter)
 	defer still.Stop()
-	var got []string
 	events := -1
 	for {
 		if g := th.hub.Game(table, gid); g != nil {
 			if g.Err != nil {
 				t.Fatalf("the hub's copy of %s/%s: %v", table, gid, g.Err)
 			}
-			got = movesOf(g.Steps)
-			if slices.Equal(got, want) {
-				return got
+			if done(g) {
+				return
 			}
 			if g.Events != events {
 				events = g.Events
@@ -113,7 +127,7 @@ func hubMoves(t testing.TB, th *testHub, table string, v *vtable) []string {
 			if g := th.hub.Game(table, gid); g != nil && g.Events != events {
 				continue
 			}
-			t.Fatalf("the hub's copy of %s/%s: moves %v, the journal's %v (no new event within %v)", table, gid, got, want, stuckAfter)
+			t.Fatalf("the hub's copy of %s/%s: %s (no new event within %v)", table, gid, what(), stuckAfter)
 		}
 	}
 }
