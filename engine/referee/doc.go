@@ -97,11 +97,8 @@
 //  4. a revision followed by the next player's move of a piece it put down
 //     (composites, movesThen, revisionsThen): a rest taken for the last
 //     move's end, or an earlier rest of the hand that was its real end, with
-//     the next player's hand going on from there. Beside other readings it
-//     is asked; when it is the one reading (a revision of the last move and
-//     the next player's move) it is taken, and should the hand go on, the
-//     two are read back together to the revised move's earlier readings
-//     (revisionsThen two deep: op.lone);
+//     the next player's hand going on from there; only proposed when the
+//     next player's hand may still be under way;
 //  5. a takeback, or a new game.
 //
 // Readings that end in the same position (the same pieces on the same

@@ -155,11 +155,6 @@ type op struct {
 	// (kept when it is revised: the next player may have begun to move
 	// before the hand's last reading was taken)
 	first uint64
-	// lone: recorded unasked with the move before it revised, as the one
-	// reading of the board (a revision and the next player's move): the
-	// hand may still have been under way, so revisionsThen reads the two
-	// back to the revised move's earlier readings
-	lone bool
 }
 
 // maxWas bounds an op's list of the moves it revised.
