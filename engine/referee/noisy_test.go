@@ -986,17 +986,31 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64, mode playMode) (res no
 		chosen := false
 		if st := tb.r.State(); st.Mode == "confirm" {
 			res.asked++
-			i := slices.Index(st.Candidates, ops.text)
+			// The player chooses the reading that names what the hands did
+			// and ends where they left the game: a reading named like the
+			// move but ending elsewhere (a presence look-alike that keeps
+			// a misread move before it) is not chosen for its name.
+			index := func(text string) int {
+				for k, c := range st.Candidates {
+					if c == text {
+						if h, ok := tb.r.outcome(tb.r.confirm[k]); !ok || h == shadow.Hash() {
+							return k
+						}
+					}
+				}
+				return -1
+			}
+			i := index(ops.text)
 			if i < 0 {
-				i = slices.Index(st.Candidates, "revise:"+ops.text)
+				i = index("revise:" + ops.text)
 			}
 			if i < 0 && prevMove != "" {
 				// the last move as it was, and this one after it
-				i = slices.Index(st.Candidates, "revise:"+prevMove+";"+ops.text)
+				i = index("revise:" + prevMove + ";" + ops.text)
 			}
 			for k := 2; i < 0 && k <= len(before2) && k <= maxReviseDepth; k++ {
 				// the last moves as they were (a deeper reading undone)
-				i = slices.Index(st.Candidates, "revise:"+strings.Join(before2[len(before2)-k:], ";")+";"+ops.text)
+				i = index("revise:" + strings.Join(before2[len(before2)-k:], ";") + ";" + ops.text)
 			}
 			for k, c := range tb.r.confirm {
 				// (a reading that names the last plies otherwise than the
