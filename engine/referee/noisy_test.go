@@ -62,7 +62,7 @@ const raceGames = 4
 // binary built without it (five to ten times faster), when TABLA_LONG=1 asks
 // for it. CI plays the full count without the race detector in a step of its
 // own (.ci/run: `go test ./engine/...` before the README's
-// `go test -race ./...`), so the race run plays 15 games a configuration and
+// `go test -race ./...`), so the race run plays 4 games a configuration and
 // does not play them a second time; TABLA_LONG=1 gives a race run alone the
 // same games as CI.
 func TestNoisyGamesFull(t *testing.T) {
