@@ -1,7 +1,9 @@
 // Package browsertest drives the pages in Debian's headless Chromium for
 // tests: browsers with their own cookies, a phone's viewport, screenshots
-// into $TABLA_ARTIFACTS (default /tmp/tabla-screenshots), and reading what
-// the shared board drawing shows.
+// into $TABLA_ARTIFACTS (default /tmp/tabla-screenshots), reading what
+// the shared board drawing shows, waits that outlast a page navigating or
+// reloading (WaitPage, WaitJS), and protocol commands sent again when a
+// navigation leaves them unanswered (Call).
 //
 // Browser tests must run in CI: without Chromium they fail when CI is set
 // and skip only on a laptop.
