@@ -151,12 +151,14 @@ func TestCallTriesAgain(t *testing.T) {
 	tries := func(js string) cdpruntime.EvaluateParams {
 		return cdpruntime.EvaluateParams{Expression: js, AwaitPromise: &yes, ReturnByValue: &yes}
 	}
-	r, err := call(ctx, cdpruntime.Evaluate, tries(`(window.tries = (window.tries || 0) + 1) === 1 ? new Promise(() => {}) : "answered " + window.tries`), 300*time.Millisecond, 10*time.Second)
+	// (a busy machine may let a later try run out too: any try after the
+	// first answers)
+	r, err := call(ctx, cdpruntime.Evaluate, tries(`(window.tries = (window.tries || 0) + 1) === 1 ? new Promise(() => {}) : "answered at try " + window.tries`), time.Second, 20*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := string(r.Result.Value); got != `"answered 2"` {
-		t.Errorf("the second try answered %s, want \"answered 2\"", got)
+	if got := string(r.Result.Value); !strings.HasPrefix(got, `"answered at try `) {
+		t.Errorf("a later try answered %s, want \"answered at try N\"", got)
 	}
 	_, err = call(ctx, cdpruntime.Evaluate, tries(`new Promise(() => {})`), 200*time.Millisecond, 700*time.Millisecond)
 	if err == nil || !strings.Contains(err.Error(), "Runtime.evaluate: ") || !strings.Contains(err.Error(), " tries in 700ms: ") {
