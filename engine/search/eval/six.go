@@ -41,6 +41,7 @@ type sixUndo struct {
 	from, to int32
 	colour   int8
 	nRemoved int
+	score    [2]int32 // Six.score before the move, which Undone restores
 	// recentred: the move took the window near its edge and Played moved it;
 	// offQ, offR is the offset before, which Undone restores first.
 	recentred  bool
@@ -168,35 +169,37 @@ var sixGain = func() (g [2][256][2]int32) {
 	return g
 }()
 
+// sixGain64 is sixGain with the two scores packed in one int64 (colour
+// 0's plus colour 1's times 2³²), so that a window's gain is one load and
+// one add; sixUnpack takes a sum of them apart.
+var sixGain64 = func() (g [2][256]int64) {
+	for c := range 2 {
+		for w := range 256 {
+			g[c][w] = int64(sixGain[c][w][0]) + int64(sixGain[c][w][1])<<32
+		}
+	}
+	return g
+}()
+
+// sixUnpack splits a sum of sixGain64 entries into the two scores' sums
+// (each well within int32: exact).
+func sixUnpack(d int64) (int32, int32) {
+	lo := int32(d)
+	return lo, int32((d - int64(lo)) >> 32)
+}
+
 // count adds delta (±1) hexagons of colour c on cell i to the 36 windows
-// through it, keeping the score up to date (by sixGain, without branches).
+// through it, keeping the score up to date (by sixGain, without branches;
+// the windows unrolled in six_unrolled.go).
 func (e *Six) count(i int32, c int, delta int8) {
 	var d0, d1 int32
-	c &= 1
-	step := uint8(1) << (4 * c) // counts stay within 0…6: no carry
-	gain := &sixGain[c]
-	base := i * 6
 	if delta > 0 {
-		for _, k := range &sixThrough {
-			w := &e.win[base-k]
-			g := &gain[*w]
-			*w += step
-			d0 += g[0]
-			d1 += g[1]
-		}
-		e.score[0] += d0
-		e.score[1] += d1
-		return
+		d0, d1 = sixUnpack(sixAdd(&e.win, i, c))
+	} else {
+		d0, d1 = sixUnpack(-sixSub(&e.win, i, c))
 	}
-	for _, k := range &sixThrough {
-		w := &e.win[base-k]
-		*w -= step
-		g := &gain[*w]
-		d0 += g[0]
-		d1 += g[1]
-	}
-	e.score[0] -= d0
-	e.score[1] -= d1
+	e.score[0] += d0
+	e.score[1] += d1
 }
 
 func (e *Six) inWindow(i int32) bool {
@@ -207,7 +210,7 @@ func (e *Six) inWindow(i int32) bool {
 // Played follows a placement or a movement (and, advanced, removals).
 func (e *Six) Played(s engine.State, m engine.Move, seat int) {
 	kind, from, to, _, _ := six.DecodeMove(m)
-	u := sixUndo{kind: kind, colour: int8(s.Info().SideOf[seat]), nRemoved: len(e.removed)}
+	u := sixUndo{kind: kind, colour: int8(s.Info().SideOf[seat]), nRemoved: len(e.removed), score: e.score}
 	switch kind {
 	case 'p':
 		u.to = e.index(to.Q, to.R)
@@ -285,7 +288,9 @@ func (e *Six) shiftTo(offQ, offR int) {
 	}
 }
 
-// Undone takes back the last Played.
+// Undone takes back the last Played: the windows by the counts alone,
+// the score as it was before the move (a function of the position, which
+// is again what it was).
 func (e *Six) Undone(s engine.State) {
 	u := e.hist[len(e.hist)-1]
 	e.hist = e.hist[:len(e.hist)-1]
@@ -296,7 +301,7 @@ func (e *Six) Undone(s engine.State) {
 	case 'p':
 		e.cell[u.to] = 0
 		e.tiles = e.tiles[:len(e.tiles)-1]
-		e.count(u.to, int(u.colour), -1)
+		sixSubRaw(&e.win, u.to, int(u.colour))
 	case 'm':
 		// Put the removed hexagons back where they were in tiles, in the
 		// reverse order of their removal.
@@ -309,12 +314,12 @@ func (e *Six) Undone(s engine.State) {
 				e.tiles = append(e.tiles, e.tiles[r.k])
 				e.tiles[r.k] = r.at
 			}
-			e.count(r.at, int(r.colour), 1)
+			sixAddRaw(&e.win, r.at, int(r.colour))
 		}
 		e.removed = e.removed[:u.nRemoved]
 		e.cell[u.to], e.cell[u.from] = 0, u.colour+1
-		e.count(u.to, int(u.colour), -1)
-		e.count(u.from, int(u.colour), 1)
+		sixSubRaw(&e.win, u.to, int(u.colour))
+		sixAddRaw(&e.win, u.from, int(u.colour))
 		for k, t := range e.tiles {
 			if t == u.to {
 				e.tiles[k] = u.from
@@ -322,6 +327,7 @@ func (e *Six) Undone(s engine.State) {
 			}
 		}
 	}
+	e.score = u.score
 }
 
 // Eval is the mover's window score minus the opponent's (kept up to date by
