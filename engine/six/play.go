@@ -356,8 +356,33 @@ func init() {
 // once; so, while the game is being played, no shape is on the table unless
 // the start position held one, and then the engine scans the whole table
 // (State.fullScan). The shape of the opponent's colour never counts.
+//
+// Every shape has six hexagons, each touching another of the shape (of a
+// triangle or a ring, two others): with fewer than six of the colour on
+// the table, or d touching none of them, there is none, and with d
+// touching one only, just a line along it.
 func (s *State) shapeAt(d int, cv uint8) Ending {
-	for _, step := range [3]int{1, wSide, 1 - wSide} {
+	if s.onTable[cv-1] < 6 {
+		return NotOver
+	}
+	var nb uint8 // bit k: the neighbour in direction k (dirI) has colour cv
+	for k, o := range dirI {
+		if s.cells[d+o]&3 == cv {
+			nb |= 1 << k
+		}
+	}
+	if nb == 0 {
+		return NotOver
+	}
+	// the three lines through d, each with its two directions' bits
+	for _, l := range [3]struct {
+		step int
+		dirs uint8
+	}{{1, 1<<0 | 1<<3}, {wSide, 1<<5 | 1<<2}, {1 - wSide, 1<<1 | 1<<4}} {
+		if nb&l.dirs == 0 {
+			continue
+		}
+		step := l.step
 		n := 1
 		for e := d + step; s.cells[e]&3 == cv; e += step {
 			n++
@@ -368,6 +393,9 @@ func (s *State) shapeAt(d int, cv uint8) Ending {
 		if n >= 6 {
 			return ByLine
 		}
+	}
+	if nb&(nb-1) == 0 {
+		return NotOver
 	}
 	var m uint32
 	for i, o := range disk19 {
