@@ -23,8 +23,9 @@ const (
 // offset in force when its move was played, and a placement is undone by
 // dropping the last tile.
 type Six struct {
-	cell       [sixSide * sixSide]int8 // 0 empty, colour+1
-	tiles      []int32                 // window indices of all hexagons
+	cell       [sixSide * sixSide]int8  // 0 empty, colour+1
+	tiles      []int32                  // window indices of all hexagons
+	slot       [sixSide * sixSide]uint8 // a hexagon's cell → its index in tiles
 	offQ, offR int
 	advanced   bool
 	// win holds the hexagons per window (anchor·6 + template): colour 0's
@@ -114,6 +115,7 @@ func (e *Six) Reset(s engine.State) {
 	for _, t := range ts {
 		i := e.index(t.q, t.r)
 		e.cell[i] = int8(t.c + 1)
+		e.slot[i] = uint8(len(e.tiles))
 		e.tiles = append(e.tiles, i)
 		e.count(i, t.c, 1)
 	}
@@ -215,6 +217,7 @@ func (e *Six) Played(s engine.State, m engine.Move, seat int) {
 	case 'p':
 		u.to = e.index(to.Q, to.R)
 		e.cell[u.to] = u.colour + 1
+		e.slot[u.to] = uint8(len(e.tiles))
 		e.tiles = append(e.tiles, u.to)
 		e.count(u.to, int(u.colour), 1)
 	case 'm':
@@ -223,12 +226,8 @@ func (e *Six) Played(s engine.State, m engine.Move, seat int) {
 		e.cell[u.from], e.cell[u.to] = 0, u.colour+1
 		e.count(u.from, int(u.colour), -1)
 		e.count(u.to, int(u.colour), 1)
-		for k, t := range e.tiles {
-			if t == u.from {
-				e.tiles[k] = u.to
-				break
-			}
-		}
+		k := e.slot[u.from]
+		e.tiles[k], e.slot[u.to] = u.to, k
 		if e.advanced {
 			// The hexagons the move's split took off, as the engine
 			// lists them (usually none).
@@ -247,14 +246,12 @@ func (e *Six) Played(s engine.State, m engine.Move, seat int) {
 // tiles for Undone.
 func (e *Six) remove(q, r int) {
 	t := e.index(q, r)
-	k := 0
-	for e.tiles[k] != t {
-		k++
-	}
+	k := e.slot[t]
 	e.removed = append(e.removed, sixRemoved{at: t, colour: e.cell[t] - 1, k: int32(k)})
 	e.count(t, int(e.cell[t]-1), -1)
 	e.cell[t] = 0
-	e.tiles[k] = e.tiles[len(e.tiles)-1]
+	last := e.tiles[len(e.tiles)-1]
+	e.tiles[k], e.slot[last] = last, k
 	e.tiles = e.tiles[:len(e.tiles)-1]
 }
 
@@ -284,6 +281,7 @@ func (e *Six) shiftTo(offQ, offR int) {
 	for k := range e.tiles {
 		e.tiles[k] += delta
 		e.cell[e.tiles[k]] = col[k] + 1
+		e.slot[e.tiles[k]] = uint8(k)
 		e.count(e.tiles[k], int(col[k]), 1)
 	}
 }
@@ -311,21 +309,20 @@ func (e *Six) Undone(s engine.State) {
 			if int(r.k) == len(e.tiles) {
 				e.tiles = append(e.tiles, r.at)
 			} else {
-				e.tiles = append(e.tiles, e.tiles[r.k])
+				moved := e.tiles[r.k]
+				e.slot[moved] = uint8(len(e.tiles))
+				e.tiles = append(e.tiles, moved)
 				e.tiles[r.k] = r.at
 			}
+			e.slot[r.at] = uint8(r.k)
 			sixAddRaw(&e.win, r.at, int(r.colour))
 		}
 		e.removed = e.removed[:u.nRemoved]
 		e.cell[u.to], e.cell[u.from] = 0, u.colour+1
 		sixSubRaw(&e.win, u.to, int(u.colour))
 		sixAddRaw(&e.win, u.from, int(u.colour))
-		for k, t := range e.tiles {
-			if t == u.to {
-				e.tiles[k] = u.from
-				break
-			}
-		}
+		k := e.slot[u.to]
+		e.tiles[k], e.slot[u.from] = u.from, k
 	}
 	e.score = u.score
 }
