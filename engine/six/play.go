@@ -299,6 +299,13 @@ var (
 	disk19       [19]int
 	triMasks     [12]uint32
 	ringMasks    [6]uint32
+	// diskOuter lists the disk's 12 cells at distance 2; nbDisk[nb] is the
+	// disk mask of the neighbours in nb (bit k: direction k of dirI) and
+	// of the centre; shapeNear[nb] tells whether some triangle or ring
+	// through the centre has all its cells next to it in nb.
+	diskOuter [12]int
+	nbDisk    [64]uint32
+	shapeNear [64]bool
 )
 
 func init() {
@@ -341,6 +348,30 @@ func init() {
 		}
 		ringMasks[c] = m
 	}
+	k = 0
+	for i := range disk19 {
+		if hexDist(diskQ[i], diskR[i]) == 2 {
+			diskOuter[k] = i
+			k++
+		}
+	}
+	for nb := range nbDisk {
+		m := bit(0, 0)
+		for d := range 6 {
+			if nb>>d&1 == 1 {
+				m |= bit(dirQ[d], dirR[d])
+			}
+		}
+		nbDisk[nb] = m
+	}
+	inner := nbDisk[63]
+	for nb := range shapeNear {
+		for _, t := range append(triMasks[:], ringMasks[:]...) {
+			if t&inner&^nbDisk[nb] == 0 {
+				shapeNear[nb] = true
+			}
+		}
+	}
 }
 
 // shapeAt looks for a winning shape of colour cv (colour+1) through window
@@ -359,8 +390,9 @@ func init() {
 //
 // Every shape has six hexagons, each touching another of the shape (of a
 // triangle or a ring, two others): with fewer than six of the colour on
-// the table, or d touching none of them, there is none, and with d
-// touching one only, just a line along it.
+// the table, or d touching none of them, there is none; with d touching
+// one only, just a line along it; and a triangle or ring only where d's
+// neighbours of the colour hold the shape's cells next to d (shapeNear).
 func (s *State) shapeAt(d int, cv uint8) Ending {
 	if s.onTable[cv-1] < 6 {
 		return NotOver
@@ -394,12 +426,12 @@ func (s *State) shapeAt(d int, cv uint8) Ending {
 			return ByLine
 		}
 	}
-	if nb&(nb-1) == 0 {
+	if !shapeNear[nb] {
 		return NotOver
 	}
-	var m uint32
-	for i, o := range disk19 {
-		if s.cells[d+o]&3 == cv {
+	m := nbDisk[nb]
+	for _, i := range diskOuter {
+		if s.cells[d+disk19[i]]&3 == cv {
 			m |= 1 << i
 		}
 	}

@@ -28,6 +28,7 @@ type Six struct {
 	slot       [sixSide * sixSide]uint8 // a hexagon's cell → its index in tiles
 	offQ, offR int
 	advanced   bool
+	sideOf     []int // the game's Info().SideOf, read at Reset
 	// win holds the hexagons per window (anchor·6 + template): colour 0's
 	// count in the low four bits, colour 1's in the high four.
 	win [sixSide * sixSide * 6]uint8
@@ -93,6 +94,7 @@ func (e *Six) index(q, r int) int32 { return int32((r-e.offR)<<sixBits + (q - e.
 // Reset reads the hexagons of s and centres the window on them.
 func (e *Six) Reset(s engine.State) {
 	e.advanced = s.Info().Variant == "advanced"
+	e.sideOf = s.Info().SideOf
 	clear(e.cell[:])
 	e.tiles, e.hist, e.removed = e.tiles[:0], e.hist[:0], e.removed[:0]
 	type tile struct{ q, r, c int }
@@ -212,7 +214,7 @@ func (e *Six) inWindow(i int32) bool {
 // Played follows a placement or a movement (and, advanced, removals).
 func (e *Six) Played(s engine.State, m engine.Move, seat int) {
 	kind, from, to, _, _ := six.DecodeMove(m)
-	u := sixUndo{kind: kind, colour: int8(s.Info().SideOf[seat]), nRemoved: len(e.removed), score: e.score}
+	u := sixUndo{kind: kind, colour: int8(e.sideOf[seat]), nRemoved: len(e.removed), score: e.score}
 	switch kind {
 	case 'p':
 		u.to = e.index(to.Q, to.R)
@@ -330,7 +332,7 @@ func (e *Six) Undone(s engine.State) {
 // Eval is the mover's window score minus the opponent's (kept up to date by
 // Played and Undone; slowEval recomputes it from scratch for the tests).
 func (e *Six) Eval(s engine.State) int32 {
-	me := s.Info().SideOf[s.ToMove()]
+	me := e.sideOf[s.ToMove()]
 	return e.score[me] - e.score[1-me]
 }
 
