@@ -100,7 +100,7 @@ func (s *State) legalStep(m engine.Move) bool {
 		}
 	}
 	cut := false
-	if arcs[nb] > 1 {
+	if arcs[nb] > 1 && !s.joinedRound(from) {
 		// The neighbours do not hang together round the lifted tile: ask
 		// the articulation search movements asks.
 		s.buildAdj()

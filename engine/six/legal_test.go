@@ -129,3 +129,43 @@ func moveText(s *State, m engine.Move) string {
 	}
 	return text
 }
+
+// TestJoinedRound: where joinedRound says a tile's neighbours hang
+// together without it, lifting it leaves one group (groups), on random
+// tables (many cut tiles) and tables of random games; and it says so for
+// most tiles that are not cut tiles.
+func TestJoinedRound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(39, 2))
+	joined, notCut := 0, 0
+	check := func(s *State) {
+		s.buildAdj()
+		for slot := 0; slot < s.n; slot++ {
+			one := s.groups(slot) <= 1
+			j := s.joinedRound(int(s.tiles[slot]))
+			if j && !one {
+				t.Fatalf("%v: the neighbours of %s hang together, but lifting it splits the table", s.Position().Pieces, s.cellName(int(s.tiles[slot])))
+			}
+			if one {
+				notCut++
+				if j {
+					joined++
+				}
+			}
+		}
+	}
+	for g := 0; g < 200; g++ {
+		check(mustNew(t, "advanced", 2, randomStart(rng, 2, false)))
+		s := mustNew(t, "advanced", 2, nil)
+		for s.Result().Status == engine.Playing && s.Plies() < 60+g%40 {
+			moves := s.Moves(nil)
+			s.Play(moves[rng.IntN(len(moves))])
+		}
+		if s.Result().Status == engine.Playing {
+			check(s)
+		}
+	}
+	if joined*2 < notCut {
+		t.Fatalf("joinedRound found %d of %d tiles that are not cut tiles", joined, notCut)
+	}
+	t.Logf("joinedRound: %d of %d tiles that are not cut tiles", joined, notCut)
+}
