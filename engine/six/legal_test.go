@@ -169,3 +169,38 @@ func TestJoinedRound(t *testing.T) {
 	}
 	t.Logf("joinedRound: %d of %d tiles that are not cut tiles", joined, notCut)
 }
+
+// TestGroupsOnTable: groupsOnTable labels the groups left by lifting each
+// tile as buildAdj and groups do (labels, sizes, number), on random
+// tables and tables of random games.
+func TestGroupsOnTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(39, 3))
+	split := 0
+	check := func(s *State) {
+		s.buildAdj()
+		for slot := 0; slot < s.n; slot++ {
+			nc := s.groups(slot)
+			comp, size := s.sc.comp, s.sc.size
+			if got := s.groupsOnTable(slot); got != nc || s.sc.comp != comp || s.sc.size != size {
+				t.Fatalf("%v, lifting %s: %d groups %v sizes %v, groups gives %d %v %v", s.Position().Pieces, s.cellName(int(s.tiles[slot])), got, s.sc.comp[:s.n], s.sc.size[:got], nc, comp[:s.n], size[:nc])
+			}
+			if nc > 1 {
+				split++
+			}
+		}
+	}
+	for g := 0; g < 200; g++ {
+		check(mustNew(t, "advanced", 2, randomStart(rng, 2, false)))
+		s := mustNew(t, "advanced", 2, nil)
+		for s.Result().Status == engine.Playing && s.Plies() < 60+g%40 {
+			moves := s.Moves(nil)
+			s.Play(moves[rng.IntN(len(moves))])
+		}
+		if s.Result().Status == engine.Playing {
+			check(s)
+		}
+	}
+	if split == 0 {
+		t.Fatal("no tile splits the table")
+	}
+}

@@ -161,8 +161,7 @@ func (s *State) split(m engine.Move, from int) {
 	if !hasKeep && (arcs[nb] <= 1 || s.joinedRound(from)) {
 		return // the neighbours hang together round the lifted tile
 	}
-	s.buildAdj()
-	nc := s.groups(int(s.cells[from] >> 2))
+	nc := s.groupsOnTable(int(s.cells[from] >> 2))
 	if nc <= 1 {
 		return
 	}
