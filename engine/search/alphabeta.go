@@ -46,7 +46,8 @@ type abWorker struct {
 	ttMask  uint64
 	moves   [maxPly][]engine.Move
 	scores  [maxPly][]int32
-	sorted  [maxPly][]orderedMove // sortRest's buffer per depth
+	sortKey [maxPly][]uint64 // sortRest's buffers per depth
+	sortTmp [maxPly][]engine.Move
 	killers [maxPly][2]engine.Move
 	history [4096]int32
 	histMax int32        // the largest history score
@@ -199,37 +200,39 @@ func pick(moves []engine.Move, sc []int32, i int) {
 // this many moves usually tries them all, and picking is quadratic.
 const sortFrom = 3
 
-// orderedMove is a move and its ordering score, for sortRest.
-type orderedMove struct {
-	m  engine.Move
-	sc int32
-}
-
 // sortRest sorts moves[i:] (and their scores) into the order pick would
 // take them in: by score, highest first, ties by the smaller move. The key
-// is a total order, so the sequence is the one of repeated picks.
-func sortRest(moves []engine.Move, sc []int32, i int, buf []orderedMove) {
-	buf = buf[:0]
-	for k := i; k < len(moves); k++ {
-		buf = append(buf, orderedMove{moves[k], sc[k]})
+// is a total order, so the sequence is the one of repeated picks. Two
+// sorts of plain integers, no comparison function: by score (each score
+// packed above its move's index in keys), then each run of one score by
+// move (in tmp). keys and tmp are buffers (grown when short).
+func sortRest(moves []engine.Move, sc []int32, i int, keys []uint64, tmp []engine.Move) ([]uint64, []engine.Move) {
+	rest, rsc := moves[i:], sc[i:]
+	keys, tmp = keys[:0], tmp[:0]
+	for k, v := range rsc {
+		// the score flipped to sort highest first, as an unsigned number
+		keys = append(keys, uint64(^(uint32(v)^1<<31))<<32|uint64(k))
 	}
-	slices.SortFunc(buf, func(a, b orderedMove) int {
-		switch {
-		case a.sc != b.sc:
-			if a.sc > b.sc {
-				return -1
-			}
-			return 1
-		case a.m < b.m:
-			return -1
-		case a.m > b.m:
-			return 1
+	slices.Sort(keys)
+	for _, key := range keys {
+		tmp = append(tmp, rest[uint32(key)])
+	}
+	for a := 0; a < len(keys); {
+		b := a + 1
+		for b < len(keys) && keys[b]>>32 == keys[a]>>32 {
+			b++
 		}
-		return 0
-	})
-	for k, o := range buf {
-		moves[i+k], sc[i+k] = o.m, o.sc
+		if b-a > 1 {
+			slices.Sort(tmp[a:b])
+		}
+		v := int32(^uint32(keys[a]>>32) ^ 1<<31)
+		for k := a; k < b; k++ {
+			rsc[k] = v
+		}
+		a = b
 	}
+	copy(rest, tmp)
+	return keys, tmp
 }
 
 // search is negamax for the side to move (the game is not over).
@@ -323,10 +326,7 @@ func (w *abWorker) search(depth, ply int, alpha, beta int32) int32 {
 		case i < sortFrom:
 			pick(moves, sc, i)
 		case i == sortFrom && len(moves)-i > 1:
-			if cap(w.sorted[ply]) < len(moves) {
-				w.sorted[ply] = make([]orderedMove, 0, len(moves))
-			}
-			sortRest(moves, sc, i, w.sorted[ply])
+			w.sortKey[ply], w.sortTmp[ply] = sortRest(moves, sc, i, w.sortKey[ply], w.sortTmp[ply])
 		}
 		if w.tryMove(moves[i], i, me, depth, ply, &nd) {
 			break

@@ -23,8 +23,8 @@
 // history ordering, principal-variation search at the root). Scores are from
 // the side to move's view; when a move leaves the same side to move (GYGES
 // setup with the other hand empty), the child's score is not negated. A
-// game that can tell one move legal without listing them all (GYGES's
-// Legal) has a node's table move and killers tried first, in the order the
+// game that can tell one move legal without listing them all (GYGES's and
+// six's Legal) has a node's table move and killers tried first, in the order the
 // list would give them, and its moves listed only when none cuts off; the
 // history the list is then ordered by is the node's on entry (the updates
 // made under the moves tried are logged and taken back for the scoring),

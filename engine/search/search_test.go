@@ -228,7 +228,7 @@ func TestSortRestIsPick(t *testing.T) {
 		for i := 0; i < from; i++ {
 			pick(moves, sc, i)
 		}
-		sortRest(moves, sc, from, nil)
+		sortRest(moves, sc, from, nil, nil)
 		if !slices.Equal(moves, picked) || !slices.Equal(sc, pickedSc) {
 			t.Fatalf("trial %d (sorted from %d): %v, picks give %v", trial, from, moves, picked)
 		}

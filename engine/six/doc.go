@@ -34,10 +34,16 @@
 // are labelled by a search over at most 41 tiles and one move is listed per
 // largest group that may stay.
 //
+// Legal tells whether one move is among those Moves lists without listing
+// them (a placement by its cell; a movement by its origin, a cut tile or
+// not, and its destination), so that alpha-beta tries its table's move and
+// killers first and lists a node's moves only when they do not cut off.
+//
 // Shapes are detected incrementally: after a move only shapes through the
-// destination cell can be new (see shapeAt), checked with three line walks
-// and a 19-cell neighbourhood bitmask compared against the 12 triangle and 6
-// ring masks.
+// destination cell can be new (see shapeAt), checked with line walks along
+// the directions where the cell has a neighbour of the colour and, where
+// those neighbours allow a triangle or ring, a 19-cell neighbourhood
+// bitmask compared against the 12 triangle and 6 ring masks.
 //
 // # Move layout
 //

@@ -397,6 +397,38 @@ func (s *State) groups(lift int) int {
 	return int(nc)
 }
 
+// groupsOnTable is groups read from the cells instead of sc.adj (which it
+// neither needs nor builds): the same labels, sizes and number of groups,
+// as it visits the tiles and their neighbours in the same order.
+func (s *State) groupsOnTable(lift int) int {
+	sc := s.sc
+	for i := 0; i < s.n; i++ {
+		sc.comp[i] = -2
+	}
+	sc.comp[lift] = -1
+	nc := int8(0)
+	for i := 0; i < s.n; i++ {
+		if sc.comp[i] != -2 {
+			continue
+		}
+		q := sc.queue[:0]
+		q = append(q, int8(i))
+		sc.comp[i] = nc
+		for h := 0; h < len(q); h++ {
+			t := int(s.tiles[q[h]])
+			for _, d := range dirI {
+				if c := s.cells[t+d]; c != 0 && sc.comp[c>>2] == -2 {
+					sc.comp[c>>2] = nc
+					q = append(q, int8(c>>2))
+				}
+			}
+		}
+		sc.size[nc] = int8(len(q))
+		nc++
+	}
+	return int(nc)
+}
+
 // largest returns the size of the largest group and how many groups have it.
 func (s *State) largest(nc int) (size int8, ties int) {
 	for k := 0; k < nc; k++ {

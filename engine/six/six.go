@@ -130,6 +130,7 @@ type scratch struct {
 	destN [256]uint8           // candidate destinations: adjacent tiles
 	kdest [maxTiles * 6]uint16 // destinations next to a kept group
 	parse []engine.Move        // ParseMove's buffer for "pass"
+	legal []engine.Move        // Legal's buffer for the pass
 }
 
 // State is a six position with its history. It implements engine.State.

@@ -19,7 +19,8 @@
 // board when the engine does not export one cheaply; each search worker has
 // its own Evaluator from New. STAR and six keep their terms up to date that
 // way (the pair potential and touching pieces of the colour that moved; the
-// windows through the cells a move changed), so Eval itself is two flood
-// fills, or a subtraction; GYGES counts the mover's moves without listing
+// windows through the cells a move changed, 36 a cell, unrolled in
+// six_unrolled.go, and Undone restores the score the move was played
+// from), so Eval itself is two flood fills, or a subtraction; GYGES counts the mover's moves without listing
 // them (gyges.Game.MoveCount).
 package eval

@@ -23,10 +23,12 @@ const (
 // offset in force when its move was played, and a placement is undone by
 // dropping the last tile.
 type Six struct {
-	cell       [sixSide * sixSide]int8 // 0 empty, colour+1
-	tiles      []int32                 // window indices of all hexagons
+	cell       [sixSide * sixSide]int8  // 0 empty, colour+1
+	tiles      []int32                  // window indices of all hexagons
+	slot       [sixSide * sixSide]uint8 // a hexagon's cell → its index in tiles
 	offQ, offR int
 	advanced   bool
+	sideOf     []int // the game's Info().SideOf, read at Reset
 	// win holds the hexagons per window (anchor·6 + template): colour 0's
 	// count in the low four bits, colour 1's in the high four.
 	win [sixSide * sixSide * 6]uint8
@@ -41,6 +43,7 @@ type sixUndo struct {
 	from, to int32
 	colour   int8
 	nRemoved int
+	score    [2]int32 // Six.score before the move, which Undone restores
 	// recentred: the move took the window near its edge and Played moved it;
 	// offQ, offR is the offset before, which Undone restores first.
 	recentred  bool
@@ -91,6 +94,7 @@ func (e *Six) index(q, r int) int32 { return int32((r-e.offR)<<sixBits + (q - e.
 // Reset reads the hexagons of s and centres the window on them.
 func (e *Six) Reset(s engine.State) {
 	e.advanced = s.Info().Variant == "advanced"
+	e.sideOf = s.Info().SideOf
 	clear(e.cell[:])
 	e.tiles, e.hist, e.removed = e.tiles[:0], e.hist[:0], e.removed[:0]
 	type tile struct{ q, r, c int }
@@ -113,6 +117,7 @@ func (e *Six) Reset(s engine.State) {
 	for _, t := range ts {
 		i := e.index(t.q, t.r)
 		e.cell[i] = int8(t.c + 1)
+		e.slot[i] = uint8(len(e.tiles))
 		e.tiles = append(e.tiles, i)
 		e.count(i, t.c, 1)
 	}
@@ -168,35 +173,37 @@ var sixGain = func() (g [2][256][2]int32) {
 	return g
 }()
 
+// sixGain64 is sixGain with the two scores packed in one int64 (colour
+// 0's plus colour 1's times 2³²), so that a window's gain is one load and
+// one add; sixUnpack takes a sum of them apart.
+var sixGain64 = func() (g [2][256]int64) {
+	for c := range 2 {
+		for w := range 256 {
+			g[c][w] = int64(sixGain[c][w][0]) + int64(sixGain[c][w][1])<<32
+		}
+	}
+	return g
+}()
+
+// sixUnpack splits a sum of sixGain64 entries into the two scores' sums
+// (each well within int32: exact).
+func sixUnpack(d int64) (int32, int32) {
+	lo := int32(d)
+	return lo, int32((d - int64(lo)) >> 32)
+}
+
 // count adds delta (±1) hexagons of colour c on cell i to the 36 windows
-// through it, keeping the score up to date (by sixGain, without branches).
+// through it, keeping the score up to date (by sixGain, without branches;
+// the windows unrolled in six_unrolled.go).
 func (e *Six) count(i int32, c int, delta int8) {
 	var d0, d1 int32
-	c &= 1
-	step := uint8(1) << (4 * c) // counts stay within 0…6: no carry
-	gain := &sixGain[c]
-	base := i * 6
 	if delta > 0 {
-		for _, k := range &sixThrough {
-			w := &e.win[base-k]
-			g := &gain[*w]
-			*w += step
-			d0 += g[0]
-			d1 += g[1]
-		}
-		e.score[0] += d0
-		e.score[1] += d1
-		return
+		d0, d1 = sixUnpack(sixAdd(&e.win, i, c))
+	} else {
+		d0, d1 = sixUnpack(-sixSub(&e.win, i, c))
 	}
-	for _, k := range &sixThrough {
-		w := &e.win[base-k]
-		*w -= step
-		g := &gain[*w]
-		d0 += g[0]
-		d1 += g[1]
-	}
-	e.score[0] -= d0
-	e.score[1] -= d1
+	e.score[0] += d0
+	e.score[1] += d1
 }
 
 func (e *Six) inWindow(i int32) bool {
@@ -207,11 +214,12 @@ func (e *Six) inWindow(i int32) bool {
 // Played follows a placement or a movement (and, advanced, removals).
 func (e *Six) Played(s engine.State, m engine.Move, seat int) {
 	kind, from, to, _, _ := six.DecodeMove(m)
-	u := sixUndo{kind: kind, colour: int8(s.Info().SideOf[seat]), nRemoved: len(e.removed)}
+	u := sixUndo{kind: kind, colour: int8(e.sideOf[seat]), nRemoved: len(e.removed), score: e.score}
 	switch kind {
 	case 'p':
 		u.to = e.index(to.Q, to.R)
 		e.cell[u.to] = u.colour + 1
+		e.slot[u.to] = uint8(len(e.tiles))
 		e.tiles = append(e.tiles, u.to)
 		e.count(u.to, int(u.colour), 1)
 	case 'm':
@@ -220,12 +228,8 @@ func (e *Six) Played(s engine.State, m engine.Move, seat int) {
 		e.cell[u.from], e.cell[u.to] = 0, u.colour+1
 		e.count(u.from, int(u.colour), -1)
 		e.count(u.to, int(u.colour), 1)
-		for k, t := range e.tiles {
-			if t == u.from {
-				e.tiles[k] = u.to
-				break
-			}
-		}
+		k := e.slot[u.from]
+		e.tiles[k], e.slot[u.to] = u.to, k
 		if e.advanced {
 			// The hexagons the move's split took off, as the engine
 			// lists them (usually none).
@@ -244,14 +248,12 @@ func (e *Six) Played(s engine.State, m engine.Move, seat int) {
 // tiles for Undone.
 func (e *Six) remove(q, r int) {
 	t := e.index(q, r)
-	k := 0
-	for e.tiles[k] != t {
-		k++
-	}
+	k := e.slot[t]
 	e.removed = append(e.removed, sixRemoved{at: t, colour: e.cell[t] - 1, k: int32(k)})
 	e.count(t, int(e.cell[t]-1), -1)
 	e.cell[t] = 0
-	e.tiles[k] = e.tiles[len(e.tiles)-1]
+	last := e.tiles[len(e.tiles)-1]
+	e.tiles[k], e.slot[last] = last, k
 	e.tiles = e.tiles[:len(e.tiles)-1]
 }
 
@@ -281,11 +283,14 @@ func (e *Six) shiftTo(offQ, offR int) {
 	for k := range e.tiles {
 		e.tiles[k] += delta
 		e.cell[e.tiles[k]] = col[k] + 1
+		e.slot[e.tiles[k]] = uint8(k)
 		e.count(e.tiles[k], int(col[k]), 1)
 	}
 }
 
-// Undone takes back the last Played.
+// Undone takes back the last Played: the windows by the counts alone,
+// the score as it was before the move (a function of the position, which
+// is again what it was).
 func (e *Six) Undone(s engine.State) {
 	u := e.hist[len(e.hist)-1]
 	e.hist = e.hist[:len(e.hist)-1]
@@ -296,7 +301,7 @@ func (e *Six) Undone(s engine.State) {
 	case 'p':
 		e.cell[u.to] = 0
 		e.tiles = e.tiles[:len(e.tiles)-1]
-		e.count(u.to, int(u.colour), -1)
+		sixSubRaw(&e.win, u.to, int(u.colour))
 	case 'm':
 		// Put the removed hexagons back where they were in tiles, in the
 		// reverse order of their removal.
@@ -306,28 +311,28 @@ func (e *Six) Undone(s engine.State) {
 			if int(r.k) == len(e.tiles) {
 				e.tiles = append(e.tiles, r.at)
 			} else {
-				e.tiles = append(e.tiles, e.tiles[r.k])
+				moved := e.tiles[r.k]
+				e.slot[moved] = uint8(len(e.tiles))
+				e.tiles = append(e.tiles, moved)
 				e.tiles[r.k] = r.at
 			}
-			e.count(r.at, int(r.colour), 1)
+			e.slot[r.at] = uint8(r.k)
+			sixAddRaw(&e.win, r.at, int(r.colour))
 		}
 		e.removed = e.removed[:u.nRemoved]
 		e.cell[u.to], e.cell[u.from] = 0, u.colour+1
-		e.count(u.to, int(u.colour), -1)
-		e.count(u.from, int(u.colour), 1)
-		for k, t := range e.tiles {
-			if t == u.to {
-				e.tiles[k] = u.from
-				break
-			}
-		}
+		sixSubRaw(&e.win, u.to, int(u.colour))
+		sixAddRaw(&e.win, u.from, int(u.colour))
+		k := e.slot[u.to]
+		e.tiles[k], e.slot[u.from] = u.from, k
 	}
+	e.score = u.score
 }
 
 // Eval is the mover's window score minus the opponent's (kept up to date by
 // Played and Undone; slowEval recomputes it from scratch for the tests).
 func (e *Six) Eval(s engine.State) int32 {
-	me := s.Info().SideOf[s.ToMove()]
+	me := e.sideOf[s.ToMove()]
 	return e.score[me] - e.score[1-me]
 }
 

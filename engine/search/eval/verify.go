@@ -90,6 +90,9 @@ func (e *Six) Verify(s engine.State) error {
 		if seen[t] {
 			return fmt.Errorf("six eval: tile %s listed twice", name(t))
 		}
+		if k := int(e.slot[t]); k >= len(e.tiles) || e.tiles[k] != t {
+			return fmt.Errorf("six eval: tile %s's slot is %d", name(t), k)
+		}
 		seen[t] = true
 		want := int8(0)
 		switch pieces[name(t)] {

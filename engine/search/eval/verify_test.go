@@ -144,9 +144,15 @@ func TestVerifyFails(t *testing.T) {
 	six := &Six{}
 	six.Reset(s)
 	six.tiles[0], six.tiles[1] = six.tiles[1], six.tiles[0]
+	six.slot[six.tiles[0]], six.slot[six.tiles[1]] = 0, 1
 	if err := six.Verify(s); err != nil {
-		t.Fatalf("a reordered tile list is fine, got %v", err)
+		t.Fatalf("a reordered tile list (with its slots) is fine, got %v", err)
 	}
+	six.slot[six.tiles[0]] = 1
+	if six.Verify(s) == nil {
+		t.Error("six: a wrong slot passes")
+	}
+	six.Reset(s)
 	six.cell[six.tiles[0]] = 3 - six.cell[six.tiles[0]]
 	if six.Verify(s) == nil {
 		t.Error("six: a recoloured cell passes")
