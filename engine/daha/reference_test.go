@@ -327,7 +327,10 @@ func compareGenerators(t *testing.T, b *boards.Board, pos engine.Position) {
 
 func TestGeneratorsAgainstReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	n := enginetest.Scale(3000)
+	n := 3000
+	if enginetest.Reduced() {
+		n = 200 // under the race detector; CI compares the 3000 without it (go test ./engine/...)
+	}
 	if testing.Short() {
 		n = 500
 	}

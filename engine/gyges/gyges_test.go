@@ -516,8 +516,8 @@ func TestParseMoveErrors(t *testing.T) {
 
 func TestCheckUndo(t *testing.T) {
 	games, steps := 12, 200
-	if testing.Short() {
-		games = 4
+	if testing.Short() || enginetest.Reduced() {
+		games = 4 // CI plays the 12 without the race detector (go test ./engine/...)
 	}
 	for _, variant := range []string{"basic", "advanced"} {
 		for name, start := range map[string]*engine.Position{

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tabla-board/tabla/engine"
+	"github.com/tabla-board/tabla/engine/enginetest"
 )
 
 // The seeded noisy-game harness: random legal games of every game, variant,
@@ -27,7 +28,7 @@ import (
 //
 // TABLA_NOISY_GAMES sets the same knob from the environment.
 
-var noisyGames = flag.Int("noisy.games", 0, "noisy games per configuration (0: $TABLA_NOISY_GAMES, else 120, or 15 with -short or -race)")
+var noisyGames = flag.Int("noisy.games", 0, "noisy games per configuration (0: $TABLA_NOISY_GAMES, else 120, 15 with -short, 4 with -race)")
 
 func noisyGameCount() int {
 	if *noisyGames > 0 {
@@ -41,12 +42,19 @@ func noisyGameCount() int {
 	}
 	if raceEnabled {
 		// the race detector checks the referee on a few games a
-		// configuration; the run without it (.ci/run's engine step, or
-		// TestNoisyGamesFull with TABLA_LONG=1) plays the full count
-		return 15
+		// configuration, the 18 in parallel; the run without it
+		// (.ci/run's engine step, or TestNoisyGamesFull with
+		// TABLA_LONG=1) plays the full count
+		return raceGames
 	}
 	return 120
 }
+
+// raceGames is the noisy and the clean harness's games a configuration
+// under the race detector: the referee is one goroutine a configuration, so
+// the detector has the configurations running side by side to watch, not
+// the games' count.
+const raceGames = 4
 
 // TestNoisyGamesFull plays the noisy and the clean harness at their full
 // count (120 games a configuration, 2,160 of each) from a test binary built
@@ -54,7 +62,7 @@ func noisyGameCount() int {
 // binary built without it (five to ten times faster), when TABLA_LONG=1 asks
 // for it. CI plays the full count without the race detector in a step of its
 // own (.ci/run: `go test ./engine/...` before the README's
-// `go test -race ./...`), so the race run plays 15 games a configuration and
+// `go test -race ./...`), so the race run plays 4 games a configuration and
 // does not play them a second time; TABLA_LONG=1 gives a race run alone the
 // same games as CI.
 func TestNoisyGamesFull(t *testing.T) {
@@ -180,7 +188,7 @@ func TestCleanGames(t *testing.T) {
 	})
 }
 
-var cleanGames = flag.Int("clean.games", 0, "clean games per configuration (0: $TABLA_CLEAN_GAMES, else 120, or 15 with -short or -race)")
+var cleanGames = flag.Int("clean.games", 0, "clean games per configuration (0: $TABLA_CLEAN_GAMES, else 120, 15 with -short, 4 with -race)")
 
 func cleanGameCount() int {
 	if *cleanGames > 0 {
@@ -189,8 +197,11 @@ func cleanGameCount() int {
 	if n, err := strconv.Atoi(os.Getenv("TABLA_CLEAN_GAMES")); err == nil && n > 0 {
 		return n
 	}
-	if testing.Short() || raceEnabled {
+	if testing.Short() {
 		return 15
+	}
+	if raceEnabled {
+		return raceGames
 	}
 	return 120
 }
@@ -1224,7 +1235,15 @@ func configNamed(t *testing.T, name string) noisyConfig {
 
 func TestNoisyRegressions(t *testing.T) {
 	t.Parallel() // one referee of its own a game, as the harness's configurations
-	for _, rg := range noisyHandRegressions {
+	// Under the race detector every fourth seed of each list (the referee
+	// is one goroutine a game: the detector adds nothing to the seeds'
+	// count); CI replays them all without it (.ci/run's engine step), and
+	// TABLA_LONG=1 replays them all under it.
+	picked := func(i int) bool { return !enginetest.Reduced() || i%4 == 0 }
+	for i, rg := range noisyHandRegressions {
+		if !picked(i) {
+			continue
+		}
 		var nc *noisyConfig
 		for _, c := range noisyConfigs() {
 			if c.String() == rg.config {
@@ -1239,14 +1258,20 @@ func TestNoisyRegressions(t *testing.T) {
 			t.Errorf("%s seed %d (%s): %v", rg.config, rg.seed, rg.what, res.failures)
 		}
 	}
-	for _, rg := range noisyChainRegressions {
+	for i, rg := range noisyChainRegressions {
+		if !picked(i) {
+			continue
+		}
 		nc := configNamed(t, rg.config)
 		res := noisyGame(t, nc, rg.seed, playMode{hands: true, judge: true, bias: true, plies: rg.plies, soft: rg.soft})
 		if res.bad() > 0 && !(rg.soft && res.bad() == res.needless) {
 			t.Errorf("%s seed %d (%s): %v", rg.config, rg.seed, rg.what, res.failures)
 		}
 	}
-	for _, rg := range noisyRegressions {
+	for i, rg := range noisyRegressions {
+		if !picked(i) {
+			continue
+		}
 		var nc *noisyConfig
 		for _, c := range noisyConfigs() {
 			if c.String() == rg.config {

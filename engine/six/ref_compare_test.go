@@ -74,7 +74,12 @@ func minus(a, b []string) []string {
 }
 
 func TestReferenceFromStart(t *testing.T) {
-	games := enginetest.Scale(40)
+	games := 40
+	if enginetest.Reduced() {
+		// 3 games under the race detector (one goroutine: it watches
+		// nothing here); CI plays the 40 without it (go test ./engine/...)
+		games = 3
+	}
 	if testing.Short() {
 		games = 8
 	}
@@ -95,7 +100,10 @@ func TestReferenceFromStart(t *testing.T) {
 }
 
 func TestReferenceRandomTables(t *testing.T) {
-	games := enginetest.Scale(600)
+	games := 600
+	if enginetest.Reduced() {
+		games = 40 // as TestReferenceFromStart: CI plays the 600 without -race
+	}
 	if testing.Short() {
 		games = 100
 	}

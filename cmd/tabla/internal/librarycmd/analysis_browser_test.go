@@ -212,6 +212,9 @@ func TestAnalysisBoardVariation(t *testing.T) {
 		if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#board .hit[data-cell=%q]`, from)))); err != nil {
 			t.Fatal(err)
 		}
+		// the click reaches the page's handler after Click returns: read
+		// the lit cells once the drawing shows destinations
+		browsertest.WaitJS(t, desk, "destinations of "+from+" lit", `Object.values(`+browsertest.DrawnLEDs+`).includes("dest")`, `JSON.stringify(`+browsertest.DrawnLEDs+`)`)
 		lit := browsertest.Eval[map[string]string](t, desk, browsertest.DrawnLEDs)
 		n := 0
 		for c, role := range lit {
@@ -284,6 +287,7 @@ func TestAnalysisBoardVariation(t *testing.T) {
 		if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(`#backtogame`))); err != nil {
 			t.Fatal(err)
 		}
+		browsertest.WaitPage(t, "back to the game by the button", func(l *browsertest.Look) bool { return browsertest.Read[bool](l, desk, `variation === null`) }, nil)
 		if got := browsertest.Eval[map[string]string](t, desk, browsertest.DrawnPieces); !maps.Equal(got, g.Steps[ply].Pieces) || !browsertest.Eval[bool](t, desk, `document.getElementById("varbox").hidden`) {
 			t.Errorf("%s: back to the game shows %v", vp.name, got)
 		}
@@ -373,6 +377,10 @@ func TestAnalysisBoardStepping(t *testing.T) {
 		if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(`#copylink`))); err != nil {
 			t.Fatal(err)
 		}
+		// the click reaches the page's handler after Click returns (at
+		// load 12 the box was read still empty): wait for the box to show
+		// a link, then check it is this move's
+		browsertest.WaitJS(t, desk, "the link to this move", `!document.getElementById("linkout").hidden && document.getElementById("linkout").value !== ""`, `document.getElementById("linkout").value || "an empty box"`)
 		if v := browsertest.Eval[string](t, desk, `document.getElementById("linkout").value`); !strings.Contains(v, "game.html?id=gyges.jsonl&ply=1") {
 			t.Errorf("%s: the link to this move is %q", vp.name, v)
 		}

@@ -210,9 +210,9 @@ func TestLibraryPages(t *testing.T) {
 	if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(`#curve .hitcol[data-step="1"]`))); err != nil {
 		t.Fatal(err)
 	}
-	if p := text(t, desk, "#ply"); p != "move 1 of 1" {
-		t.Errorf("after a click on the curve: %q", p)
-	}
+	// the click reaches the page's handler after Click returns: wait for
+	// the step (failing with the page's step at the deadline)
+	browsertest.WaitJS(t, desk, "move 1 of 1 after a click on the curve", `document.getElementById("ply").textContent === "move 1 of 1"`, `document.getElementById("ply").textContent`)
 	if err := chromedp.Do(desk, chromedp.KeyEvent(kb.ArrowLeft)); err != nil {
 		t.Fatal(err)
 	}

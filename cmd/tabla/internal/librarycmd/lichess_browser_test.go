@@ -406,11 +406,7 @@ func TestAnalysisVariationTree(t *testing.T) {
 // call sends one DevTools command to the tab.
 func call[P, R any](t *testing.T, ctx context.Context, c cdp.Command[P, R], p P) R {
 	t.Helper()
-	r, err := chromedp.Run(ctx, func(ctx context.Context, tg *chromedp.Target) (R, error) { return cdp.Call(ctx, tg, c, p) })
-	if err != nil {
-		t.Fatalf("%s: %v", c.Method, err)
-	}
-	return r
+	return browsertest.Call(t, ctx, c, p)
 }
 
 func mustJSON(t *testing.T, v any) string {
@@ -573,7 +569,15 @@ func TestLibraryOffline(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(base)); err != nil {
 		t.Fatal(err)
 	}
-	browsertest.WaitJS(t, ctx, "the service worker", `!!navigator.serviceWorker.controller || (navigator.serviceWorker.ready.then(() => location.reload()), false)`, `String(navigator.serviceWorker.controller)`)
+	// once the worker is ready the page reloads, once (the wait's poll
+	// looks every 20 ms: each look asking for a reload restarted it), and
+	// the wait ends on the new page, the worker's (which asks for none:
+	// it has its controller from the start). A page that asked for
+	// the reload is never the one: the worker's clients.claim() gives it a
+	// controller before the reload comes, and Chromium's answers about the
+	// manifest, asked for then, were for a page on its way out (no
+	// manifest, or no answer at all)
+	browsertest.WaitJS(t, ctx, "the service worker", `!!navigator.serviceWorker.controller && !window.reloading && document.readyState === "complete" || (!navigator.serviceWorker.controller && !window.reloading && (window.reloading = navigator.serviceWorker.ready.then(() => location.reload())), false)`, `String(navigator.serviceWorker.controller) + " " + document.readyState + (window.reloading ? " (reload asked)" : "")`)
 	// Chromium's own verdict on the manifest and on installing the app
 	man := call(t, ctx, page.GetAppManifest, page.GetAppManifestParams{})
 	if man.Manifest == nil || man.URL != base+"manifest.webmanifest" {

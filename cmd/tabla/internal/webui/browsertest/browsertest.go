@@ -1,7 +1,9 @@
 // Package browsertest drives the pages in Debian's headless Chromium for
 // tests: browsers with their own cookies, a phone's viewport, screenshots
-// into $TABLA_ARTIFACTS (default /tmp/tabla-screenshots), and reading what
-// the shared board drawing shows.
+// into $TABLA_ARTIFACTS (default /tmp/tabla-screenshots), reading what
+// the shared board drawing shows, waits that outlast a page navigating or
+// reloading (WaitPage, WaitJS), and protocol commands sent again when a
+// navigation leaves them unanswered (Call).
 //
 // Browser tests must run in CI: without Chromium they fail when CI is set
 // and skip only on a laptop.
@@ -17,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
 )
 
@@ -252,6 +255,42 @@ func waitJS(t testing.TB, ctx context.Context, what, cond, seen string, timeout 
 		s += fmt.Sprintf(" (%v)", l.err)
 	}
 	t.Fatalf("waiting for %s (%v); seen: %s", what, last, s)
+}
+
+// callTry bounds one try of a Call: a command sent while the page
+// navigates may get no answer at all (the document it was for is gone).
+const callTry = 10 * time.Second
+
+// Call runs a DevTools protocol command on the tab ctx and returns its
+// result. Each try is bounded to 10 s: a try that fails or gets no answer
+// in time (the page navigated or reloaded meanwhile, and Chromium dropped
+// the command with the document it was for, as Page.getAppManifest once did
+// for the tab's whole 3 minutes) is sent again, and the test fails after
+// 30 s with the number of tries and the last error, or at once when the tab
+// is gone. Commands sent through Call must be safe to repeat.
+func Call[P, R any](t testing.TB, ctx context.Context, c cdp.Command[P, R], p P) R {
+	t.Helper()
+	r, err := call(ctx, c, p, callTry, waitTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func call[P, R any](ctx context.Context, c cdp.Command[P, R], p P, try, timeout time.Duration) (R, error) {
+	deadline := time.Now().Add(timeout)
+	for n := 1; ; n++ {
+		tctx, cancel := context.WithTimeout(ctx, min(try, max(time.Until(deadline), time.Millisecond)))
+		r, err := chromedp.Call(tctx, c, p)
+		cancel()
+		if err == nil {
+			return r, nil
+		}
+		if ctx.Err() != nil || !time.Now().Before(deadline) {
+			return r, fmt.Errorf("%s: %d tries in %v: %w", c.Method, n, timeout, err)
+		}
+		time.Sleep(pollEvery)
+	}
 }
 
 // Wait polls cond every 20 ms until it is true, failing after 30 s with

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -135,5 +136,32 @@ func TestWaitGivesUp(t *testing.T) {
 		if !strings.Contains(msg, want) {
 			t.Errorf("WaitJS failed with %q, want %q in it", msg, want)
 		}
+	}
+}
+
+// TestCallTriesAgain: a protocol command that gets no answer (here an
+// evaluation awaiting a promise that never settles, the first time) is
+// sent again once its try is over, and its answer returned; one that never
+// answers fails at the deadline naming the command and its tries. Before
+// Call, such a command (Page.getAppManifest sent while the page reloaded)
+// held TestLibraryOffline for the tab's 3 minutes (issue 41).
+func TestCallTriesAgain(t *testing.T) {
+	ctx := first(t)
+	yes := true
+	tries := func(js string) cdpruntime.EvaluateParams {
+		return cdpruntime.EvaluateParams{Expression: js, AwaitPromise: &yes, ReturnByValue: &yes}
+	}
+	// (a busy machine may let a later try run out too: any try after the
+	// first answers)
+	r, err := call(ctx, cdpruntime.Evaluate, tries(`(window.tries = (window.tries || 0) + 1) === 1 ? new Promise(() => {}) : "answered at try " + window.tries`), time.Second, 20*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(r.Result.Value); !strings.HasPrefix(got, `"answered at try `) {
+		t.Errorf("a later try answered %s, want \"answered at try N\"", got)
+	}
+	_, err = call(ctx, cdpruntime.Evaluate, tries(`new Promise(() => {})`), 200*time.Millisecond, 700*time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "Runtime.evaluate: ") || !strings.Contains(err.Error(), " tries in 700ms: ") {
+		t.Errorf("a command never answered: %v", err)
 	}
 }
