@@ -104,7 +104,9 @@
 //     (revisionsThen two deep: op.lone) — also after the hand has revised
 //     the second of them, and with the next player's piece lifted at any
 //     moment since the revised move's evidence began (the hand was under
-//     way before the lone reading was taken);
+//     way before the lone reading was taken), and three deep when a rest of
+//     that hand was recorded as one more move, of a piece the revised move
+//     put down;
 //  5. a takeback, or a new game.
 //
 // Readings that end in the same position (the same pieces on the same

@@ -1135,7 +1135,11 @@ func (r *Referee) revisionsThen(out []candidate) []candidate {
 	// (the last move took on the piece the one before put down — its
 	// mover, or a replace's displaced piece: a counted path)
 	if n >= 3 && len(r.ops[n-3].was) > 0 && !slices.ContainsFunc(r.ops[n-3:], func(o op) bool { return o.roll || o.chosen }) &&
-		r.ops[n-1].note.from >= 0 && (r.ops[n-1].note.from == r.ops[n-2].note.to || r.ops[n-1].note.from == r.ops[n-2].note.extra) {
+		r.ops[n-1].note.from >= 0 && (r.ops[n-1].note.from == r.ops[n-2].note.to || r.ops[n-1].note.from == r.ops[n-2].note.extra ||
+		// (or, after a lone reading, a piece its revised move put down:
+		// the hand that was under way counted on through a rest read as
+		// a move of its own)
+		r.ops[n-2].lone && (r.ops[n-1].note.from == r.ops[n-3].note.to || r.ops[n-1].note.from == r.ops[n-3].note.extra)) {
 		out = r.revisionsThenAt(3, out)
 	}
 	return out
@@ -1164,7 +1168,7 @@ func (r *Referee) revisionsThenAt(d int, out []candidate) []candidate {
 	// (after a lone reading, the next player's piece may have been lifted
 	// before the reading was taken: its hand was under way — since the
 	// revised move's evidence began)
-	if d == 2 && r.ops[n-1].lone {
+	if d == 2 && r.ops[n-1].lone || d == 3 && r.ops[n-2].lone {
 		moved = first.since
 	}
 	// the turns are read from the move before on: a move recorded as the
@@ -1347,7 +1351,7 @@ func (r *Referee) thenNext(d, i int, texts, then string, nt note, since, tsince,
 			continue // moved since the board was last read (or, the piece
 			// the hand rested there, since: its lift read as going on)
 		}
-		if d >= 2 && n2.from != r.ops[n-d+1].note.from && !(d == 2 && r.ops[n-1].lone) {
+		if d >= 2 && n2.from != r.ops[n-d+1].note.from && !(d == 2 && r.ops[n-1].lone) && !(d == 3 && r.ops[n-2].lone) {
 			continue // (deeper: the counted piece's move; after a lone reading, any)
 		}
 		if d == 2 && r.ops[n-2].note.extra < 0 && !r.ops[n-1].lone && (n2.extra < 0 || n2.extra != r.ops[n-2].note.to) {

@@ -1218,6 +1218,7 @@ var noisyChainRegressions = []struct {
 	{"gyges-advanced-presence", 1696, 23, true, "a lone reading that took a presence look-alike, read back at once and asked beside the true reading: the player's answer named like the move but ending elsewhere was taken for theirs (a false record, the harness's choice: it now chooses by where the reading ends)"},
 	{"gyges-advanced-identifying", 3890, 68, true, "a replace's displaced piece set down first and the mover counted on, its rest taken as a lone reading (the last move revised and the next player's move); the mover went on: the read-back two deep wanted the mover lifted after the lone reading was taken, but the hand had lifted it before (stuck)"},
 	{"gyges-advanced-presence", 5788, 32, true, "the same, presence sensors"},
+	{"gyges-advanced-identifying", 9841, 45, true, "a replace's displaced piece set down first and the mover counted on: its rest taken as a lone reading (the last move's displaced piece going on, and the next player's move of the piece it landed on), its next rest as the move after that; the read-back three deep wanted that move to be of a piece the lone reading's second move put down, not its first (stuck)"},
 	{"gyges-advanced-presence", 3903, 42, true, "the same, the lone reading's second move then revised by its hand going on (twice): the lone mark was lost with the revision, so the two were no longer read back together (the true move not offered)"},
 }
 
