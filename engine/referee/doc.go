@@ -97,8 +97,16 @@
 //  4. a revision followed by the next player's move of a piece it put down
 //     (composites, movesThen, revisionsThen): a rest taken for the last
 //     move's end, or an earlier rest of the hand that was its real end, with
-//     the next player's hand going on from there; only proposed when the
-//     next player's hand may still be under way;
+//     the next player's hand going on from there. Beside other readings it
+//     is asked; when it is the one reading (a revision of the last move and
+//     the next player's move) it is taken, and should the hand go on, the
+//     two are read back together to the revised move's earlier readings
+//     (revisionsThen two deep: op.lone) — also after the hand has revised
+//     the second of them, and with the next player's piece lifted at any
+//     moment since the revised move's evidence began (the hand was under
+//     way before the lone reading was taken), and three deep when a rest of
+//     that hand was recorded as one more move, of a piece the revised move
+//     put down;
 //  5. a takeback, or a new game.
 //
 // Readings that end in the same position (the same pieces on the same

@@ -1126,7 +1126,7 @@ func (r *Referee) revisionsThen(out []candidate) []candidate {
 	// (or a piece the next player's hand set down first — a replace's
 	// displaced piece — read as the last mover going on)
 	if n >= 2 && len(r.ops[n-2].was) > 0 && !r.ops[n-2].roll && !r.ops[n-2].chosen && r.ops[n-1].note.from >= 0 &&
-		(r.ops[n-2].note.extra >= 0 || r.info.Variant == "advanced") {
+		(r.ops[n-2].note.extra >= 0 || r.info.Variant == "advanced" || r.ops[n-1].lone) {
 		out = r.revisionsThenAt(2, out)
 	}
 	// a hand counting the next player's piece on through rests read as
@@ -1135,7 +1135,11 @@ func (r *Referee) revisionsThen(out []candidate) []candidate {
 	// (the last move took on the piece the one before put down — its
 	// mover, or a replace's displaced piece: a counted path)
 	if n >= 3 && len(r.ops[n-3].was) > 0 && !slices.ContainsFunc(r.ops[n-3:], func(o op) bool { return o.roll || o.chosen }) &&
-		r.ops[n-1].note.from >= 0 && (r.ops[n-1].note.from == r.ops[n-2].note.to || r.ops[n-1].note.from == r.ops[n-2].note.extra) {
+		r.ops[n-1].note.from >= 0 && (r.ops[n-1].note.from == r.ops[n-2].note.to || r.ops[n-1].note.from == r.ops[n-2].note.extra ||
+		// (or, after a lone reading, a piece its revised move put down:
+		// the hand that was under way counted on through a rest read as
+		// a move of its own)
+		r.ops[n-2].lone && (r.ops[n-1].note.from == r.ops[n-3].note.to || r.ops[n-1].note.from == r.ops[n-3].note.extra)) {
 		out = r.revisionsThenAt(3, out)
 	}
 	return out
@@ -1160,6 +1164,12 @@ func (r *Referee) revisionsThenAt(d int, out []candidate) []candidate {
 	moved := first.first
 	if d >= 2 {
 		moved = r.ops[n-d+1].since
+	}
+	// (after a lone reading, the next player's piece may have been lifted
+	// before the reading was taken: its hand was under way — since the
+	// revised move's evidence began)
+	if d == 2 && r.ops[n-1].lone || d == 3 && r.ops[n-2].lone {
+		moved = first.since
 	}
 	// the turns are read from the move before on: a move recorded as the
 	// next player's after a revision (a composite) began within the
@@ -1198,7 +1208,7 @@ func (r *Referee) revisionsThenAt(d int, out []candidate) []candidate {
 		// (a revision only asked about, or not seen: the next player's
 		// move of a piece the revision put down — its mover moved on, or
 		// either piece displaced)
-		if !seen || d == 1 && !slices.Contains(first.was, c.moves[i]) {
+		if !seen || d == 1 && (!slices.Contains(first.was, c.moves[i])) {
 			keep := out[:n0]
 			for _, x := range out[n0:] {
 				if n2 := r.parse(x.then, -1); n2.from == nt.to || n2.extra >= 0 && (n2.to == nt.to || n2.to == nt.extra) {
@@ -1341,10 +1351,10 @@ func (r *Referee) thenNext(d, i int, texts, then string, nt note, since, tsince,
 			continue // moved since the board was last read (or, the piece
 			// the hand rested there, since: its lift read as going on)
 		}
-		if d >= 2 && n2.from != r.ops[n-d+1].note.from {
-			continue // (deeper: the counted piece's move)
+		if d >= 2 && n2.from != r.ops[n-d+1].note.from && !(d == 2 && r.ops[n-1].lone) && !(d == 3 && r.ops[n-2].lone) {
+			continue // (deeper: the counted piece's move; after a lone reading, any)
 		}
-		if d == 2 && r.ops[n-2].note.extra < 0 && (n2.extra < 0 || n2.extra != r.ops[n-2].note.to) {
+		if d == 2 && r.ops[n-2].note.extra < 0 && !r.ops[n-1].lone && (n2.extra < 0 || n2.extra != r.ops[n-2].note.to) {
 			continue // (a plain move revised: by the displaced piece set down first)
 		}
 		ok := true
@@ -1568,13 +1578,24 @@ func (r *Referee) recognise() {
 		// Several readings, or a takeback: never guess. A physical takeback
 		// looks exactly like a move under way that has lifted the pieces
 		// of the last moves, so it is only ever proposed, never taken.
-		if len(others) > 1 || others[0].kind == candTakeback || others[0].ask {
+		// One reading that revises the last move and adds the next
+		// player's move is taken too: should the hand go on, the two are
+		// read back together to the revised move's earlier readings
+		// (revisionsThen, depth 2), asked. (Not when the board shows
+		// the revision alone as well: the next player's move unseen, a
+		// swap.)
+		lone := len(others) == 1 && r.info.Game == "gyges" && others[0].kind == candRevise && others[0].then != "" && !strings.Contains(others[0].then, ";") &&
+			others[0].depth == 1 && !r.shownBefore(others[0])
+		if len(others) > 1 || others[0].kind == candTakeback || others[0].ask && !lone {
 			slices.SortStableFunc(others, func(a, b candidate) int { return b.evidence - a.evidence })
 			r.ask(others)
 			return
 		}
 		r.confirm = nil
 		r.take(others[0], r.cfg.Source)
+		if lone && len(r.ops) > 0 {
+			r.ops[len(r.ops)-1].lone = true
+		}
 	}
 	r.fixpoint = false // the board was not read again after the last move taken
 }

@@ -155,6 +155,11 @@ type op struct {
 	// (kept when it is revised: the next player may have begun to move
 	// before the hand's last reading was taken)
 	first uint64
+	// lone: recorded unasked with the move before it revised, as the one
+	// reading of the board (a revision and the next player's move): the
+	// hand may still have been under way, so revisionsThen reads the two
+	// back to the revised move's earlier readings
+	lone bool
 }
 
 // maxWas bounds an op's list of the moves it revised.
@@ -1199,6 +1204,7 @@ func (r *Referee) take(c candidate, source string) {
 			}
 			var chain, chainWas []engine.Move
 			var chainAfter engine.Move
+			lone := false
 			switch {
 			case c.depth > 1 && c.then == "":
 				for _, o := range r.ops[len(r.ops)-c.depth+1:] {
@@ -1207,14 +1213,18 @@ func (r *Referee) take(c candidate, source string) {
 				chainWas = slices.Clone(r.ops[len(r.ops)-1].was)
 				chainAfter = first.move
 			case c.depth == 1 && c.then == "":
-				// the hand going on again: the chain stays what it was
+				// the hand going on again: the chain stays what it was,
+				// and so does a lone reading (its two moves are read back
+				// together should the hand go on further)
 				chain, chainWas, chainAfter = first.chain, first.chainWas, first.chainAfter
+				lone = first.lone
 			}
 			defer func(n int) {
 				if n < len(r.ops) {
 					o := &r.ops[n]
 					o.since, o.was, o.chain, o.chainWas, o.chainAfter = since, was, chain, chainWas, chainAfter
 					o.first = seq1
+					o.lone = o.lone || lone
 				}
 			}(len(r.ops) - c.depth)
 		}
