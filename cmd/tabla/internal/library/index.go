@@ -397,11 +397,18 @@ func (l *Library) Games() ([]Entry, error) {
 			go func() {
 				defer wg.Done()
 				for i := range next {
+					// No file is begun once the library closed: the feeder
+					// stops too, but a worker ready to take a file when
+					// Close came may still be handed one (select picks
+					// either ready case).
+					if l.closed() {
+						continue
+					}
 					if l.testHookRead != nil {
 						l.testHookRead(stale[i].id)
 					}
 					if l.closed() {
-						continue // the feeder stops too
+						continue // (closed while the hook held the worker)
 					}
 					if read[i] = l.readEntry(stale[i]); read[i] != nil {
 						l.progress.read.Add(1)
