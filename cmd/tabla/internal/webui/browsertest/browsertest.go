@@ -289,7 +289,13 @@ func call[P, R any](ctx context.Context, c cdp.Command[P, R], p P, try, timeout 
 		if ctx.Err() != nil || !time.Now().Before(deadline) {
 			return r, fmt.Errorf("%s: %d tries in %v: %w", c.Method, n, timeout, err)
 		}
-		time.Sleep(pollEvery)
+		// a pause before the next try (Chromium gave no answer, so there
+		// is no event to wait on), cut short when the test's context ends
+		select {
+		case <-ctx.Done():
+			return r, fmt.Errorf("%s: %d tries: %w (%v)", c.Method, n, err, ctx.Err())
+		case <-time.After(pollEvery):
+		}
 	}
 }
 
