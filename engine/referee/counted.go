@@ -7,15 +7,21 @@ import (
 
 // wentOn reports whether revision nt of the last move (last) is the hand
 // going on after that move was recorded: each cell nt puts a piece on that
-// was empty after the last move (now: the board as it stands) was filled
-// after a cell last put a piece on and nt does not was emptied, both since
-// the move was accepted. A cell that held a piece after the last move too
-// is left out: its piece may have been put there before (a replace's
-// mover that landed before its displaced piece, carried on, left where it
-// was recorded), and pieces of one height are one to the game. (Counting
-// a replace's landing filled since, as the harness's explainer does, took
-// a piece knocked there and set back for no landing, and left a revision
-// unasked that the explainer admits beside another: seed 1270, issue 35.)
+// the last move did not, and that was filled since the move was accepted,
+// was last filled after a cell last put a piece on and nt does not was
+// emptied (now: the board as it stands). When every cell the last move put
+// a piece on is one nt puts a piece on too, no piece left them, and a cell
+// filled since is no landing of the hand going on: it is the next player's
+// move (a swap replace whose displaced piece goes to the mover's cell, seen
+// as the last move's piece going on: seeds 1254 and 933 of the clean
+// harness). One exception, where a piece did leave the last move's landing
+// but after the cell was filled: a cell that held a piece after the last
+// move too may have had its piece put there before (a replace's mover that
+// landed before its displaced piece, carried on, left where it was
+// recorded). (Counting every such landing, as the harness's explainer does,
+// took a piece knocked there and set back for no landing, and left a
+// revision unasked that the explainer admits beside another: seed 1270,
+// issue 35.) Pieces of one height are one to the game.
 func (r *Referee) wentOn(last, nt note, now []uint8) bool {
 	landing := func(n note, c int) bool { return c >= 0 && (c == n.to || c == n.extra) }
 	var qs [2]int
@@ -25,14 +31,11 @@ func (r *Referee) wentOn(last, nt note, now []uint8) bool {
 			qs[k], k = q, k+1
 		}
 	}
-	if k == 0 {
-		return true
-	}
 	for _, p := range [...]int{nt.to, nt.extra} {
 		if p < 0 || !r.hasSensor[p] || landing(last, p) {
 			continue
 		}
-		emptied, ok := false, false
+		emptied, filled, ok := false, false, false
 		for _, t := range r.trace {
 			if t.seq <= r.lastAcc {
 				continue
@@ -40,10 +43,18 @@ func (r *Referee) wentOn(last, nt note, now []uint8) bool {
 			if c := int(t.cell); t.empty && slices.Contains(qs[:k], c) {
 				emptied = true
 			} else if c == p && !t.empty {
-				ok = emptied // (its last fill counts)
+				filled, ok = true, emptied // (its last fill counts)
 			}
 		}
-		if !ok && now[p] == empty {
+		switch {
+		case ok || !filled && now[p] != empty:
+			// filled after a piece left the last move's landing, or not
+			// filled since: its piece was there
+		case emptied && now[p] != empty:
+			// a piece left the last move's landing after this cell was
+			// filled: the cell held a piece after the last move too, and
+			// its piece may have been put there before
+		default:
 			return false
 		}
 	}

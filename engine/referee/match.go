@@ -734,8 +734,15 @@ func (r *Referee) takebacks(out []candidate) []candidate {
 	// round behind it.
 	depth := r.cfg.TakebackDepth
 	if o := &r.ops[len(r.ops)-1]; !o.roll && !o.chosen && o.note.to >= 0 && r.hasSensor[o.note.to] &&
-		r.touched[o.note.to] > o.seq && r.sensed[o.note.to] == empty {
-		depth++ // its piece lifted again from where it was recorded (not knocked and put back)
+		r.touched[o.note.to] > o.seq && r.sensed[o.note.to] == empty && !r.movableFrom(o.note.to) {
+		// its piece lifted again from where it was recorded (not knocked
+		// and put back), and not by the next player: when the rules let
+		// them move it (GYGES's pieces have no owner), the lift is their
+		// move as much as the last mover's hand going on, and a takeback
+		// reaches one round as always (seed 5039 of the clean harness:
+		// a piece moved on four plies in a row, its fourth move read as a
+		// takeback of the three before it)
+		depth++
 	}
 	for i := len(r.ops) - 1; i >= 0 && moves < depth; i-- {
 		o := &r.ops[i]
@@ -762,6 +769,20 @@ func (r *Referee) takebacks(out []candidate) []candidate {
 		}
 	}
 	return out
+}
+
+// movableFrom reports whether the player to move has a legal move of the
+// piece on cell c.
+func (r *Referee) movableFrom(c int) bool {
+	if r.st.Awaiting() != engine.AwaitMove {
+		return false
+	}
+	for _, n := range r.ensure().notes {
+		if n.from == c {
+			return true
+		}
+	}
+	return false
 }
 
 // maxReviseDepth is how many of the last moves a revision may replace: a
