@@ -1255,6 +1255,24 @@ func (r *Referee) revisionsThenAt(d int, out []candidate) []candidate {
 	return out
 }
 
+// changedBetween reports whether a cell where the board after first as
+// revised (after, from before) differs from the board after it as
+// recorded was touched after first was recorded and no later than until.
+func (r *Referee) changedBetween(before, after []uint8, first *op, until uint64) bool {
+	if len(r.board5) < len(before) {
+		r.board5 = make([]uint8, len(before))
+	}
+	rec := r.board5[:len(before)]
+	copy(rec, before)
+	applyDiff(rec, first.diff, false)
+	for _, t := range r.trace {
+		if t.seq > first.seq && t.seq <= until && r.hasSensor[t.cell] && rec[t.cell] != after[t.cell] {
+			return true
+		}
+	}
+	return false
+}
+
 // displacedOn reports whether nt, a revision of the last move (first, at
 // depth 1), is that replace with its displaced piece gone on since the move
 // was accepted: lifted from where it was recorded, and put down on nt's
@@ -1377,6 +1395,17 @@ func (r *Referee) thenNext(d, i int, texts, then string, nt note, since, tsince,
 		}
 		if d == 2 && r.ops[n-2].note.extra < 0 && !r.ops[n-1].lone && (n2.extra < 0 || n2.extra != r.ops[n-2].note.to) {
 			continue // (a plain move revised: by the displaced piece set down first)
+		}
+		// The next player's move as recorded, two deep: the reading differs
+		// from the record only in the move before it, so that move's hand
+		// changed it before the next player's move was recorded. Touches
+		// that came after are a move of their own (the current player
+		// taking back the piece the move before put down: a replace's
+		// mover carried back to its start after the next player moved,
+		// which the move's first reading, its displaced piece set down
+		// first, explains as well).
+		if d == 2 && !r.ops[n-1].lone && m2 == r.ops[n-1].move && !r.changedBetween(boards[0], boards[1], &r.ops[n-2], r.ops[n-1].seq) {
+			continue
 		}
 		ok := true
 		for _, x := range [...]int{n2.to, n2.extra} {

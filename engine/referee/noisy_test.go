@@ -777,6 +777,16 @@ type playMode struct {
 // for them — so those two verdicts are counted and reported, not failures.
 // "strict" (or "judge") fails on them too; "noise" plays the noise alone,
 // judged against the true moves only, as before the explainer.
+// misnamed notes, for the soft log, a record whose last moves are named
+// otherwise than the moves played (the same position, other names).
+func misnamed(recorded, played []string) string {
+	k := min(3, len(recorded), len(played))
+	if slices.Equal(recorded[len(recorded)-k:], played[len(played)-k:]) {
+		return ""
+	}
+	return fmt.Sprintf(" (recorded %v, played %v)", recorded[len(recorded)-k:], played[len(played)-k:])
+}
+
 // softLog ($TABLA_NOISY_SOFTLOG=1) prints each soft verdict's move
 // recorded unasked and each needless ask (debugging; the soft mode only
 // counts them).
@@ -958,7 +968,7 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64, mode playMode) (res no
 					if mode.soft || mode.softAsk {
 						res.needless++ // counted, and the harness answers
 						if softLog {
-							fmt.Fprintf(os.Stderr, "needless: %s seed %d ply %d: %s asked, candidates %v\n", nc, seed, ply, ops.text, st.Candidates)
+							fmt.Fprintf(os.Stderr, "needless: %s seed %d ply %d: %s asked, candidates %v%s\n", nc, seed, ply, ops.text, st.Candidates, misnamed(st.Moves, h.moves))
 						}
 					} else {
 						fail(&res.needless, ply, "%s: the one reading, yet confirm offers %v", ops.text, st.Candidates)
@@ -1235,6 +1245,9 @@ var cleanRegressions = []struct {
 	{"gyges-identifying", 5039, 53, "the same, identifying sensors"},
 	{"gyges-advanced-identifying", 1254, 42, "a swap replace (a6-c3/a6: the displaced piece to the mover's cell) after a plain move to its start cell, asked beside that move revised to land on the replace's landing (b3-c3/a6), though no piece left the cells the last move put one on (wentOn)"},
 	{"gyges-advanced-identifying", 933, 29, "the same (e2-e5/e2 beside f5-e5/e2)"},
+	{"gyges-advanced-identifying", 911, 17, "a replace whose displaced piece was set down first (c1-d1/a3, first read d1-a3), the next player's move, then the current player moving the replace's mover back to its start (d1-c1): asked beside the replace read back to its first reading and the next player's move as recorded, though the hand changed nothing of the replace before that move was recorded"},
+	{"gyges-advanced-identifying", 780, 27, "the same (e1-f1/d5 first read f1-d5; f1-e1)"},
+	{"gyges-advanced-identifying", 1113, 22, "the same (c6-d6/e6 first read d6-e6; d6-c6)"},
 	{"gyges-advanced-identifying", 215, 38, "a swap replace (a6-d3/a6) asked beside the last replace revised to land there (e3-d3/a6), though the last move's landing (b4) was not touched since it was recorded (wentOn: an occupied landing cell is no exception then)"},
 }
 

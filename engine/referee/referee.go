@@ -303,6 +303,7 @@ type Referee struct {
 	buf2      []engine.Move // the moves after a revision (GYGES composites)
 	board2    []uint8
 	board4    []uint8 // scratch: the board a next move is played from (nextBoard)
+	board5    []uint8 // scratch: a move's board as recorded (changedBetween)
 	scratch   []uint8
 	lit       []litCell
 	litAt     []int32   // each cell's place in lit, -1 if it is not lit (render)
