@@ -81,8 +81,10 @@
 //     the board, the displaced piece after that);
 //  2. the last move revised by the hand that made it (revisions, depth 1):
 //     the hand went on with its piece after the move was recorded — each
-//     cell the revision fills that was empty after the last move was filled
-//     after a cell the last move filled was emptied (wentOn) — ordered as in
+//     cell the revision fills that the last move did not, filled since, was
+//     filled after a cell the last move filled was emptied, so a piece left
+//     the last move's cells (wentOn; a cell that held a piece after the
+//     last move too may have been filled before such a piece left) — ordered as in
 //     1; a revision that moves another piece (the last move misread: a
 //     knocked piece taken for a replace's landing) is asked, but for a
 //     replace read the other way round (a-b/x for b-a/x: the mover counted
@@ -106,8 +108,16 @@
 //     moment since the revised move's evidence began (the hand was under
 //     way before the lone reading was taken), and three deep when a rest of
 //     that hand was recorded as one more move, of a piece the revised move
-//     put down;
-//  5. a takeback, or a new game.
+//     put down. Read back two deep with the next player's move as recorded,
+//     the move before it must have been changed by its hand before that
+//     move was recorded (changedBetween): touches after it are the current
+//     player's move (a replace's mover carried back to its start);
+//  5. a takeback, or a new game. A takeback reaches one round (one move of
+//     every seat); a round further when the last move's piece was lifted
+//     again from where it was recorded (its hand went on), but not when
+//     the player to move may move that piece: then the lift is their move
+//     as much (the same piece moved four plies in a row is no takeback of
+//     three).
 //
 // Readings that end in the same position (the same pieces on the same
 // cells, the same player to move) are one to the game: the one that keeps
