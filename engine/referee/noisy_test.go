@@ -777,9 +777,11 @@ type playMode struct {
 // for them — so those two verdicts are counted and reported, not failures.
 // "strict" (or "judge") fails on them too; "noise" plays the noise alone,
 // judged against the true moves only, as before the explainer.
-// misnamed notes, for the soft log, a record whose last moves are named
-// otherwise than the moves played (the same position, other names).
-func misnamed(recorded, played []string) string {
+// misnamed notes, for the soft log, a record whose last moves before ply
+// are named otherwise than the moves played (the same position, other
+// names).
+func misnamed(recorded, played []string, ply int) string {
+	recorded = recorded[:min(ply, len(recorded))] // (not the move under way)
 	k := min(3, len(recorded), len(played))
 	if slices.Equal(recorded[len(recorded)-k:], played[len(played)-k:]) {
 		return ""
@@ -968,7 +970,7 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64, mode playMode) (res no
 					if mode.soft || mode.softAsk {
 						res.needless++ // counted, and the harness answers
 						if softLog {
-							fmt.Fprintf(os.Stderr, "needless: %s seed %d ply %d: %s asked, candidates %v%s\n", nc, seed, ply, ops.text, st.Candidates, misnamed(st.Moves, h.moves))
+							fmt.Fprintf(os.Stderr, "needless: %s seed %d ply %d: %s asked, candidates %v%s\n", nc, seed, ply, ops.text, st.Candidates, misnamed(st.Moves, h.moves, ply))
 						}
 					} else {
 						fail(&res.needless, ply, "%s: the one reading, yet confirm offers %v", ops.text, st.Candidates)
