@@ -59,13 +59,12 @@ func (g *Game) count(mc *moveCounts) {
 	if p == NorthSeat {
 		r, dr = rows-1, -1
 	}
-	var x chain
-	x.init(g, p)
+	x := g.searcher(p)
 	for ; r >= 0 && r < rows; r += dr {
 		n := 0
 		for s := occ & rowMask[r]; s != 0 && n < cols; s &= s - 1 {
 			mc.from[n] = Cell(bits.TrailingZeros64(s))
-			mc.search(g, &x, n)
+			mc.search(g, x, n)
 			mc.total += mc.count[n]
 			n++
 		}
@@ -172,8 +171,7 @@ func (g *Game) randomFromRow(rng *rand.Rand) engine.Move {
 	}
 	row &= occ
 	var mc moveCounts
-	var x chain
-	x.init(g, p)
+	x := g.searcher(p)
 	// The most moves a start cell can have: every empty cell (the start
 	// cell is never an end) and the goal, then a replace for every other
 	// piece and every cell its displaced piece may go to.
@@ -200,7 +198,7 @@ func (g *Game) randomFromRow(rng *rand.Rand) engine.Move {
 			i -= bound[k]
 		}
 		if searched&(1<<k) == 0 {
-			mc.search(g, &x, k)
+			mc.search(g, x, k)
 			searched |= 1 << k
 		}
 		if i < mc.count[k%cols] {
