@@ -22,8 +22,8 @@ type chain struct {
 	// with a path through the start cell see it empty; they are known for
 	// that search alone.
 	known uint64
-	open  [numCells]uint64
-	arch  chainArch // what the search of the build keeps besides (search_*.go)
+	open  [64]uint64 // 64, not numCells: indexed by c&63 with no check
+	arch  chainArch  // what the search of the build keeps besides (search_*.go)
 }
 
 // init starts the searches of player p on g's board.

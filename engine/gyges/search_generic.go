@@ -9,7 +9,7 @@ import "math/bits"
 type chainArch struct {
 	// grp[c] is the index in tables.grp of the paths of the piece on c
 	// (its cell and height), for the cells in x.known.
-	grp   [numCells]uint8
+	grp   [64]uint8 // 64, as x.open
 	stack [maxFrames]frame
 }
 
@@ -54,8 +54,8 @@ node:
 	// The shifts by uint(c)&63 and the index p&1 need no checks: in the
 	// Go build (the Pi's) each check cost instructions on every node.
 	if x.known&(1<<(uint(c)&63)) != 0 {
-		open = x.open[c]
-		gi = x.arch.grp[c]
+		open = x.open[c&63]
+		gi = x.arch.grp[c&63]
 		g = &grp[gi]
 	} else {
 		gi = uint8(c*3 + int(x.h[c]) - 1)
@@ -66,8 +66,8 @@ node:
 		for o := g.inter & x.occ; o != 0; o &= o - 1 {
 			open &^= tp[bits.TrailingZeros64(o)&63]
 		}
-		x.open[c] = open
-		x.arch.grp[c] = gi
+		x.open[c&63] = open
+		x.arch.grp[c&63] = gi
 		x.known |= 1 << (uint(c) & 63)
 	}
 	// The paths crossing a boundary crossed before are out: one AND-NOT
