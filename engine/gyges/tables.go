@@ -40,6 +40,10 @@ type group struct {
 	// are blocked when d is occupied), in tables.thr.
 	ps *[64]path
 	tp *[64]uint64
+	// te[d], for a cell d of inter, are the boundaries that only the
+	// paths through d cross (tables.the): with d occupied, the Go search
+	// leaves them out of the boundaries it checks (chainArch.oe).
+	te *[64]uint64
 	// pe and pn are the edges and the ends of the group's paths as two
 	// arrays (tables.soa): the Go search indexes them without scaling
 	// the path's index. 65 long, so that an index from TrailingZeros64
@@ -62,6 +66,7 @@ type tables struct {
 	paths []path // followed by 64 unused paths, so that every group has 64
 
 	thr []uint64
+	the []uint64 // group.te, laid out as thr
 	// soa holds, for every group, its paths' edges then their ends
 	// (group.pe, group.pn), followed by 65 unused words.
 	soa []uint64
@@ -260,6 +265,16 @@ func buildTables(b *boards.Board) (*tables, error) {
 					}
 				}
 				t.thr = append(t.thr, m)
+				// The boundaries that only paths through d cross.
+				var through, other uint64
+				for _, w := range list {
+					if w.inter&(1<<d) != 0 {
+						through |= w.edges
+					} else {
+						other |= w.edges
+					}
+				}
+				t.the = append(t.the, through&^other)
 			}
 		}
 	}
@@ -267,10 +282,12 @@ func buildTables(b *boards.Board) (*tables, error) {
 	t.paths = append(t.paths, make([]path, 64)...)
 	// Room for 64 cells before and after every group's cells.
 	t.thr = append(make([]uint64, 64), append(t.thr, make([]uint64, 64)...)...)
+	t.the = append(make([]uint64, 64), append(t.the, make([]uint64, 64)...)...)
 	for i := range t.grp[:numCells*3] {
 		g := &t.grp[i]
 		g.ps = (*[64]path)(t.paths[off[i]:])
 		g.tp = (*[64]uint64)(t.thr[thr[i]+64:])
+		g.te = (*[64]uint64)(t.the[thr[i]+64:])
 	}
 	// The Go search's two arrays: a group's paths are numbered 0..n-1.
 	size := 0
