@@ -68,12 +68,12 @@ node:
 		g = &grp[gi]
 		open = g.allowed[x.p&1]
 		oe = g.edges
-		tp, te := g.tp, g.te
-		_, _ = tp[0], te[0] // one nil check here, none in the loop
+		tp := g.tp
+		_ = tp[0] // one nil check here, none in the loop
 		for o := g.inter & x.occ; o != 0; o &= o - 1 {
 			d := bits.TrailingZeros64(o) & 63
 			open &^= tp[d]
-			oe &^= te[d]
+			oe &^= tp[thrTE+d]
 		}
 		x.open[c&63] = open
 		x.arch.oe[c&63] = oe

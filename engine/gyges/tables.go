@@ -39,11 +39,12 @@ type group struct {
 	// inter, are the paths that enter d before their last step (and so
 	// are blocked when d is occupied), in tables.thr.
 	ps *[64]path
-	tp *[64]uint64
-	// te[d], for a cell d of inter, are the boundaries that only the
-	// paths through d cross (tables.the): with d occupied, the Go search
-	// leaves them out of the boundaries it checks (chainArch.oe).
-	te *[64]uint64
+	// tp[thrTE+d], for a cell d of inter, are the boundaries that only
+	// the paths through d cross (in tables.thr too, not in a field of
+	// their own: a group of 72 bytes is addressed in fewer instructions
+	// than one of 80): with d occupied, the Go search leaves them out of
+	// the boundaries it checks (chainArch.oe).
+	tp *[thrTE + 64]uint64
 	// pe and pn are the edges and the ends of the group's paths as two
 	// arrays (tables.soa): the Go search indexes them without scaling
 	// the path's index. 65 long, so that an index from TrailingZeros64
@@ -66,7 +67,6 @@ type tables struct {
 	paths []path // followed by 64 unused paths, so that every group has 64
 
 	thr []uint64
-	the []uint64 // group.te, laid out as thr
 	// soa holds, for every group, its paths' edges then their ends
 	// (group.pe, group.pn), followed by 65 unused words.
 	soa []uint64
@@ -81,6 +81,11 @@ type tables struct {
 	goalAdj [2]uint64
 	names   [numCells + 2]string
 }
+
+// thrTE is where tables.thr's second half begins (group.tp): the
+// boundaries behind each blocking cell, laid out as the blocking sets of the
+// first half (1,177 words and the padding on the default board).
+const thrTE = 1536
 
 // rowMask[r] holds the cells of row r (0-based: row 1 is 0).
 var rowMask [rows]uint64
@@ -199,6 +204,7 @@ func buildTables(b *boards.Board) (*tables, error) {
 		}
 	}
 	goals := [2]int{int(North), int(South)}
+	var the []uint64 // group.tp[thrTE:], laid out as t.thr
 	// Each group's first path in t.paths and the index in t.thr of the
 	// paths through cell 0 (before the padding in front).
 	var off, thr [numCells * 3]int
@@ -274,20 +280,24 @@ func buildTables(b *boards.Board) (*tables, error) {
 						other |= w.edges
 					}
 				}
-				t.the = append(t.the, through&^other)
+				the = append(the, through&^other)
 			}
 		}
 	}
 	// Room for a group's 64 paths after the last one's start.
 	t.paths = append(t.paths, make([]path, 64)...)
 	// Room for 64 cells before and after every group's cells.
-	t.thr = append(make([]uint64, 64), append(t.thr, make([]uint64, 64)...)...)
-	t.the = append(make([]uint64, 64), append(t.the, make([]uint64, 64)...)...)
+	if len(t.thr)+128 > thrTE {
+		return nil, fmt.Errorf("%w: gyges: board %q: %d blocking sets, more than %d", engine.ErrConfig, b.Name, len(t.thr), thrTE-128)
+	}
+	blk := make([]uint64, 2*thrTE)
+	copy(blk[64:], t.thr)
+	copy(blk[thrTE+64:], the)
+	t.thr = blk
 	for i := range t.grp[:numCells*3] {
 		g := &t.grp[i]
 		g.ps = (*[64]path)(t.paths[off[i]:])
-		g.tp = (*[64]uint64)(t.thr[thr[i]+64:])
-		g.te = (*[64]uint64)(t.the[thr[i]+64:])
+		g.tp = (*[thrTE + 64]uint64)(t.thr[thr[i]+64:])
 	}
 	// The Go search's two arrays: a group's paths are numbered 0..n-1.
 	size := 0
