@@ -37,6 +37,10 @@
 // takes the walks crossing a used boundary out of a node's walks by one
 // AND-NOT per such boundary of the group (per group and boundary, the set of
 // its walks that cross it), so its walk loop tests nothing but the bounce;
+// the boundaries it checks are the group's less those that only walks
+// through an occupied cell cross (per group and blocking cell, kept per
+// known piece beside its unblocked walks), since no unblocked walk crosses
+// them;
 // the assembly tests each walk's boundaries with a mask, not a branch (which
 // walks pass is hard to predict). Every usable walk's end is
 // recorded; ending on a piece not landed on before bounces with that piece's
@@ -57,7 +61,9 @@
 // chain instead of recursing. The Go search (chain.search), the one of
 // every architecture but amd64 and of the purego build tag, keeps per node
 // its walks left, boundaries used, pieces left and group (a byte), and per
-// known piece its group beside its unblocked walks. On amd64 the search runs
+// known piece its group and boundaries beside its unblocked walks. The
+// searches' state lives in the Game (a fresh one, over a kilobyte, would be
+// zeroed on every list). On amd64 the search runs
 // in assembly (search_amd64.s, chainSearch): a stack of (paths left, paths,
 // boundaries used, pieces left), the outcomes in a register, and each known
 // piece's paths address kept next to its unblocked paths. TestRunSearch

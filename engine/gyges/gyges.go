@@ -167,6 +167,8 @@ type Game struct {
 	plies  int
 	hash   uint64
 	hist   []undo
+
+	x chain // the move searches' state (searcher)
 }
 
 var _ engine.State = (*Game)(nil)

@@ -22,13 +22,25 @@ type chain struct {
 	// with a path through the start cell see it empty; they are known for
 	// that search alone.
 	known uint64
-	open  [numCells]uint64
-	arch  chainArch // what the search of the build keeps besides (search_*.go)
+	open  [64]uint64 // 64, not numCells: indexed by c&63 with no check
+	arch  chainArch  // what the search of the build keeps besides (search_*.go)
 }
 
 // init starts the searches of player p on g's board.
 func (x *chain) init(g *Game, p int) {
-	x.t, x.h, x.p, x.all = g.t, &g.h, p, g.occ&boardMask
+	x.t, x.h, x.p, x.all, x.known = g.t, &g.h, p, g.occ&boardMask, 0
+}
+
+// searcher returns g's chain, set up for the searches of player p. The
+// chain is kept in g rather than declared per call: a fresh one would be
+// zeroed every time (over a kilobyte in the Go build: some 100 instructions
+// a list when it was 850 bytes), and
+// nothing in it outlives x.known, which init clears. A Game is not for
+// concurrent use, and the callers never nest.
+func (g *Game) searcher(p int) *chain {
+	x := &g.x
+	x.init(g, p)
+	return x
 }
 
 // outcomes runs the chain search from cell s and returns the cells where a
@@ -48,9 +60,7 @@ func (x *chain) outcomes(s Cell) (ends, lands uint64) {
 
 // outcomes runs the chain search from cell s for player p.
 func (g *Game) outcomes(p int, s Cell) (ends, lands uint64) {
-	var x chain
-	x.init(g, p)
-	return x.outcomes(s)
+	return g.searcher(p).outcomes(s)
 }
 
 // dispCells is where the displaced piece of a replace from s may go: empty
@@ -159,11 +169,10 @@ func (g *Game) Moves(buf []engine.Move) []engine.Move {
 	if p == NorthSeat {
 		r, dr = rows-1, -1
 	}
-	var x chain
-	x.init(g, p)
+	x := g.searcher(p)
 	for ; r >= 0 && r < rows; r += dr {
 		for s := occ & rowMask[r]; s != 0; s &= s - 1 {
-			buf = g.appendFrom(buf, &x, p, Cell(bits.TrailingZeros64(s)))
+			buf = g.appendFrom(buf, x, p, Cell(bits.TrailingZeros64(s)))
 		}
 		if len(buf) > 0 {
 			return buf
@@ -188,8 +197,7 @@ func (g *Game) MoveCount() (n int, goal bool) {
 	if p == NorthSeat {
 		r, dr = rows-1, -1
 	}
-	var x chain
-	x.init(g, p)
+	x := g.searcher(p)
 	const goals = 1<<North | 1<<South
 	for ; r >= 0 && r < rows; r += dr {
 		for s := occ & rowMask[r]; s != 0; s &= s - 1 {
@@ -220,8 +228,7 @@ func (g *Game) movableRow() int {
 	if p == NorthSeat {
 		r, dr = rows-1, -1
 	}
-	var x chain
-	x.init(g, p)
+	x := g.searcher(p)
 	for ; r >= 0 && r < rows; r += dr {
 		for s := occ & rowMask[r]; s != 0; s &= s - 1 {
 			c := Cell(bits.TrailingZeros64(s))
@@ -266,8 +273,7 @@ func (g *Game) Legal(m engine.Move) bool {
 	if from >= North || occ>>from&1 == 0 {
 		return false
 	}
-	var x chain
-	x.init(g, p)
+	x := g.searcher(p)
 	ends, lands := x.outcomes(from)
 	if k == KindMove {
 		if ends>>to&1 == 0 {

@@ -59,14 +59,33 @@ func (g *Game) count(mc *moveCounts) {
 	if p == NorthSeat {
 		r, dr = rows-1, -1
 	}
-	var x chain
-	x.init(g, p)
+	x := g.searcher(p)
+	// The displacement cells of a replace from s are the free cells not
+	// behind the opponent's nearest row, s included: the row is the
+	// board's, unless s is the opponent side's last piece (dispCells).
+	free, edge := ^occ&boardMask, bits.Len64(occ)-1
+	if p == SouthSeat {
+		free &= atOrBelow[edge/cols%rows]
+	} else {
+		edge = bits.TrailingZeros64(occ)
+		free &= atOrAbove[edge/cols%rows]
+	}
 	for ; r >= 0 && r < rows; r += dr {
 		n := 0
 		for s := occ & rowMask[r]; s != 0 && n < cols; s &= s - 1 {
-			mc.from[n] = Cell(bits.TrailingZeros64(s))
-			mc.search(g, &x, n)
-			mc.total += mc.count[n]
+			c := Cell(bits.TrailingZeros64(s))
+			ends, lands := x.outcomes(c)
+			k := bits.OnesCount64(ends)
+			var dc uint64
+			if g.advanced && lands != 0 {
+				dc = free | 1<<c
+				if int(c) == edge {
+					dc = g.dispCells(p, c)
+				}
+				k += bits.OnesCount64(lands) * bits.OnesCount64(dc)
+			}
+			mc.from[n], mc.ends[n], mc.lands[n], mc.disp[n], mc.count[n] = c, ends, lands, dc, k
+			mc.total += k
 			n++
 		}
 		if mc.total > 0 {
@@ -172,8 +191,7 @@ func (g *Game) randomFromRow(rng *rand.Rand) engine.Move {
 	}
 	row &= occ
 	var mc moveCounts
-	var x chain
-	x.init(g, p)
+	x := g.searcher(p)
 	// The most moves a start cell can have: every empty cell (the start
 	// cell is never an end) and the goal, then a replace for every other
 	// piece and every cell its displaced piece may go to.
@@ -200,7 +218,7 @@ func (g *Game) randomFromRow(rng *rand.Rand) engine.Move {
 			i -= bound[k]
 		}
 		if searched&(1<<k) == 0 {
-			mc.search(g, &x, k)
+			mc.search(g, x, k)
 			searched |= 1 << k
 		}
 		if i < mc.count[k%cols] {

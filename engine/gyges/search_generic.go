@@ -9,7 +9,12 @@ import "math/bits"
 type chainArch struct {
 	// grp[c] is the index in tables.grp of the paths of the piece on c
 	// (its cell and height), for the cells in x.known.
-	grp   [numCells]uint8
+	grp [64]uint8 // 64, as x.open
+	// oe[c] holds the boundaries of the group's paths less those that
+	// only blocked paths cross (group.te), for the cells in x.known: the
+	// paths crossing a boundary crossed before are taken out per
+	// boundary of oe, not of group.edges.
+	oe    [64]uint64
 	stack [maxFrames]frame
 }
 
@@ -45,7 +50,7 @@ func (x *chain) search(c int, bounce uint64) uint64 {
 		sp         int
 		gi         uint8
 		used, ends uint64
-		open       uint64
+		open, oe   uint64
 		g          *group
 		pn         *[65]uint64
 	)
@@ -54,25 +59,30 @@ node:
 	// The shifts by uint(c)&63 and the index p&1 need no checks: in the
 	// Go build (the Pi's) each check cost instructions on every node.
 	if x.known&(1<<(uint(c)&63)) != 0 {
-		open = x.open[c]
-		gi = x.arch.grp[c]
+		open = x.open[c&63]
+		oe = x.arch.oe[c&63]
+		gi = x.arch.grp[c&63]
 		g = &grp[gi]
 	} else {
 		gi = uint8(c*3 + int(x.h[c]) - 1)
 		g = &grp[gi]
 		open = g.allowed[x.p&1]
+		oe = g.edges
 		tp := g.tp
 		_ = tp[0] // one nil check here, none in the loop
 		for o := g.inter & x.occ; o != 0; o &= o - 1 {
-			open &^= tp[bits.TrailingZeros64(o)&63]
+			d := bits.TrailingZeros64(o) & 63
+			open &^= tp[d]
+			oe &^= tp[thrTE+d]
 		}
-		x.open[c] = open
-		x.arch.grp[c] = gi
+		x.open[c&63] = open
+		x.arch.oe[c&63] = oe
+		x.arch.grp[c&63] = gi
 		x.known |= 1 << (uint(c) & 63)
 	}
 	// The paths crossing a boundary crossed before are out: one AND-NOT
 	// per such boundary of the group, no test per path.
-	if u := used & g.edges; u != 0 {
+	if u := used & oe; u != 0 {
 		ep := g.ep
 		_ = ep[0] // one nil check here, none in the loop
 		var cross uint64

@@ -39,7 +39,12 @@ type group struct {
 	// inter, are the paths that enter d before their last step (and so
 	// are blocked when d is occupied), in tables.thr.
 	ps *[64]path
-	tp *[64]uint64
+	// tp[thrTE+d], for a cell d of inter, are the boundaries that only
+	// the paths through d cross (in tables.thr too, not in a field of
+	// their own: a group of 72 bytes is addressed in fewer instructions
+	// than one of 80): with d occupied, the Go search leaves them out of
+	// the boundaries it checks (chainArch.oe).
+	tp *[thrTE + 64]uint64
 	// pe and pn are the edges and the ends of the group's paths as two
 	// arrays (tables.soa): the Go search indexes them without scaling
 	// the path's index. 65 long, so that an index from TrailingZeros64
@@ -77,6 +82,11 @@ type tables struct {
 	names   [numCells + 2]string
 }
 
+// thrTE is where tables.thr's second half begins (group.tp): the
+// boundaries behind each blocking cell, laid out as the blocking sets of the
+// first half (1,177 words and the padding on the default board).
+const thrTE = 1536
+
 // rowMask[r] holds the cells of row r (0-based: row 1 is 0).
 var rowMask [rows]uint64
 
@@ -102,9 +112,9 @@ func init() {
 // shared holds the tables of the boards seen so far, keyed by what
 // buildTables reads, so that every game on one board shares one copy (the
 // L2 cache holds one; a program with many games would otherwise keep a
-// copy of some 90 KB per game: the groups 18 KB, the paths 21 KB, the
-// blocking sets 10 KB, the Go search's arrays of edges and ends 21 KB and
-// its paths per boundary 23 KB).
+// copy of some 100 KB per game: the groups 18 KB, the paths 21 KB, the
+// blocking sets and the boundaries behind each blocking cell 24 KB, the Go
+// search's arrays of edges and ends 21 KB and its paths per boundary 23 KB).
 var shared struct {
 	sync.Mutex
 	m map[string]*tables
@@ -194,6 +204,7 @@ func buildTables(b *boards.Board) (*tables, error) {
 		}
 	}
 	goals := [2]int{int(North), int(South)}
+	var the []uint64 // group.tp[thrTE:], laid out as t.thr
 	// Each group's first path in t.paths and the index in t.thr of the
 	// paths through cell 0 (before the padding in front).
 	var off, thr [numCells * 3]int
@@ -260,17 +271,33 @@ func buildTables(b *boards.Board) (*tables, error) {
 					}
 				}
 				t.thr = append(t.thr, m)
+				// The boundaries that only paths through d cross.
+				var through, other uint64
+				for _, w := range list {
+					if w.inter&(1<<d) != 0 {
+						through |= w.edges
+					} else {
+						other |= w.edges
+					}
+				}
+				the = append(the, through&^other)
 			}
 		}
 	}
 	// Room for a group's 64 paths after the last one's start.
 	t.paths = append(t.paths, make([]path, 64)...)
 	// Room for 64 cells before and after every group's cells.
-	t.thr = append(make([]uint64, 64), append(t.thr, make([]uint64, 64)...)...)
+	if len(t.thr)+128 > thrTE {
+		return nil, fmt.Errorf("%w: gyges: board %q: %d blocking sets, more than %d", engine.ErrConfig, b.Name, len(t.thr), thrTE-128)
+	}
+	blk := make([]uint64, 2*thrTE)
+	copy(blk[64:], t.thr)
+	copy(blk[thrTE+64:], the)
+	t.thr = blk
 	for i := range t.grp[:numCells*3] {
 		g := &t.grp[i]
 		g.ps = (*[64]path)(t.paths[off[i]:])
-		g.tp = (*[64]uint64)(t.thr[thr[i]+64:])
+		g.tp = (*[thrTE + 64]uint64)(t.thr[thr[i]+64:])
 	}
 	// The Go search's two arrays: a group's paths are numbered 0..n-1.
 	size := 0
