@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -122,6 +123,28 @@ func Eval[T any](t testing.TB, ctx context.Context, js string) T {
 		t.Fatalf("%s: %v", js, err)
 	}
 	return v
+}
+
+// Click clicks the first element sel matches, once it is visible. An HTML
+// element (a button, a link, a form control) is clicked inside the page in
+// one step, by its click(), as a tap on it: chromedp.Click reads the
+// element's box and presses the mouse at its centre in separate protocol
+// calls, and a page whose layout moves in between takes the press
+// elsewhere (TestPhoneControl's New game, pressed as the engine's reply
+// added a line above it, opened no dialog). An SVG element (a board's
+// cell, whose handlers read the pointer) gets chromedp's mouse click.
+func Click(t testing.TB, ctx context.Context, sel string) {
+	t.Helper()
+	q := `document.querySelector(` + strconv.Quote(sel) + `)`
+	WaitJS(t, ctx, sel+" to show", `(() => { const e = `+q+`; return !!e && e.checkVisibility(); })()`,
+		q+` ? "hidden" : "no such element"`)
+	how := Eval[string](t, ctx, `(() => { const e = `+q+`; if (!(e instanceof HTMLElement)) return "mouse"; e.scrollIntoView({block: "nearest"}); e.click(); return "clicked"; })()`)
+	if how == "clicked" {
+		return
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
+		t.Fatalf("click %s: %v", sel, err)
+	}
 }
 
 // DrawnPieces is what the board drawing shows: cell → piece kind.
