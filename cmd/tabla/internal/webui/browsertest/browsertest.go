@@ -2,8 +2,9 @@
 // tests: browsers with their own cookies, a phone's viewport, screenshots
 // into $TABLA_ARTIFACTS (default /tmp/tabla-screenshots), reading what
 // the shared board drawing shows, waits that outlast a page navigating or
-// reloading (WaitPage, WaitJS), and protocol commands sent again when a
-// navigation leaves them unanswered (Call).
+// reloading (WaitPage, WaitJS), protocol commands sent again when a
+// navigation leaves them unanswered (Call), and clicks that a layout
+// moving under the mouse cannot take elsewhere (Click).
 //
 // Browser tests must run in CI: without Chromium they fail when CI is set
 // and skip only on a laptop.
