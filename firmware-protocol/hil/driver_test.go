@@ -55,6 +55,7 @@ func TestHILDriver(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the hardware-in-the-loop driver test runs for about 20 s")
 	}
+	t.Parallel() // beside TestHIL, in the same places
 	e := setup(t)
 	builds := []struct{ mcu, board string }{
 		{"atmega2560", "daha"}, {"atmega2560", "gyges"}, {"atmega2560", "star"},
@@ -79,17 +80,11 @@ func TestHILDriver(t *testing.T) {
 			t.Errorf("no driver test of %s's firmware", g)
 		}
 	}
-	lanes := make(chan struct{}, 2)
-	rpLane := make(chan struct{}, 1) // one rp2040js at a time, as in TestHIL
+	// The runs share the package's places with TestHIL's games (lanes).
 	for _, b := range builds {
 		t.Run(b.mcu+"/"+b.board, func(t *testing.T) {
 			t.Parallel()
-			if isRP2040(b.mcu) {
-				rpLane <- struct{}{}
-				defer func() { <-rpLane }()
-			}
-			lanes <- struct{}{}
-			defer func() { <-lanes }()
+			defer lanes.take(isRP2040(b.mcu))()
 			driverRun(t, e, b.mcu, b.board)
 		})
 	}

@@ -77,6 +77,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	parallelRuns()
 	code := m.Run()
 	if buildDir != "" {
 		os.RemoveAll(buildDir)
@@ -260,17 +261,14 @@ func TestHIL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the hardware-in-the-loop test runs for about half a minute")
 	}
+	t.Parallel() // beside TestHILDriver, in the same places
 	e := setup(t)
 	scripts, err := filepath.Glob("testdata/*.jsonl")
 	if err != nil || len(scripts) == 0 {
 		t.Fatalf("no scripts: %v", err)
 	}
-	// Two games at a time: each runs in real time, and a harness starved of
-	// CPU falls behind the daemon's clock.
-	lanes := make(chan struct{}, 2)
-	// One RP2040 game at a time: rp2040js costs a quarter to half a core
-	// for every board (BENCHMARKS.md), simavr far less.
-	rpLane := make(chan struct{}, 1)
+	// The games take their places from lanes (lanes_test.go), shared with
+	// TestHILDriver's runs: two at a time, one of them at most an RP2040.
 	games := map[string]bool{}
 	for _, path := range scripts {
 		data, err := os.ReadFile(path)
@@ -293,12 +291,7 @@ func TestHIL(t *testing.T) {
 			}
 			t.Run(sub, func(t *testing.T) {
 				t.Parallel()
-				if isRP2040(mcu) {
-					rpLane <- struct{}{}
-					defer func() { <-rpLane }()
-				}
-				lanes <- struct{}{}
-				defer func() { <-lanes }()
+				defer lanes.take(isRP2040(mcu))()
 				play(t, e, mcu, path, data, h)
 			})
 		}

@@ -82,9 +82,7 @@ func (tb *table) mirrors(ctx context.Context, what string) {
 
 func click(t *testing.T, ctx context.Context, sel string) {
 	t.Helper()
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
-		t.Fatalf("click %s: %v", sel, err)
-	}
+	browsertest.Click(t, ctx, sel)
 }
 
 const hintFetch = `fetch("api/hint", {method: "POST", headers: {"Content-Type": "application/json"}, body: "{}"}).then(async r => r.status + " " + await r.text())`

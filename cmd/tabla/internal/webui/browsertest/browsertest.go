@@ -2,8 +2,9 @@
 // tests: browsers with their own cookies, a phone's viewport, screenshots
 // into $TABLA_ARTIFACTS (default /tmp/tabla-screenshots), reading what
 // the shared board drawing shows, waits that outlast a page navigating or
-// reloading (WaitPage, WaitJS), and protocol commands sent again when a
-// navigation leaves them unanswered (Call).
+// reloading (WaitPage, WaitJS), protocol commands sent again when a
+// navigation leaves them unanswered (Call), and clicks that a layout
+// moving under the mouse cannot take elsewhere (Click).
 //
 // Browser tests must run in CI: without Chromium they fail when CI is set
 // and skip only on a laptop.
@@ -16,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -122,6 +124,28 @@ func Eval[T any](t testing.TB, ctx context.Context, js string) T {
 		t.Fatalf("%s: %v", js, err)
 	}
 	return v
+}
+
+// Click clicks the first element sel matches, once it is visible. An HTML
+// element (a button, a link, a form control) is clicked inside the page in
+// one step, by its click(), as a tap on it: chromedp.Click reads the
+// element's box and presses the mouse at its centre in separate protocol
+// calls, and a page whose layout moves in between takes the press
+// elsewhere (TestPhoneControl's New game, pressed as the engine's reply
+// added a line above it, opened no dialog). An SVG element (a board's
+// cell, whose handlers read the pointer) gets chromedp's mouse click.
+func Click(t testing.TB, ctx context.Context, sel string) {
+	t.Helper()
+	q := `document.querySelector(` + strconv.Quote(sel) + `)`
+	WaitJS(t, ctx, sel+" to show", `(() => { const e = `+q+`; return !!e && e.checkVisibility(); })()`,
+		q+` ? "hidden" : "no such element"`)
+	how := Eval[string](t, ctx, `(() => { const e = `+q+`; if (!(e instanceof HTMLElement)) return "mouse"; e.scrollIntoView({block: "nearest"}); e.click(); return "clicked"; })()`)
+	if how == "clicked" {
+		return
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
+		t.Fatalf("click %s: %v", sel, err)
+	}
 }
 
 // DrawnPieces is what the board drawing shows: cell → piece kind.

@@ -165,3 +165,46 @@ func TestCallTriesAgain(t *testing.T) {
 		t.Errorf("a command never answered: %v", err)
 	}
 }
+
+// shiftingPage serves a page whose button moves 60 px down as soon as a
+// pointer goes down anywhere (as a line of text appearing above it would
+// move it), and a board cell drawn in SVG that counts its pointer taps.
+func shiftingPage(t *testing.T) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><title>shift</title>
+<div id="above" style="height: 0"></div>
+<button id="b" style="height: 44px" onclick="window.clicks = (window.clicks || 0) + 1">New game</button>
+<svg width="100" height="100"><rect id="cell" x="0" y="0" width="100" height="100" onpointerdown="window.taps = (window.taps || 0) + 1"/></svg>
+<script>document.addEventListener("pointerdown", () => { document.getElementById("above").style.height = "60px"; }, true);</script>`)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/"
+}
+
+// TestClickLayoutShift: Click presses a button whose place moves between
+// reading its box and the mouse's press, where chromedp's mouse click
+// misses it (the case that failed TestPhoneControl under load: no
+// dialog), and still taps an SVG cell with the pointer.
+func TestClickLayoutShift(t *testing.T) {
+	ctx := Start(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(shiftingPage(t))); err != nil {
+		t.Fatal(err)
+	}
+	// the mouse's click: pressed on the button, released on what moved
+	// under the pointer, so no click
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#b"))); err != nil {
+		t.Fatal(err)
+	}
+	if n := Eval[int](t, ctx, `window.clicks || 0`); n != 0 {
+		t.Fatalf("chromedp's click on the moving button: %d clicks; the page no longer shows the case", n)
+	}
+	Click(t, ctx, "#b")
+	if n := Eval[int](t, ctx, `window.clicks || 0`); n != 1 {
+		t.Fatalf("Click on the moving button: %d clicks, want 1", n)
+	}
+	Click(t, ctx, "#cell")
+	if n := Eval[int](t, ctx, `window.taps || 0`); n != 1 {
+		t.Fatalf("Click on the SVG cell: %d pointer taps, want 1", n)
+	}
+}
