@@ -27,6 +27,24 @@ var acceptedLintian = map[string]string{
 	"systemd-service-file-missing-documentation-key":         "the unit's comments say where its documentation is",
 }
 
+// machineBytes reports whether a lintian tag is a "spelling error" that
+// lintian read in a binary's machine code or data rather than in a text:
+// a misspelt word with a capital after its first letter ("WhE", found in
+// the armhf build at f15a6e2), which no message of tabla's holds. A real
+// misspelling in a message (all lower case, or capitalised like a word)
+// still fails.
+func machineBytes(tag, rest string) bool {
+	if tag != "spelling-error-in-binary" {
+		return false
+	}
+	f := strings.Fields(rest)
+	if len(f) == 0 {
+		return false
+	}
+	w := f[0]
+	return len(w) > 1 && strings.ToLower(w[1:]) != w[1:]
+}
+
 // need skips on a developer's machine without the tool and fails in CI.
 func need(t *testing.T, tools ...string) {
 	t.Helper()
@@ -87,7 +105,7 @@ func TestPackages(t *testing.T) {
 	for _, m := range tags {
 		if m[1] == "E" {
 			bad = append(bad, "error "+m[2]+m[3])
-		} else if _, ok := acceptedLintian[m[2]]; !ok && m[1] != "P" && m[1] != "X" {
+		} else if _, ok := acceptedLintian[m[2]]; !ok && m[1] != "P" && m[1] != "X" && !machineBytes(m[2], m[3]) {
 			bad = append(bad, m[1]+" "+m[2]+m[3])
 		}
 	}
@@ -219,6 +237,23 @@ func checkPackage(t *testing.T, path string, a Arch, machine elf.Machine, versio
 	for _, s := range []string{"adduser --system --group", "for group in dialout gpio spi", "deb-systemd-helper enable tabla.service", "deb-systemd-invoke \"$action\" tabla.service"} {
 		if !bytes.Contains(post, []byte(s)) {
 			t.Errorf("postinst lacks %q", s)
+		}
+	}
+}
+
+func TestMachineBytes(t *testing.T) {
+	for _, c := range []struct {
+		tag, rest string
+		want      bool
+	}{
+		{"spelling-error-in-binary", " WhE When [usr/bin/tabla]", true},
+		{"spelling-error-in-binary", " recieve receive [usr/bin/tabla]", false},
+		{"spelling-error-in-binary", " Recieve Receive [usr/bin/tabla]", false},
+		{"no-manual-page", " WhE [usr/bin/tabla]", false},
+		{"spelling-error-in-binary", "", false},
+	} {
+		if got := machineBytes(c.tag, c.rest); got != c.want {
+			t.Errorf("machineBytes(%q, %q) = %v, want %v", c.tag, c.rest, got, c.want)
 		}
 	}
 }
