@@ -1287,16 +1287,7 @@ func TestNoisyRegressions(t *testing.T) {
 		if !picked(i) {
 			continue
 		}
-		var nc *noisyConfig
-		for _, c := range noisyConfigs() {
-			if c.String() == rg.config {
-				nc = &c
-			}
-		}
-		if nc == nil {
-			t.Fatalf("no configuration %s", rg.config)
-		}
-		res := noisyGame(t, *nc, rg.seed, playMode{hands: true, judge: true, plies: rg.plies, soft: rg.soft})
+		res := noisyGame(t, configNamed(t, rg.config), rg.seed, playMode{hands: true, judge: true, plies: rg.plies, soft: rg.soft})
 		if res.bad() > 0 && !(rg.soft && res.bad() == res.needless) {
 			t.Errorf("%s seed %d (%s): %v", rg.config, rg.seed, rg.what, res.failures)
 		}
@@ -1315,16 +1306,7 @@ func TestNoisyRegressions(t *testing.T) {
 		if !picked(i) {
 			continue
 		}
-		var nc *noisyConfig
-		for _, c := range noisyConfigs() {
-			if c.String() == rg.config {
-				nc = &c
-			}
-		}
-		if nc == nil {
-			t.Fatalf("no configuration %s", rg.config)
-		}
-		res := noisyGame(t, *nc, rg.seed, playMode{hands: rg.hands, judge: rg.hands, plies: rg.plies})
+		res := noisyGame(t, configNamed(t, rg.config), rg.seed, playMode{hands: rg.hands, judge: rg.hands, plies: rg.plies})
 		if res.bad() > 0 {
 			t.Errorf("%s seed %d (%s): %v", rg.config, rg.seed, rg.what, res.failures)
 		}
