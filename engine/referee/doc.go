@@ -89,7 +89,14 @@
 //     knocked piece taken for a replace's landing) is asked, but for a
 //     replace read the other way round (a-b/x for b-a/x: the mover counted
 //     back over its start cell), when no other move from the position
-//     before fits and neither piece is one the move before put down;
+//     before fits and neither piece is one the move before put down, and
+//     when no other move from there fits and no move of the next player
+//     under way shows the board (none of the pieces it takes off the board
+//     as recorded is one they may move, or a replace's landing piece they
+//     may set down first where it puts one: underWayMasks). A revision is
+//     asked while a piece the next player may move, on a cell neither move
+//     names, was off the board when the revision's new cell was filled:
+//     their hand had begun (nextHandLifts);
 //  3. a chain of the last moves of one piece revised at once (depth 2 and 3):
 //     rests of a counting hand recorded as moves of both players, followed to
 //     where the piece ends — the hand went on after the last rest (wentOn),
@@ -103,7 +110,11 @@
 //     is asked; when it is the one reading (a revision of the last move and
 //     the next player's move) it is taken, and should the hand go on, the
 //     two are read back together to the revised move's earlier readings
-//     (revisionsThen two deep: op.lone) — also after the hand has revised
+//     (revisionsThen two deep: op.lone; when that is the one reading and
+//     the next player's move is of the lone reading's piece, the hand went
+//     on: taken, handWentOn — so is such a reading after a plain move whose
+//     piece has left where it was recorded: a rest on its way) — also
+//     after the hand has revised
 //     the second of them, and with the next player's piece lifted at any
 //     moment since the revised move's evidence began (the hand was under
 //     way before the lone reading was taken), and three deep when a rest of
@@ -111,7 +122,12 @@
 //     put down. Read back two deep with the next player's move as recorded,
 //     the move before it must have been changed by its hand before that
 //     move was recorded (changedBetween): touches after it are the current
-//     player's move (a replace's mover carried back to its start);
+//     player's move (a replace's mover carried back to its start). The
+//     next player's move comes in a hand's order (a replace's displaced
+//     piece put down after its landing piece left), and moving a replace's
+//     displaced piece on needs that replace's mover off the board while
+//     its landing piece was (a piece knocked off and set back before is no
+//     landing);
 //  5. a takeback, or a new game. A takeback reaches one round (one move of
 //     every seat); a round further when the last move's piece was lifted
 //     again from where it was recorded (its hand went on), but not when

@@ -382,6 +382,12 @@ func (r *Referee) coEmpty(a, b int, since uint64) (bool, int) {
 	return co, first
 }
 
+// coEmptySince: were a and b ever empty at once since since?
+func (r *Referee) coEmptySince(a, b int, since uint64) bool {
+	co, _ := r.coEmpty(a, b, since)
+	return co
+}
+
 // touchedAfterFill replays the trace since since: did x change (lifted:
 // was x emptied) after p was first filled?
 func (r *Referee) touchedAfterFill(x, p int, since uint64, lifted bool) bool {
@@ -880,6 +886,12 @@ func (r *Referee) revisionsAt(d int, other bool, out []candidate) []candidate {
 	r.nowRev = now
 	// Step back to the position before the first replaced move, on the
 	// engine and the board.
+	var began []int
+	var under underWayMasks
+	if r.info.Game == "gyges" && d == 1 {
+		began = r.nextHandLifts()
+		under = r.underWayMasks()
+	}
 	c, back := r.stepBack(d)
 	defer back.replay()
 	m := r.mismatch(r.misRev[:0], r.cur)
@@ -1030,11 +1042,108 @@ func (r *Referee) revisionsAt(d int, other bool, out []candidate) []candidate {
 			// the revised move (a swap on presence sensors) may as well
 			// be that move taken back: asked.
 			ask := !same || r.fitsBoard(r.cur) || other
+			// (Another piece's revision, when no move of the next player
+			// under way shows the board — none of the pieces it takes
+			// off the board as recorded is one the next player may lift
+			// as a mover, or as a replace's landing piece set down first
+			// where it puts one — and no other move from the position
+			// before fits the touches, is the last move misread,
+			// corrected: taken.)
+			if ask && !same && !other && d == 1 && under.ok && !r.fitsBoard(r.cur) && !under.mayShow(keys, now, r.cur, diff) &&
+				r.aloneSince(c, m, first.since, i, first.move) {
+				ask = false
+			}
+			// A GYGES revision read while the next player's hand has begun
+			// (a piece they may move, on a cell neither move names, was
+			// off the board when a cell the revision newly fills was
+			// filled) may be that hand's move under way: asked.
+			for _, x := range began {
+				if first.note.names(x) || nt.names(x) {
+					continue
+				}
+				for _, p := range [...]int{nt.to, nt.extra} {
+					if p >= 0 && r.hasSensor[p] && p != first.note.to && p != first.note.extra && r.emptiedBefore(x, p, r.lastAcc) {
+						ask = true
+					}
+				}
+			}
 			out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i], note: nt, evidence: len(keys), cells: slices.Clone(keys), ask: ask, depth: d, displacedFirst: displacedFirst})
 		}
 	}
 	if r.info.Game == "gyges" && !other {
 		out = r.composites(d, c, now, m, out)
+	}
+	return out
+}
+
+// underWayMasks holds, for the player to move, the cells they may move a
+// piece from and, per landing cell, where their replaces may put the
+// displaced piece (ok false: the board is too large for the masks).
+type underWayMasks struct {
+	ok      bool
+	movable uint64
+	drops   [64]uint64
+}
+
+// underWayMasks reads the moves of the player to move (the position as it
+// stands).
+func (r *Referee) underWayMasks() underWayMasks {
+	var u underWayMasks
+	if r.ncell > 64 || r.st.Awaiting() != engine.AwaitMove {
+		return u
+	}
+	u.ok = true
+	for _, x := range r.ensure().notes {
+		if x.from >= 0 {
+			u.movable |= 1 << uint(x.from)
+		}
+		if x.to >= 0 && x.extra >= 0 {
+			u.drops[x.to] |= 1 << uint(x.extra)
+		}
+	}
+	return u
+}
+
+// mayShow reports whether a move of the player to move under way may show
+// the board a revision shows: a piece it takes off the board as recorded
+// (keys: where the revision differs from the board as recorded, now) is
+// one they may move, or a replace's landing piece put down first where the
+// revision puts a piece. before is the board before the revised move and
+// diff the revision's changes to it.
+func (u *underWayMasks) mayShow(keys []int, now, before []uint8, diff []change) bool {
+	var emptied, filled uint64
+	for _, cell := range keys {
+		revised := before[cell]
+		for _, x := range diff {
+			if int(x.cell) == cell {
+				revised = x.new
+			}
+		}
+		switch {
+		case revised == empty && now[cell] != empty:
+			emptied |= 1 << uint(cell)
+		case revised != empty && now[cell] == empty:
+			filled |= 1 << uint(cell)
+		}
+	}
+	for e := emptied; e != 0; e &= e - 1 {
+		y := bits.TrailingZeros64(e)
+		if u.movable&(1<<uint(y)) != 0 || u.drops[y]&filled != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// nextHandLifts lists the cells lifted since the last move was accepted
+// (debounced lifts, no glitch) that hold a piece the player to move may
+// move: their hand may have begun.
+func (r *Referee) nextHandLifts() []int {
+	var out []int
+	for _, t := range r.trace {
+		if c := int(t.cell); t.seq > r.lastAcc && t.empty && !slices.Contains(out, c) && r.movableFrom(c) {
+			out = append(out, c)
+		}
 	}
 	return out
 }
@@ -1529,6 +1638,12 @@ func (r *Referee) composites(d int, c *posCache, now []uint8, m []int, out []can
 			n2 := r.parse(string(text), -1)
 			// the next player moves that piece on, or displaces it
 			onward := n2.from == p && n2.to >= 0 && n2.to != p && r.sensed[p] == empty
+			// (a replace's displaced piece moved on: that replace's mover
+			// was off the board while its landing piece was — a landing
+			// piece knocked off and set back before is no landing)
+			if onward && nt.extra >= 0 && r.hasSensor[nt.from] && r.hasSensor[nt.to] && !r.coEmptySince(nt.from, nt.to, first.since) {
+				continue
+			}
 			displaced := n2.extra >= 0 && n2.to == p && n2.from != p && r.filledThenLifted(p, first.since)
 			if !onward && !displaced {
 				continue
@@ -1557,6 +1672,12 @@ func (r *Referee) composites(d int, c *posCache, now []uint8, m []int, out []can
 				ok = false
 			}
 			if ok && !r.turnsOK(first.since, [][]uint8{r.cur, r.afterDiff(r.diff(c, i)), r.board2}, []note{nt, n2}) {
+				ok = false
+			}
+			// and in the order a hand makes it (a replace's displaced piece
+			// put down after its landing piece left: a piece there before
+			// is another)
+			if ok && !r.ordered(n2, first.since) {
 				ok = false
 			}
 			if ok && (displaced || r.emptiedBefore(p, n2.to, first.since)) {
@@ -1635,7 +1756,7 @@ func (r *Referee) recognise() {
 		// the revision alone as well: the next player's move unseen, a
 		// swap.)
 		lone := len(others) == 1 && r.info.Game == "gyges" && others[0].kind == candRevise && others[0].then != "" && !strings.Contains(others[0].then, ";") &&
-			others[0].depth == 1 && !r.shownBefore(others[0])
+			(others[0].depth == 1 || r.handWentOn(others[0])) && !r.shownBefore(others[0])
 		if len(others) > 1 || others[0].kind == candTakeback || others[0].ask && !lone {
 			slices.SortStableFunc(others, func(a, b candidate) int { return b.evidence - a.evidence })
 			r.ask(others)
@@ -1648,6 +1769,27 @@ func (r *Referee) recognise() {
 		}
 	}
 	r.fixpoint = false // the board was not read again after the last move taken
+}
+
+// handWentOn: c reads the last two moves back to the revision's earlier
+// reading and a move of the next player's piece that the last move moved,
+// whose hand went on: the last move a lone reading (a revision and the next
+// player's move, taken as the one reading), or a move whose piece has left
+// where it was recorded (a rest on its way).
+func (r *Referee) handWentOn(c candidate) bool {
+	n := len(r.ops)
+	if c.depth != 2 || n < 2 {
+		return false
+	}
+	last := r.ops[n-1].note
+	if r.parse(c.then, -1).from != last.from {
+		return false
+	}
+	if r.ops[n-1].lone {
+		return true
+	}
+	to := last.to
+	return to >= 0 && last.extra < 0 && r.hasSensor[to] && r.sensed[to] == empty && r.touched[to] > r.lastAcc
 }
 
 // ask enters the confirm state (keeping the proposal when the candidates did

@@ -1232,6 +1232,16 @@ var noisyChainRegressions = []struct {
 	{"gyges-advanced-presence", 5788, 32, true, "the same, presence sensors"},
 	{"gyges-advanced-identifying", 9841, 45, true, "a replace's displaced piece set down first and the mover counted on: its rest taken as a lone reading (the last move's displaced piece going on, and the next player's move of the piece it landed on), its next rest as the move after that; the read-back three deep wanted that move to be of a piece the lone reading's second move put down, not its first (stuck)"},
 	{"gyges-advanced-presence", 3903, 42, true, "the same, the lone reading's second move then revised by its hand going on (twice): the lone mark was lost with the revision, so the two were no longer read back together (the true move not offered)"},
+	// session 15: needless asks of the advanced noisy harness
+	{"gyges-advanced-identifying", 16, 14, false, "the next player's replace under way, its landing piece (the last move's displaced one) set down first while their mover was off its cell: read as the last move's displaced piece going on, taken; the mover landed and the record behind the hand was asked (nextHandLifts: such a revision is asked while it stands)"},
+	{"gyges-advanced-presence", 52, 76, false, "a plain move asked beside a composite two deep whose next player's replace put its displaced piece down before its landing piece left (a fill of the rests before): the composite's second move out of a hand's order (composites: ordered)"},
+	{"gyges-advanced-identifying", 43, 37, false, "a lone reading (the last move's displaced piece going on, and the next player's replace) whose next player's mover went on: the two read back to the revision's earlier reading and that mover's move, the one reading, asked (handWentOn: taken as the lone reading was)"},
+	{"gyges-advanced-presence", 465, 61, false, "the next player's replace under way, its displaced piece set down first while a neighbour was knocked off and set back: read as a replace landing on the knocked cell; the mover landed, and the one reading (the last move misread, another piece's) was asked though no move of the next player under way shows that board (underWayMasks)"},
+	{"gyges-advanced-identifying", 538, 14, false, "the same, identifying sensors"},
+	{"gyges-advanced-presence", 216, 20, false, "the same"},
+	{"gyges-advanced-presence", 119, 45, false, "a plain move asked beside the last replace read as landing on a cell knocked off and set back before its mover was lifted, and the next player moving its displaced piece on (composites: a displaced piece moved on needs its replace's mover off the board while the landing piece was)"},
+	{"gyges-advanced-identifying", 470, 38, false, "a replace's displaced piece set down first, read as the last move's displaced piece going on; the next player's mover rested on its way (recorded as a move), then landed on the cell the displaced piece left: the two read back to the replace as first read and that mover's replace, the one reading, asked (handWentOn: the last move's piece left where it was recorded)"},
+	{"gyges-advanced-presence", 313, 56, false, "the same reading two deep, but the last move's piece still where it was recorded: a rest of the next player's hand, not taken (it went on: stuck when it was)"},
 }
 
 // Seeds of the clean harness (TestCleanGames: lift, place, settle, nothing
