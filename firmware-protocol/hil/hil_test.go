@@ -268,7 +268,8 @@ func TestHIL(t *testing.T) {
 		t.Fatalf("no scripts: %v", err)
 	}
 	// The games take their places from lanes (lanes_test.go), shared with
-	// TestHILDriver's runs: two at a time, one of them at most an RP2040.
+	// TestHILDriver's runs: three at a time, a RAY run beside one other at
+	// most.
 	games := map[string]bool{}
 	for _, path := range scripts {
 		data, err := os.ReadFile(path)
@@ -291,7 +292,7 @@ func TestHIL(t *testing.T) {
 			}
 			t.Run(sub, func(t *testing.T) {
 				t.Parallel()
-				defer lanes.take(isRP2040(mcu))()
+				defer lanes.take(heavyBoard(h.Game) || heavyBoard(h.Board))()
 				play(t, e, mcu, path, data, h)
 			})
 		}

@@ -15,7 +15,7 @@ import (
 // descriptor, and serial:auto must know it (hardware/serial.KnownUSB).
 var usbID = serial.USBID{VID: "1209", PID: "0001"}
 
-// isRP2040 tells the builds that run in rp2040js (one at a time): rp2040,
+// isRP2040 tells the builds that run in rp2040js: rp2040,
 // the default build on the chip's USB port, and rp2040-uart, on UART0.
 func isRP2040(mcu string) bool { return strings.HasPrefix(mcu, "rp2040") }
 

@@ -180,7 +180,16 @@ func TestCredentialsForEveryServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hostOf := func(u string) string { return u[max(strings.LastIndexByte(u, '@'), strings.LastIndex(u, "://")+2)+1:] }
+	// hostOf is a server URL's host:port, "" for none (ConnectedUrl of a
+	// connection that dropped between two reads: sliced, "" panicked and
+	// ended the test binary at load 15)
+	hostOf := func(u string) string {
+		i := max(strings.LastIndexByte(u, '@'), strings.LastIndex(u, "://")+2) + 1
+		if i > len(u) {
+			return ""
+		}
+		return u[i:]
+	}
 	servers := map[string]*Server{hostOf(a.ClientURL()): a, hostOf(b.ClientURL()): b}
 	t.Cleanup(func() {
 		for _, s := range servers {
@@ -205,15 +214,21 @@ func TestCredentialsForEveryServer(t *testing.T) {
 			}
 		}
 	}
-	until("connected", nc.IsConnected)
-	on := hostOf(nc.ConnectedUrl())
+	var on string
+	until("connected", func() bool {
+		on = hostOf(nc.ConnectedUrl())
+		return nc.IsConnected() && on != ""
+	})
 	first := servers[on]
 	if first == nil {
 		t.Fatalf("connected to %s, not one of the list", on)
 	}
 	first.Shutdown()
 	delete(servers, on)
-	until("failed over", func() bool { return nc.IsConnected() && hostOf(nc.ConnectedUrl()) != on })
+	until("failed over", func() bool {
+		h := hostOf(nc.ConnectedUrl())
+		return nc.IsConnected() && h != "" && h != on
+	})
 	if err := nc.Flush(); err != nil {
 		t.Fatalf("after the fail-over: %v", err)
 	}

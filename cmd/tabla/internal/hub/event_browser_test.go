@@ -51,8 +51,11 @@ func TestEventPages(t *testing.T) {
 	browsertest.Phone(t, ctx)
 	base := "http://" + th.httpAddr
 	// the live tables' page links the evening
-	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`#events a[href="event.html?e=moda"]`)),
-		chromedp.Click(chromedp.CSS(`#events a`)), chromedp.WaitVisible(chromedp.CSS(`#regName`))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`#events a[href="event.html?e=moda"]`))); err != nil {
+		t.Fatal(err)
+	}
+	browsertest.Click(t, ctx, `#events a`)
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#regName`))); err != nil {
 		t.Fatal(err)
 	}
 	browsertest.WaitJS(t, ctx, "the event's games on the page", `document.querySelectorAll("#regGame option").length === 2`, `document.body.innerText`)

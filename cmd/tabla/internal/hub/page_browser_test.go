@@ -68,7 +68,8 @@ func TestHubPages(t *testing.T) {
 	browsertest.CheckLanguages(t, ctx, "the live tables", `document.querySelectorAll("a.tcard svg .pieces [data-cell]").length > 0`, "tr-hub-tables-phone")
 
 	// one table: its board, moves and evaluation bar, live
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`a.tcard[href="table.html?t=alpha"]`)), chromedp.WaitVisible(chromedp.CSS(`#board [data-cell]`))); err != nil {
+	browsertest.Click(t, ctx, `a.tcard[href="table.html?t=alpha"]`)
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#board [data-cell]`))); err != nil {
 		t.Fatal(err)
 	}
 	follows := func(what string) {

@@ -128,9 +128,7 @@ func TestAnalysisBoardMistakes(t *testing.T) {
 				if (m.Tier == "" && !m.MissedWin) || m.Best == "" || m.Best == m.Move || a.Best[i] == nil {
 					continue
 				}
-				if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#movelist li[data-step="%d"]`, m.N)))); err != nil {
-					t.Fatal(err)
-				}
+				browsertest.Click(t, desk, fmt.Sprintf(`#movelist li[data-step="%d"]`, m.N))
 				// the click reaches the page's handler after Click returns
 				// (a busy machine showed the step before it): read once the
 				// list marks the move clicked as the current one
@@ -200,18 +198,14 @@ func TestAnalysisBoardVariation(t *testing.T) {
 		// a board whose cells are too small to tap zooms in at the first
 		// tap, as a player sees it (1d42d77): then the cells play
 		if browsertest.Eval[string](t, desk, `document.getElementById("board").dataset.tap`) == "zoom" {
-			if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#board .hit[data-cell=%q]`, from)))); err != nil {
-				t.Fatal(err)
-			}
+			browsertest.Click(t, desk, fmt.Sprintf(`#board .hit[data-cell=%q]`, from))
 			browsertest.WaitPage(t, "the board zoomed in", func(l *browsertest.Look) bool {
 				return browsertest.Read[string](l, desk, `document.getElementById("board").dataset.tap`) != "zoom"
 			}, func(l *browsertest.Look) string {
 				return browsertest.Read[string](l, desk, `document.getElementById("board").dataset.tap`)
 			})
 		}
-		if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#board .hit[data-cell=%q]`, from)))); err != nil {
-			t.Fatal(err)
-		}
+		browsertest.Click(t, desk, fmt.Sprintf(`#board .hit[data-cell=%q]`, from))
 		// the click reaches the page's handler after Click returns: read
 		// the lit cells once the drawing shows destinations
 		browsertest.WaitJS(t, desk, "destinations of "+from+" lit", `Object.values(`+browsertest.DrawnLEDs+`).includes("dest")`, `JSON.stringify(`+browsertest.DrawnLEDs+`)`)
@@ -228,9 +222,7 @@ func TestAnalysisBoardVariation(t *testing.T) {
 		if n != len(dests) {
 			t.Errorf("%s: %d destinations lit for %s, want %d", vp.name, n, from, len(dests))
 		}
-		if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#board .hit[data-cell=%q]`, to)))); err != nil {
-			t.Fatal(err)
-		}
+		browsertest.Click(t, desk, fmt.Sprintf(`#board .hit[data-cell=%q]`, to))
 		browsertest.WaitPage(t, "the variation", func(l *browsertest.Look) bool {
 			return browsertest.Read[bool](l, desk, `!!(variation && variation.data && variation.line.length === 1 && variation.data.line.length === 1)`)
 		}, func(l *browsertest.Look) string { return readText(l, desk, "#varbox") })
@@ -269,24 +261,18 @@ func TestAnalysisBoardVariation(t *testing.T) {
 		browsertest.WaitPage(t, "the lines", func(l *browsertest.Look) bool {
 			return browsertest.Read[int](l, desk, `document.querySelectorAll("#lines li").length`) == 3 && !strings.Contains(readText(l, desk, "#linesdepth"), "thinking")
 		}, nil)
-		if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(`#lines li`))); err != nil {
-			t.Fatal(err)
-		}
+		browsertest.Click(t, desk, `#lines li`)
 		browsertest.WaitPage(t, "a variation of one move", func(l *browsertest.Look) bool {
 			return browsertest.Read[bool](l, desk, `!!(variation && variation.data && variation.data.line.length === 1)`)
 		}, nil)
 		browsertest.WaitPage(t, "the reply's line", func(l *browsertest.Look) bool {
 			return browsertest.Read[int](l, desk, `document.querySelectorAll("#lines li").length`) > 0 && !strings.Contains(readText(l, desk, "#linesdepth"), "thinking")
 		}, nil)
-		if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(`#lines li`))); err != nil {
-			t.Fatal(err)
-		}
+		browsertest.Click(t, desk, `#lines li`)
 		browsertest.WaitPage(t, "a variation of two moves", func(l *browsertest.Look) bool {
 			return browsertest.Read[bool](l, desk, `!!(variation && variation.data && variation.data.line.length === 2)`)
 		}, nil)
-		if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(`#backtogame`))); err != nil {
-			t.Fatal(err)
-		}
+		browsertest.Click(t, desk, `#backtogame`)
 		browsertest.WaitPage(t, "back to the game by the button", func(l *browsertest.Look) bool { return browsertest.Read[bool](l, desk, `variation === null`) }, nil)
 		if got := browsertest.Eval[map[string]string](t, desk, browsertest.DrawnPieces); !maps.Equal(got, g.Steps[ply].Pieces) || !browsertest.Eval[bool](t, desk, `document.getElementById("varbox").hidden`) {
 			t.Errorf("%s: back to the game shows %v", vp.name, got)
@@ -374,9 +360,7 @@ func TestAnalysisBoardStepping(t *testing.T) {
 		if !strings.Contains(ann, `{"comment":"tabla analysis`) || browsertest.Eval[bool](t, desk, `document.getElementById("dlannotated").classList.contains("off")`) {
 			t.Errorf("%s: the annotated record: %.200s", vp.name, ann)
 		}
-		if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(`#copylink`))); err != nil {
-			t.Fatal(err)
-		}
+		browsertest.Click(t, desk, `#copylink`)
 		// the click reaches the page's handler after Click returns (at
 		// load 12 the box was read still empty): wait for the box to show
 		// a link, then check it is this move's
@@ -404,9 +388,7 @@ func TestAnalysisBoardVariationDice(t *testing.T) {
 		return browsertest.Read[int](l, desk, `document.querySelectorAll("#lines li").length`) > 0 && !strings.Contains(readText(l, desk, "#linesdepth"), "thinking")
 	}, func(l *browsertest.Look) string { return readText(l, desk, "#linesbox") })
 	first := browsertest.Eval[string](t, desk, `document.querySelector("#lines li").dataset.move`)
-	if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(`#lines li`))); err != nil {
-		t.Fatal(err)
-	}
+	browsertest.Click(t, desk, `#lines li`)
 	browsertest.WaitPage(t, "the die's faces", func(l *browsertest.Look) bool {
 		return browsertest.Read[int](l, desk, `document.querySelectorAll("#varchoice button.face").length`) == 6
 	}, func(l *browsertest.Look) string { return readText(l, desk, "#varbox") })
@@ -421,9 +403,7 @@ func TestAnalysisBoardVariationDice(t *testing.T) {
 	if !browsertest.Eval[bool](t, desk, `faceShown.isConnected && faceShown === document.querySelector("#varchoice button.face:nth-of-type(3)")`) {
 		t.Error("the engine's lines drew the die's faces again")
 	}
-	if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(`#varchoice button.face:nth-of-type(3)`))); err != nil {
-		t.Fatal(err)
-	}
+	browsertest.Click(t, desk, `#varchoice button.face:nth-of-type(3)`)
 	browsertest.WaitPage(t, "the roll played", func(l *browsertest.Look) bool {
 		return browsertest.Read[bool](l, desk, `!!(variation && variation.data && variation.data.line.length === 2)`)
 	}, func(l *browsertest.Look) string { return readText(l, desk, "#varbox") })

@@ -207,9 +207,7 @@ func TestLibraryPages(t *testing.T) {
 	if n := browsertest.Eval[int](t, desk, `document.querySelectorAll("#board .arrow line").length`); n != 1 {
 		t.Errorf("the engine's move at the start: %d arrows", n)
 	}
-	if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(`#curve .hitcol[data-step="1"]`))); err != nil {
-		t.Fatal(err)
-	}
+	browsertest.Click(t, desk, `#curve .hitcol[data-step="1"]`)
 	// the click reaches the page's handler after Click returns: wait for
 	// the step (failing with the page's step at the deadline)
 	browsertest.WaitJS(t, desk, "move 1 of 1 after a click on the curve", `document.getElementById("ply").textContent === "move 1 of 1"`, `document.getElementById("ply").textContent`)

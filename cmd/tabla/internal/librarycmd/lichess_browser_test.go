@@ -56,13 +56,6 @@ func key(t *testing.T, ctx context.Context, k string) {
 	}
 }
 
-func click(t *testing.T, ctx context.Context, sel string) {
-	t.Helper()
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
-		t.Fatalf("click %s: %v", sel, err)
-	}
-}
-
 // barShares is the evaluation bar's segments: side → share of its height.
 const barShares = `(() => { const b = document.getElementById("evalbar"), h = b.getBoundingClientRect().height - 2, out = {};
 	for (const d of b.children) out[d.dataset.side] = d.getBoundingClientRect().height / h; return out; })()`
@@ -176,7 +169,7 @@ func TestAnalysisEvalBarKeysFlip(t *testing.T) {
 	if bad := turned(c0, flipped); bad != "" {
 		t.Errorf("the flipped link: %s", bad)
 	}
-	click(t, ctx, "#flip")
+	browsertest.Click(t, ctx, "#flip")
 	if bad := turned(flipped, centres()); bad != "" {
 		t.Errorf("⇅: %s", bad)
 	}
@@ -231,7 +224,7 @@ func TestAnalysisPlayersClocks(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "analysis-players-phone")
 	for _, step := range []int{3, 4, 0} {
 		if step != 3 {
-			click(t, ctx, fmt.Sprintf(`#movelist li[data-step="%d"]`, step))
+			browsertest.Click(t, ctx, fmt.Sprintf(`#movelist li[data-step="%d"]`, step))
 		}
 		for seat, ms := range g.Steps[step].Clocks {
 			if got, want := text(t, ctx, fmt.Sprintf(`#players .player[data-seat=%q] .clock`, seat)), clockText(ms); got != want {
@@ -286,16 +279,16 @@ func TestAnalysisVariationTree(t *testing.T) {
 		// as a player does: the whole board first (a zoomed board may
 		// have the piece out of sight), then a tap zooms in around it
 		if !browsertest.Eval[bool](t, ctx, `document.getElementById("zoombar").hidden`) {
-			click(t, ctx, "#zoomfit")
+			browsertest.Click(t, ctx, "#zoomfit")
 		}
 		if browsertest.Eval[string](t, ctx, `document.getElementById("board").dataset.tap`) == "zoom" {
-			click(t, ctx, fmt.Sprintf(`#board .hit[data-cell=%q]`, from))
+			browsertest.Click(t, ctx, fmt.Sprintf(`#board .hit[data-cell=%q]`, from))
 		}
-		click(t, ctx, fmt.Sprintf(`#board .hit[data-cell=%q]`, from))
+		browsertest.Click(t, ctx, fmt.Sprintf(`#board .hit[data-cell=%q]`, from))
 		if n := browsertest.Eval[int](t, ctx, fmt.Sprintf(`legalAt.legal.filter(a => a.from[0] === %q && a.to[0] === %q).length`, from, to)); n > 1 {
 			t.Fatalf("%s: %d moves between %s and %s", move, n, from, to)
 		}
-		click(t, ctx, fmt.Sprintf(`#board .hit[data-cell=%q]`, to))
+		browsertest.Click(t, ctx, fmt.Sprintf(`#board .hit[data-cell=%q]`, to))
 	}
 	line := func(want ...string) {
 		t.Helper()
@@ -354,17 +347,17 @@ func TestAnalysisVariationTree(t *testing.T) {
 	key(t, ctx, kb.ArrowRight)
 	line(m1, r2)
 	// a tap on the tree's first move, then →: the tree's first line on
-	click(t, ctx, fmt.Sprintf(`#movelist .vmove[data-line=%q]`, mustJSON(t, []string{m1})))
+	browsertest.Click(t, ctx, fmt.Sprintf(`#movelist .vmove[data-line=%q]`, mustJSON(t, []string{m1})))
 	line(m1)
 	key(t, ctx, kb.ArrowRight)
 	line(m1, r1)
 	// ↓: the end of the line
-	click(t, ctx, fmt.Sprintf(`#movelist .vmove[data-line=%q]`, mustJSON(t, []string{m1})))
+	browsertest.Click(t, ctx, fmt.Sprintf(`#movelist .vmove[data-line=%q]`, mustJSON(t, []string{m1})))
 	line(m1)
 	key(t, ctx, kb.ArrowDown)
 	line(m1, r1)
 	// a tap on a move of the tree opens it there
-	click(t, ctx, fmt.Sprintf(`#movelist .vmove[data-line=%q]`, mustJSON(t, []string{m1, r2})))
+	browsertest.Click(t, ctx, fmt.Sprintf(`#movelist .vmove[data-line=%q]`, mustJSON(t, []string{m1, r2})))
 	line(m1, r2)
 	if !browsertest.Eval[bool](t, ctx, `document.querySelector("#movelist .vmove.current").dataset.line === JSON.stringify(variation.line)`) {
 		t.Error("the variation shown is not marked in the tree")
@@ -454,7 +447,7 @@ func TestLibraryThemes(t *testing.T) {
 	if !browsertest.Eval[bool](t, ctx, `!!document.getElementById("themeswitch")`) {
 		t.Fatal("the library has no theme switch")
 	}
-	click(t, ctx, "#themeswitch")
+	browsertest.Click(t, ctx, "#themeswitch")
 	after := browsertest.Eval[[]string](t, ctx, colours)
 	for i := range before {
 		if before[i] == after[i] {
@@ -471,7 +464,7 @@ func TestLibraryThemes(t *testing.T) {
 	}
 	browsertest.Screenshot(t, ctx, "analysis-light-phone")
 	look(ctx, "stats.html", "[data-chart]", light)
-	click(t, ctx, "#themeswitch")
+	browsertest.Click(t, ctx, "#themeswitch")
 	look(ctx, "", "#rows tr.game", dark)
 
 	// no choice made: the system's scheme

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/chromedp/chromedp"
-
 	"github.com/tabla-board/tabla/cmd/tabla/internal/webui/browsertest"
 	"github.com/tabla-board/tabla/engine/record/recordtest"
 )
@@ -40,24 +38,16 @@ func TestLongGamePages(t *testing.T) {
 	}
 	at("the linked step 1499", "move 1499 of 2500", 1001)
 	for range 2 { // 1500, 1501: the page loaded is 999–1998
-		if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS("#next"))); err != nil {
-			t.Fatal(err)
-		}
+		browsertest.Click(t, desk, "#next")
 	}
 	at("two steps on", "move 1501 of 2500", 1001)
-	if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS("#last"))); err != nil {
-		t.Fatal(err)
-	}
+	browsertest.Click(t, desk, "#last")
 	at("the last step, on another page", "move 2500 of 2500", 1001)
 	for range 3 {
-		if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS("#prev"))); err != nil {
-			t.Fatal(err)
-		}
+		browsertest.Click(t, desk, "#prev")
 	}
 	at("three steps back", "move 2497 of 2500", 1001)
-	if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS("#first"))); err != nil {
-		t.Fatal(err)
-	}
+	browsertest.Click(t, desk, "#first")
 	at("the start, on the first page", "start", 1001)
 	// the pieces drawn are the step's: b1 moved to f3 after move 2497
 	// (4·624+1), back on b1 at the start

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromedp/chromedp"
-
 	"github.com/tabla-board/tabla/cmd/tabla/internal/library/librarytest"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/webui/browsertest"
 )
@@ -112,9 +110,7 @@ func TestLibrarySearchAndCharts(t *testing.T) {
 			t.Fatal("no first move played once")
 		}
 		want := browsertest.Eval[string](t, desk, fmt.Sprintf(`document.querySelector(%q).dataset.open`, one))
-		if err := chromedp.Do(desk, chromedp.Click(chromedp.CSS(one))); err != nil {
-			t.Fatal(err)
-		}
+		browsertest.Click(t, desk, one)
 		browsertest.WaitPage(t, "the game of the bar", func(l *browsertest.Look) bool {
 			return strings.Contains(browsertest.Read[string](l, desk, `location.href`), "game.html?id=")
 		}, func(l *browsertest.Look) string { return browsertest.Read[string](l, desk, `location.href`) })
@@ -128,9 +124,7 @@ func TestLibrarySearchAndCharts(t *testing.T) {
 		navigate(t, desk, base+"stats.html", "[data-chart]")
 		many = browsertest.Eval[string](t, desk, `(() => { const e = [...document.querySelectorAll("[data-chart^=lengths-] .hitcol")].find(e => +e.dataset.count > 1); e.id = "manybar"; return e.dataset.open; })()`)
 		manyCount = browsertest.Eval[int](t, desk, `+document.getElementById("manybar").dataset.count`)
-		if err := chromedp.Do(desk, chromedp.Click(chromedp.ID("manybar"))); err != nil {
-			t.Fatal(err)
-		}
+		browsertest.Click(t, desk, "#manybar")
 		browsertest.WaitPage(t, "the library of the bar "+many, func(l *browsertest.Look) bool {
 			return browsertest.Read[int](l, desk, `document.querySelectorAll("#rows tr.game").length`) == manyCount
 		}, func(l *browsertest.Look) string { return readText(l, desk, "#summary") })
@@ -138,9 +132,7 @@ func TestLibrarySearchAndCharts(t *testing.T) {
 			t.Errorf("%s: the library does not say it shows a chart's games", vp.name)
 		}
 		browsertest.Screenshot(t, desk, "library-from-chart-"+vp.name)
-		if err := chromedp.Do(desk, chromedp.Click(chromedp.ID("clearchart"))); err != nil {
-			t.Fatal(err)
-		}
+		browsertest.Click(t, desk, "#clearchart")
 		// the click reaches the page's handler after Click returns: wait
 		// for more rows than the bar's (failing with the count at the
 		// deadline)

@@ -5,8 +5,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/chromedp/chromedp"
-
 	"github.com/tabla-board/tabla/cmd/tabla/internal/library/librarytest"
 	"github.com/tabla-board/tabla/cmd/tabla/internal/webui/browsertest"
 )
@@ -59,9 +57,7 @@ func TestAnalysisZoomPhone(t *testing.T) {
 	}
 	tap := func() {
 		t.Helper()
-		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#board .hit[data-cell=%q]`, from)))); err != nil {
-			t.Fatal(err)
-		}
+		browsertest.Click(t, ctx, fmt.Sprintf(`#board .hit[data-cell=%q]`, from))
 	}
 	if browsertest.Eval[string](t, ctx, `document.getElementById("board").dataset.tap`) != "zoom" {
 		t.Fatal("STAR's cells are big enough to tap on a phone: the case is gone")
@@ -79,8 +75,6 @@ func TestAnalysisZoomPhone(t *testing.T) {
 	// a tap on a lit destination plays it, however small the board had
 	// to be to show them all
 	dest := browsertest.Eval[string](t, ctx, `[...document.querySelectorAll('#board .leds [data-role="dest"]')].map(l => l.dataset.cell).sort()[0]`)
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#board .hit[data-cell=%q]`, dest)))); err != nil {
-		t.Fatal(err)
-	}
+	browsertest.Click(t, ctx, fmt.Sprintf(`#board .hit[data-cell=%q]`, dest))
 	browsertest.WaitJS(t, ctx, "the move to "+dest+" played", `!!(variation && variation.line.length === 1)`, `String(variation && variation.line)`)
 }

@@ -211,7 +211,8 @@ func endToEnd(t *testing.T, sc screen) {
 	row := fmt.Sprintf(`#rows tr[data-id=%q]`, id)
 	e.wait("the game in the library", fmt.Sprintf(`document.querySelector(%q) !== null`, row), `document.getElementById("rows").textContent`)
 	e.targets("the library")
-	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS(row)), chromedp.WaitVisible(chromedp.CSS(`#board [data-cell]`))); err != nil {
+	browsertest.Click(t, tab, row)
+	if err := chromedp.Do(tab, chromedp.WaitVisible(chromedp.CSS(`#board [data-cell]`))); err != nil {
 		t.Fatalf("opening the game from the library: %v", err)
 	}
 	e.wait("the analysis", `typeof ana !== "undefined" && ana !== null && document.getElementById("progressbox").hidden`, `document.getElementById("progresstext").textContent`)

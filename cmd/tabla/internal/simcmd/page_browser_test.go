@@ -60,9 +60,7 @@ func startPage(t *testing.T, o PageOptions) *pageRun {
 
 func (p *pageRun) click(sel string) {
 	p.t.Helper()
-	if err := chromedp.Do(p.ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
-		p.t.Fatalf("click %s: %v", sel, err)
-	}
+	browsertest.Click(p.t, p.ctx, sel)
 }
 
 func (p *pageRun) cell(name string) { p.click(fmt.Sprintf(`.hit[data-cell=%q]`, name)) }
