@@ -90,10 +90,12 @@
 //     replace read the other way round (a-b/x for b-a/x: the mover counted
 //     back over its start cell), when no other move from the position
 //     before fits and neither piece is one the move before put down, and
-//     when no other move from there fits and no move of the next player
+//     when no other move from there fits, no move of the next player
 //     under way shows the board (none of the pieces it takes off the board
 //     as recorded is one they may move, or a replace's landing piece they
-//     may set down first where it puts one: underWayMasks). A revision is
+//     may set down first where it puts one: underWayMasks) and it neither
+//     moves nor lands on the piece the move before displaced (that hand
+//     may have gone on with it: displacedBefore). A revision is
 //     asked while a piece the next player may move, on a cell neither move
 //     names, was off the board when the revision's new cell was filled:
 //     their hand had begun (nextHandLifts);

@@ -1049,8 +1049,10 @@ func (r *Referee) revisionsAt(d int, other bool, out []candidate) []candidate {
 			// where it puts one — and no other move from the position
 			// before fits the touches, is the last move misread,
 			// corrected: taken.)
+			// (Not when it moves or lands on the piece the move before
+			// displaced: that hand may have gone on with it.)
 			if ask && !same && !other && d == 1 && under.ok && !r.fitsBoard(r.cur) && !under.mayShow(keys, now, r.cur, diff) &&
-				r.aloneSince(c, m, first.since, i, first.move) {
+				!r.displacedBefore(n-1, nt.from) && !r.displacedBefore(n-1, nt.to) && r.aloneSince(c, m, first.since, i, first.move) {
 				ask = false
 			}
 			// A GYGES revision read while the next player's hand has begun
@@ -1146,6 +1148,12 @@ func (r *Referee) nextHandLifts() []int {
 		}
 	}
 	return out
+}
+
+// displacedBefore: the move before ops[k] was a replace whose displaced
+// piece it put on cell.
+func (r *Referee) displacedBefore(k, cell int) bool {
+	return k >= 1 && cell >= 0 && r.ops[k-1].note.extra == cell
 }
 
 // putBefore: the move before ops[k] put a piece down on cell (its mover,

@@ -1242,6 +1242,8 @@ var noisyChainRegressions = []struct {
 	{"gyges-advanced-presence", 119, 45, false, "a plain move asked beside the last replace read as landing on a cell knocked off and set back before its mover was lifted, and the next player moving its displaced piece on (composites: a displaced piece moved on needs its replace's mover off the board while the landing piece was)"},
 	{"gyges-advanced-identifying", 470, 38, false, "a replace's displaced piece set down first, read as the last move's displaced piece going on; the next player's mover rested on its way (recorded as a move), then landed on the cell the displaced piece left: the two read back to the replace as first read and that mover's replace, the one reading, asked (handWentOn: the last move's piece left where it was recorded)"},
 	{"gyges-advanced-presence", 313, 56, false, "the same reading two deep, but the last move's piece still where it was recorded: a rest of the next player's hand, not taken (it went on: stuck when it was)"},
+	{"gyges-advanced-presence", 1402, 17, true, "a replace onto the piece the move before displaced, its own displaced piece set down first and its mover counted on through its start cell (read as the replace the other way round), then landed: that revision was taken as another piece's (underWayMasks) though the move before's displaced piece going on explains the board too (a guess; displacedBefore)"},
+	{"gyges-advanced-identifying", 745, 24, true, "the same, identifying sensors"},
 }
 
 // Seeds of the clean harness (TestCleanGames: lift, place, settle, nothing
