@@ -112,11 +112,12 @@
 //     is asked; when it is the one reading (a revision of the last move and
 //     the next player's move) it is taken, and should the hand go on, the
 //     two are read back together to the revised move's earlier readings
-//     (revisionsThen two deep: op.lone; when that is the one reading and
-//     the next player's move is of the lone reading's piece, the hand went
-//     on: taken, handWentOn — so is such a reading after a plain move whose
-//     piece has left where it was recorded: a rest on its way) — also
-//     after the hand has revised
+//     (revisionsThen two deep: op.lone; read back after a plain move of
+//     the next player's whose piece has left where it was recorded — a
+//     rest on its way — the one such reading is taken when that move is a
+//     replace whose displaced piece was set down first where the move
+//     before was recorded putting its own: handWentOn) — also after the
+//     hand has revised
 //     the second of them, and with the next player's piece lifted at any
 //     moment since the revised move's evidence began (the hand was under
 //     way before the lone reading was taken), and three deep when a rest of
