@@ -382,12 +382,6 @@ func (r *Referee) coEmpty(a, b int, since uint64) (bool, int) {
 	return co, first
 }
 
-// coEmptySince: were a and b ever empty at once since since?
-func (r *Referee) coEmptySince(a, b int, since uint64) bool {
-	co, _ := r.coEmpty(a, b, since)
-	return co
-}
-
 // touchedAfterFill replays the trace since since: did x change (lifted:
 // was x emptied) after p was first filled?
 func (r *Referee) touchedAfterFill(x, p int, since uint64, lifted bool) bool {
@@ -886,11 +880,11 @@ func (r *Referee) revisionsAt(d int, other bool, out []candidate) []candidate {
 	r.nowRev = now
 	// Step back to the position before the first replaced move, on the
 	// engine and the board.
-	var began []int
 	var under underWayMasks
+	var began uint64
 	if r.info.Game == "gyges" && d == 1 {
-		began = r.nextHandLifts()
 		under = r.underWayMasks()
+		began = r.liftedSince(r.lastAcc) & under.movable
 	}
 	c, back := r.stepBack(d)
 	defer back.replay()
@@ -1059,7 +1053,8 @@ func (r *Referee) revisionsAt(d int, other bool, out []candidate) []candidate {
 			// (a piece they may move, on a cell neither move names, was
 			// off the board when a cell the revision newly fills was
 			// filled) may be that hand's move under way: asked.
-			for _, x := range began {
+			for b := began; b != 0; b &= b - 1 {
+				x := bits.TrailingZeros64(b)
 				if first.note.names(x) || nt.names(x) {
 					continue
 				}
@@ -1137,14 +1132,14 @@ func (u *underWayMasks) mayShow(keys []int, now, before []uint8, diff []change) 
 	return false
 }
 
-// nextHandLifts lists the cells lifted since the last move was accepted
-// (debounced lifts, no glitch) that hold a piece the player to move may
-// move: their hand may have begun.
-func (r *Referee) nextHandLifts() []int {
-	var out []int
-	for _, t := range r.trace {
-		if c := int(t.cell); t.seq > r.lastAcc && t.empty && !slices.Contains(out, c) && r.movableFrom(c) {
-			out = append(out, c)
+// liftedSince is the set of cells (a bit per cell, the first 64) lifted
+// since since: debounced lifts, no glitch. (The trace is in seq order: it
+// is read back from its end.)
+func (r *Referee) liftedSince(since uint64) uint64 {
+	var out uint64
+	for k := len(r.trace) - 1; k >= 0 && r.trace[k].seq > since; k-- {
+		if t := r.trace[k]; t.empty && t.cell < 64 {
+			out |= 1 << uint(t.cell)
 		}
 	}
 	return out
@@ -1649,8 +1644,10 @@ func (r *Referee) composites(d int, c *posCache, now []uint8, m []int, out []can
 			// (a replace's displaced piece moved on: that replace's mover
 			// was off the board while its landing piece was — a landing
 			// piece knocked off and set back before is no landing)
-			if onward && nt.extra >= 0 && r.hasSensor[nt.from] && r.hasSensor[nt.to] && !r.coEmptySince(nt.from, nt.to, first.since) {
-				continue
+			if onward && nt.extra >= 0 && r.hasSensor[nt.from] && r.hasSensor[nt.to] {
+				if co, _ := r.coEmpty(nt.from, nt.to, first.since); !co {
+					continue
+				}
 			}
 			displaced := n2.extra >= 0 && n2.to == p && n2.from != p && r.filledThenLifted(p, first.since)
 			if !onward && !displaced {
