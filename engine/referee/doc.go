@@ -108,7 +108,12 @@
 //  4. a revision followed by the next player's move of a piece it put down
 //     (composites, movesThen, revisionsThen): a rest taken for the last
 //     move's end, or an earlier rest of the hand that was its real end, with
-//     the next player's hand going on from there. Beside other readings it
+//     the next player's hand going on from there — moving that piece on, or
+//     a replace landing on it; the piece a revised replace's mover or its
+//     displaced one (the mover only when the last move is revised). Every
+//     ply of such a reading in a hand's order: a piece put down after it
+//     was picked up, a replace's displaced piece after its landing cell was
+//     emptied (turnsOK, as the harness's explainer reads a ply). Beside other readings it
 //     is asked; when it is the one reading (a revision of the last move and
 //     the next player's move) it is taken, and should the hand go on, the
 //     two are read back together to the revised move's earlier readings

@@ -24,8 +24,9 @@ import (
 //   - a legal move and then the next player's move after it;
 //   - the last move revised: another move of the same piece from the
 //     position before it, the hand having gone on — alone, or with the
-//     next player's move of that piece on from where it was put (GYGES:
-//     pieces have no owner);
+//     next player's move of a piece it put down on from where it was put,
+//     its mover or a replace's displaced piece (GYGES: pieces have no
+//     owner), or onto it with a replace;
 //   - a takeback of up to one round of moves (four at most);
 //   - a new game (the start position), when no move explains the board.
 //
@@ -634,10 +635,10 @@ func (x *explainer) explainOutcomes(cur engine.State, h *history, w, prev *windo
 						continue
 					}
 					n2 := x.named(nil, tb2, mover2)
-					// that piece moved on, or (GYGES) displaced by the next
-					// player's replace: the piece the hand put down last
-					// (the revised move's own, or its displaced one)
-					onward := len(n2) > 0 && n2[0] == revisedTo
+					// a piece the hand put down (the revised move's own,
+					// or (GYGES) its displaced one) moved on, or displaced
+					// by the next player's replace
+					onward := len(n2) > 0 && (n2[0] == revisedTo || x.game == "gyges" && len(named) == 3 && n2[0] == named[2])
 					displaced := x.game == "gyges" && len(n2) == 3 && n2[0] != n2[1] && (n2[1] == revisedTo || len(named) == 3 && n2[1] == named[2])
 					if !onward && !displaced && !broadExplainer || !allTouched(pe, n2) {
 						continue

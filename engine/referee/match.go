@@ -274,7 +274,9 @@ func (r *Referee) ordered(n note, since uint64) bool {
 // needs a lift there, each that puts one down a fill, in the plies' order,
 // and the players take turns — every change a ply needs comes after every
 // change the ply before it needed. The trace may show more (bumps, rests),
-// never less.
+// never less. Within a GYGES ply a piece is put down after it was picked
+// up: the mover lands after its cell was emptied, a replace's displaced
+// piece after its landing cell was.
 func (r *Referee) turnsOK(since uint64, boards [][]uint8, named []note) bool {
 	var cells []int
 	for c := 0; c < r.ncell; c++ {
@@ -298,10 +300,33 @@ func (r *Referee) turnsOK(since uint64, boards [][]uint8, named []note) bool {
 		}
 	}
 	pos := make([]int, len(cells))
+	order := make([]int, 0, len(cells))
 	barrier := since
 	for i := range named {
 		end := barrier
+		// the cells in the order their pieces are picked up: the ply's
+		// origin, then its landing cell, then the rest; the landing cell
+		// filled after the origin was emptied, the displaced piece's
+		// after the landing cell was
+		nt := named[i]
+		from, to, extra := -1, -1, -1
+		if r.info.Game == "gyges" && !nt.place {
+			from, to, extra = nt.from, nt.to, nt.extra
+		}
+		order = order[:0]
+		for _, c := range [...]int{from, to} {
+			if k := slices.Index(cells, c); c >= 0 && k >= 0 {
+				order = append(order, k)
+			}
+		}
 		for k, c := range cells {
+			if c != from && c != to {
+				order = append(order, k)
+			}
+		}
+		toAfter, extraAfter := barrier, barrier
+		for _, k := range order {
+			c := cells[k]
 			a, b := boards[i][c], boards[i+1][c]
 			changed := a != b && !(a != empty && b != empty && !r.ident)
 			nm := named[i].names(c)
@@ -315,12 +340,25 @@ func (r *Referee) turnsOK(since uint64, boards [][]uint8, named []note) bool {
 			}
 			for _, w := range want[:n] {
 				found := false
+				lo := barrier
+				if w == 'F' && c == to {
+					lo = max(lo, toAfter)
+				}
+				if w == 'F' && c == extra {
+					lo = max(lo, extraAfter)
+				}
 				for pos[k] < len(evs[k]) {
 					t := evs[k][pos[k]]
 					pos[k]++
-					if t.seq > barrier && (w == 'L') == t.empty {
+					if t.seq > lo && (w == 'L') == t.empty {
 						found = true
 						end = max(end, t.seq)
+						if w == 'L' && c == from {
+							toAfter = t.seq
+						}
+						if w == 'L' && c == to {
+							extraAfter = t.seq
+						}
 						break
 					}
 				}
@@ -1603,7 +1641,6 @@ func (r *Referee) composites(d int, c *posCache, now []uint8, m []int, out []can
 	if r.board2 == nil {
 		r.board2 = make([]uint8, r.ncell)
 	}
-	var nb [64]byte
 	for i := range c.moves {
 		nt := c.notes[i]
 		if c.moves[i] == first.move {
@@ -1612,91 +1649,114 @@ func (r *Referee) composites(d int, c *posCache, now []uint8, m []int, out []can
 		if nt.from != first.note.from || nt.to < 0 || nt.place {
 			continue
 		}
-		// p: where it put the piece the next player then takes on — its
-		// destination, or a replace's displaced piece's cell — put down
-		// and lifted again since
-		p := nt.to
-		if nt.extra >= 0 {
-			p = nt.extra
-		}
-		if !r.hasSensor[p] || r.touched[p] <= first.since || !r.filledThenLifted(p, first.since) {
-			continue
-		}
-		// and the piece put there was in the hand then: its cell (a
-		// replace's landing cell, for the displaced piece) was emptied
-		// before p was filled and lifted again (a piece put on p before
-		// the mover left is another: a replace's displaced piece)
-		if o := origin(nt); o >= 0 && r.hasSensor[o] && !r.liftedFilledLifted(o, p, first.since) {
-			continue
-		}
-		// a replace's landing cell was touched too (its piece left)
+		// a replace's landing cell was touched (its piece left)
 		if nt.extra >= 0 && r.hasSensor[nt.to] && r.touched[nt.to] <= first.since {
 			continue
 		}
-		r.st.Play(c.moves[i])
-		base := r.boardAfter(c, i)
-		r.buf2 = r.st.Moves(r.buf2[:0])
-		for _, m2 := range r.buf2 {
-			text := r.st.AppendMove(nb[:0], m2)
-			n2 := r.parse(string(text), -1)
-			// the next player moves that piece on, or displaces it
-			onward := n2.from == p && n2.to >= 0 && n2.to != p && r.sensed[p] == empty
-			// (a replace's displaced piece moved on: that replace's mover
-			// was off the board while its landing piece was — a landing
-			// piece knocked off and set back before is no landing)
-			if onward && nt.extra >= 0 && r.hasSensor[nt.from] && r.hasSensor[nt.to] {
-				if co, _ := r.coEmpty(nt.from, nt.to, first.since); !co {
-					continue
-				}
-			}
-			displaced := n2.extra >= 0 && n2.to == p && n2.from != p && r.filledThenLifted(p, first.since)
-			if !onward && !displaced {
-				continue
-			}
-			// the board after both, and where it differs from the board now
-			r.nextBoard(base, m2, n2, r.board2)
-			keys, ok := r.shownSince(r.board2, now)
-			// the next player's move was made after the piece was put down,
-			// and since the last accepted move when the board shows that one
-			since := first.since
-			if len(keys) == 0 {
-				since = r.lastAcc
-			}
-			for _, cell := range [...]int{n2.from, n2.to, n2.extra} {
-				if ok && cell >= 0 && r.hasSensor[cell] && r.touched[cell] <= since {
-					ok = false
-				}
-			}
-			// and the next player's move came after the piece was put there
-			for _, x := range [...]int{n2.to, n2.extra} {
-				if ok && x >= 0 && x != p && r.hasSensor[x] && !r.touchedAfterFill(x, p, first.since, false) {
-					ok = false
-				}
-			}
-			if ok && n2.extra >= 0 && n2.to != p && r.hasSensor[n2.to] && !r.touchedAfterFill(n2.to, p, first.since, true) {
-				ok = false
-			}
-			if ok && !r.turnsOK(first.since, [][]uint8{r.cur, r.afterDiff(r.diff(c, i)), r.board2}, []note{nt, n2}) {
-				ok = false
-			}
-			// and in the order a hand makes it (a replace's displaced piece
-			// put down after its landing piece left: a piece there before
-			// is another)
-			if ok && !r.ordered(n2, first.since) {
-				ok = false
-			}
-			if ok && (displaced || r.emptiedBefore(p, n2.to, first.since)) {
-				// a piece displaced by the next player is only proposed:
-				// its hand may be a replace of its own under way; and so is
-				// a deeper one, which drops a move of the next player's
-				// recorded since, its touches read as rests: the hand that
-				// made it may be going on
-				out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i] + ";" + string(text), then: string(text),
-					note: nt, evidence: len(keys), cells: keys, depth: d, ask: displaced && !onward || d > 1})
+		// p: where it put a piece the next player then takes on — its
+		// destination, or a replace's displaced piece's cell; and a
+		// replace's mover, taken on from its landing cell, when the
+		// replace is the last move (read back deeper, the next player's
+		// move as recorded and a revision of the one before with that
+		// move taken on from where it landed are the same hand, its
+		// rests read otherwise: the one reading keeps the record)
+		ps := [2]int{nt.to, nt.extra}
+		if nt.extra >= 0 && d > 1 {
+			ps[0] = -1
+		}
+		for _, p := range ps {
+			if p >= 0 {
+				out = r.compositesOf(d, c, i, nt, p, now, out)
 			}
 		}
-		r.st.Undo()
 	}
+	return out
+}
+
+// compositesOf adds the composites of composites in which the next player
+// takes on the piece that c's move i (note nt) put on p.
+func (r *Referee) compositesOf(d int, c *posCache, i int, nt note, p int, now []uint8, out []candidate) []candidate {
+	n := len(r.ops)
+	first := &r.ops[n-d]
+	var nb [64]byte
+	// put down there and lifted again since
+	if !r.hasSensor[p] || r.touched[p] <= first.since || !r.filledThenLifted(p, first.since) {
+		return out
+	}
+	// and the piece put there was in the hand then: its cell (the
+	// mover's; a replace's landing cell, for the displaced piece) was
+	// emptied before p was filled and lifted again (a piece put on p
+	// before the mover left is another: a replace's displaced piece)
+	o := nt.from
+	if p == nt.extra {
+		o = nt.to
+	}
+	if o >= 0 && r.hasSensor[o] && !r.liftedFilledLifted(o, p, first.since) {
+		return out
+	}
+	r.st.Play(c.moves[i])
+	base := r.boardAfter(c, i)
+	r.buf2 = r.st.Moves(r.buf2[:0])
+	for _, m2 := range r.buf2 {
+		text := r.st.AppendMove(nb[:0], m2)
+		n2 := r.parse(string(text), -1)
+		// the next player moves that piece on, or displaces it
+		onward := n2.from == p && n2.to >= 0 && n2.to != p && r.sensed[p] == empty
+		// (a replace's displaced piece moved on: that replace's mover
+		// was off the board while its landing piece was — a landing
+		// piece knocked off and set back before is no landing)
+		if onward && p == nt.extra && r.hasSensor[nt.from] && r.hasSensor[nt.to] {
+			if co, _ := r.coEmpty(nt.from, nt.to, first.since); !co {
+				continue
+			}
+		}
+		displaced := n2.extra >= 0 && n2.to == p && n2.from != p && r.filledThenLifted(p, first.since)
+		if !onward && !displaced {
+			continue
+		}
+		// the board after both, and where it differs from the board now
+		r.nextBoard(base, m2, n2, r.board2)
+		keys, ok := r.shownSince(r.board2, now)
+		// the next player's move was made after the piece was put down,
+		// and since the last accepted move when the board shows that one
+		since := first.since
+		if len(keys) == 0 {
+			since = r.lastAcc
+		}
+		for _, cell := range [...]int{n2.from, n2.to, n2.extra} {
+			if ok && cell >= 0 && r.hasSensor[cell] && r.touched[cell] <= since {
+				ok = false
+			}
+		}
+		// and the next player's move came after the piece was put there
+		for _, x := range [...]int{n2.to, n2.extra} {
+			if ok && x >= 0 && x != p && r.hasSensor[x] && !r.touchedAfterFill(x, p, first.since, false) {
+				ok = false
+			}
+		}
+		if ok && n2.extra >= 0 && n2.to != p && r.hasSensor[n2.to] && !r.touchedAfterFill(n2.to, p, first.since, true) {
+			ok = false
+		}
+		if ok && !r.turnsOK(first.since, [][]uint8{r.cur, r.afterDiff(r.diff(c, i)), r.board2}, []note{nt, n2}) {
+			ok = false
+		}
+		// and in the order a hand makes it (a replace's displaced piece
+		// put down after its landing piece left: a piece there before
+		// is another)
+		if ok && !r.ordered(n2, first.since) {
+			ok = false
+		}
+		if ok && (displaced || r.emptiedBefore(p, n2.to, first.since)) {
+			// a piece displaced by the next player is only proposed:
+			// its hand may be a replace of its own under way; and so is
+			// a deeper one, which drops a move of the next player's
+			// recorded since, its touches read as rests: the hand that
+			// made it may be going on
+			out = append(out, candidate{kind: candRevise, idx: i, text: c.texts[i] + ";" + string(text), then: string(text),
+				note: nt, evidence: len(keys), cells: keys, depth: d, ask: displaced && !onward || d > 1})
+		}
+	}
+	r.st.Undo()
 	return out
 }
 

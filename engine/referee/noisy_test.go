@@ -1245,6 +1245,13 @@ var noisyChainRegressions = []struct {
 	{"gyges-advanced-presence", 313, 56, false, "the same reading two deep, but the last move's piece still where it was recorded: a rest of the next player's hand, not taken (it went on: stuck when it was)"},
 	{"gyges-advanced-presence", 1402, 17, true, "a replace onto the piece the move before displaced, its own displaced piece set down first and its mover counted on through its start cell (read as the replace the other way round), then landed: that revision was taken as another piece's (underWayMasks) though the move before's displaced piece going on explains the board too (a guess; displacedBefore)"},
 	{"gyges-advanced-identifying", 745, 24, true, "the same, identifying sensors"},
+	// session 16: the composites' plies in a hand's order, a revised
+	// replace's mover taken on
+	{"gyges-advanced-presence", 126, 17, false, "a plain replace asked beside the last replace revised and the next player's replace onto its displaced piece, whose revised mover would have landed on a cell knocked off and set back before that mover was lifted (turnsOK: within a ply, a piece is put down after it was picked up)"},
+	{"gyges-advanced-presence", 472, 41, false, "a revision of the last move and the next player's replace asked beside the same revision with a replace whose mover landed before it was lifted (turnsOK)"},
+	{"gyges-advanced-identifying", 127, 17, false, "the one reading, a revision and the next player's replace onto its displaced piece, asked beside nothing (turnsOK)"},
+	{"gyges-advanced-identifying", 309, 41, false, "a replace asked beside a composite of it and the next player's move of its mover on, out of a hand's order (turnsOK)"},
+	{"gyges-advanced-presence", 316, 19, true, "a replace recorded unasked though the last replace revised and the next player's replace landing on its mover explain the board too (a guess: composites now take a revised replace's mover on, or onto it, as they took its displaced piece)"},
 }
 
 // Seeds of the clean harness (TestCleanGames: lift, place, settle, nothing
