@@ -113,17 +113,18 @@
 //     displaced one (the mover only when the last move is revised). Every
 //     ply of such a reading in a hand's order: a piece put down after it
 //     was picked up, a replace's displaced piece after its landing cell was
-//     emptied (turnsOK, as the harness's explainer reads a ply). Beside other readings it
-//     is asked; when it is the one reading (a revision of the last move and
+//     emptied (turnsOK, as the harness's explainer reads a ply). Beside
+//     other readings it is asked; when it is the one reading (a revision of the last move and
 //     the next player's move) it is taken, and should the hand go on, the
 //     two are read back together to the revised move's earlier readings
 //     (revisionsThen two deep: op.lone; read back after a plain move of
-//     the next player's whose piece has left where it was recorded — a
-//     rest on its way — the one such reading is taken when that move is a
-//     replace whose displaced piece was set down first where the move
-//     before was recorded putting its own: handWentOn) — also after the
-//     hand has revised
-//     the second of them, and with the next player's piece lifted at any
+//     the next player's that was a rest of their hand — its piece has left
+//     where it was recorded, or it carried on the piece the move before
+//     was recorded putting down and that piece stays — the one such
+//     reading is taken when that move is a replace whose displaced piece
+//     was set down first where the move before was recorded putting its
+//     own: handWentOn) — also after the hand has revised the second of
+//     them, and with the next player's piece lifted at any
 //     moment since the revised move's evidence began (the hand was under
 //     way before the lone reading was taken), and three deep when a rest of
 //     that hand was recorded as one more move, of a piece the revised move

@@ -1837,20 +1837,18 @@ func (r *Referee) recognise() {
 }
 
 // handWentOn: c reads the last two moves back to the revision's earlier
-// reading and a move of the next player's piece that the last move moved,
-// whose hand went on: the last move a plain move whose piece has left where
-// it was recorded (a rest on its way), and the next player's move a replace
-// whose displaced piece was set down first where the move before was
-// recorded putting its own.
+// reading and a replace of the next player's whose hand went on, its
+// displaced piece set down first where the move before was recorded
+// putting its own, and landing where that one first went. The last move is
+// a plain move, a rest of that hand: of its mover (the piece has left
+// where it was recorded), or of its displaced piece carried on from there
+// (it stays where the plain move put it).
 func (r *Referee) handWentOn(c candidate) bool {
 	n := len(r.ops)
 	if c.depth != 2 || n < 2 {
 		return false
 	}
 	last, then := r.ops[n-1].note, r.parse(c.then, -1)
-	if then.from != last.from {
-		return false
-	}
 	// (Not after a lone reading: the referee lacks the composite of a
 	// revised replace's mover moved on, and asking kept that reading
 	// open — taken, it was a guess: seed 4249.)
@@ -1860,8 +1858,18 @@ func (r *Referee) handWentOn(c candidate) bool {
 	// player's own hand that merely left, or the move before's piece
 	// moved on by the player after, is no such hand)
 	to, first := last.to, r.ops[n-2].note
-	return !r.ops[n-1].lone && to >= 0 && last.extra < 0 && r.hasSensor[to] && r.sensed[to] == empty && r.touched[to] > r.lastAcc &&
-		then.extra >= 0 && c.note.extra >= 0 && then.to == c.note.extra && then.extra == first.extra
+	if r.ops[n-1].lone || to < 0 || last.extra >= 0 || then.extra < 0 || c.note.extra < 0 || then.to != c.note.extra {
+		return false
+	}
+	if then.from == last.from {
+		// the plain move was the next player's mover resting on its way
+		return r.hasSensor[to] && r.sensed[to] == empty && r.touched[to] > r.lastAcc && then.extra == first.extra
+	}
+	// the plain move was the next player's displaced piece going on from
+	// where the move before was recorded putting its own, and it stays
+	// where that move put it: the replace's displaced piece set down
+	// first, rested, and carried on
+	return first.extra >= 0 && last.from == first.extra && then.extra == to
 }
 
 // ask enters the confirm state (keeping the proposal when the candidates did

@@ -1251,6 +1251,9 @@ var noisyChainRegressions = []struct {
 	{"gyges-advanced-presence", 472, 41, false, "a revision of the last move and the next player's replace asked beside the same revision with a replace whose mover landed before it was lifted (turnsOK)"},
 	{"gyges-advanced-identifying", 127, 17, false, "the one reading, a revision and the next player's replace onto its displaced piece, asked beside nothing (turnsOK)"},
 	{"gyges-advanced-identifying", 309, 41, false, "a replace asked beside a composite of it and the next player's move of its mover on, out of a hand's order (turnsOK)"},
+	{"gyges-advanced-identifying", 20, 33, false, "the next player's replace onto the last move's displaced piece, that piece set down first (read as the last move's displaced piece going on) and carried on (recorded as the next player's plain move), then the mover landing where it had been: the one reading, the two read back to the replace as first recorded and the next player's replace, asked (handWentOn: the plain move took on the piece the move before was recorded putting down, and the replace's displaced piece ends where it put it)"},
+	{"gyges-advanced-presence", 283, 48, false, "the same, presence sensors"},
+	{"gyges-advanced-identifying", 596, 31, false, "the same"},
 	{"gyges-advanced-presence", 316, 19, true, "a replace recorded unasked though the last replace revised and the next player's replace landing on its mover explain the board too (a guess: composites now take a revised replace's mover on, or onto it, as they took its displaced piece)"},
 }
 
