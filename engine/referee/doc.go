@@ -123,7 +123,9 @@
 //     was recorded putting down and that piece stays — the one such
 //     reading is taken when that move is a replace whose displaced piece
 //     was set down first where the move before was recorded putting its
-//     own: handWentOn) — also after the hand has revised the second of
+//     own; and after a lone reading whose replace's mover went on, landing
+//     further, when the player to move may not move the piece it had
+//     landed: handWentOn) — also after the hand has revised the second of
 //     them, and with the next player's piece lifted at any
 //     moment since the revised move's evidence began (the hand was under
 //     way before the lone reading was taken), and three deep when a rest of

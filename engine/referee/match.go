@@ -1656,12 +1656,13 @@ func (r *Referee) composites(d int, c *posCache, now []uint8, m []int, out []can
 		// p: where it put a piece the next player then takes on — its
 		// destination, or a replace's displaced piece's cell; and a
 		// replace's mover, taken on from its landing cell, when the
-		// replace is the last move (read back deeper, the next player's
-		// move as recorded and a revision of the one before with that
-		// move taken on from where it landed are the same hand, its
-		// rests read otherwise: the one reading keeps the record)
+		// replace is the last move or the first of a lone reading's two
+		// (read back deeper, the next player's move as recorded and a
+		// revision of the one before with that move taken on from where
+		// it landed are the same hand, its rests read otherwise: needless
+		// asks at seeds 313 and 465)
 		ps := [2]int{nt.to, nt.extra}
-		if nt.extra >= 0 && d > 1 {
+		if nt.extra >= 0 && d > 1 && !(d == 2 && r.ops[n-1].lone) {
 			ps[0] = -1
 		}
 		for _, p := range ps {
@@ -1842,23 +1843,38 @@ func (r *Referee) recognise() {
 // putting its own, and landing where that one first went. The last move is
 // a plain move, a rest of that hand: of its mover (the piece has left
 // where it was recorded), or of its displaced piece carried on from there
-// (it stays where the plain move put it).
+// (it stays where the plain move put it). Or the last move is the second
+// of a lone reading, its replace's mover gone on from where it landed.
 func (r *Referee) handWentOn(c candidate) bool {
 	n := len(r.ops)
 	if c.depth != 2 || n < 2 {
 		return false
 	}
 	last, then := r.ops[n-1].note, r.parse(c.then, -1)
-	// (Not after a lone reading: the referee lacks the composite of a
-	// revised replace's mover moved on, and asking kept that reading
-	// open — taken, it was a guess: seed 4249.)
 	// (After a plain move: the next player's replace set its displaced
 	// piece down first where the move before was recorded putting its
 	// own, and landed where that one first went — a piece of the next
 	// player's own hand that merely left, or the move before's piece
 	// moved on by the player after, is no such hand)
 	to, first := last.to, r.ops[n-2].note
-	if r.ops[n-1].lone || to < 0 || last.extra >= 0 || then.extra < 0 || c.note.extra < 0 || then.to != c.note.extra {
+	if r.ops[n-1].lone {
+		// After a lone reading (a revision and the next player's
+		// replace): that replace's mover went on — landing further, the
+		// move before read back to an earlier reading — when the
+		// player to move may not move the piece it landed (they may have
+		// lifted it: seed 5890).
+		if last.extra < 0 || then.from != last.from || then.to == to || to < 0 {
+			return false
+		}
+		pc := r.ensure()
+		for _, nt := range pc.notes {
+			if nt.from == to {
+				return false
+			}
+		}
+		return true
+	}
+	if to < 0 || last.extra >= 0 || then.extra < 0 || c.note.extra < 0 || then.to != c.note.extra {
 		return false
 	}
 	if then.from == last.from {

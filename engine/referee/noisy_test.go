@@ -1254,6 +1254,8 @@ var noisyChainRegressions = []struct {
 	{"gyges-advanced-identifying", 20, 33, false, "the next player's replace onto the last move's displaced piece, that piece set down first (read as the last move's displaced piece going on) and carried on (recorded as the next player's plain move), then the mover landing where it had been: the one reading, the two read back to the replace as first recorded and the next player's replace, asked (handWentOn: the plain move took on the piece the move before was recorded putting down, and the replace's displaced piece ends where it put it)"},
 	{"gyges-advanced-presence", 283, 48, false, "the same, presence sensors"},
 	{"gyges-advanced-identifying", 596, 31, false, "the same"},
+	{"gyges-advanced-presence", 473, 19, false, "a lone reading (the last move revised and the next player's replace, its mover resting on the revised cell) whose mover went on and landed where the last move was first recorded: read back two deep to that move and the replace landing there, the one reading, asked (handWentOn after a lone reading; the player to move may not move the piece it had landed)"},
+	{"gyges-advanced-identifying", 502, 24, false, "the same, the next player's mover going on to the goal"},
 	{"gyges-advanced-presence", 316, 19, true, "a replace recorded unasked though the last replace revised and the next player's replace landing on its mover explain the board too (a guess: composites now take a revised replace's mover on, or onto it, as they took its displaced piece)"},
 }
 
