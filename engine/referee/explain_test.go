@@ -492,6 +492,17 @@ func (x *explainer) moverAfter(e *evidence, named []int) bool {
 	return e.readingAt(named[0], t) == CodeEmpty || len(named) == 3 && named[2] == named[0]
 }
 
+// pliesInHand is moverAfter for each ply of a reading of two (named and
+// n2: the cells each names): when a ply's mover landed it was in the
+// hand, its cell empty then. The second ply's landing is its cell's last
+// fill; the first's, unless the second ply names that cell too.
+func (x *explainer) pliesInHand(e *evidence, named, n2 []int) bool {
+	if len(named) >= 2 && !slices.Contains(n2, named[1]) && !x.moverAfter(e, named) {
+		return false
+	}
+	return x.moverAfter(e, n2)
+}
+
 // history is what the explainer knows of the game: the states before each
 // of the recent moves (for takebacks and revisions).
 type history struct {
@@ -580,7 +591,7 @@ func (x *explainer) explainOutcomes(cur engine.State, h *history, w, prev *windo
 				h2 := c.Hash()
 				c.Undo()
 				if ok && x.admits(e, base, after2, append(slices.Clone(named), n2...)) &&
-					x.sequenceOK(e, [][]byte{base, after, after2}, [][]int{named, n2}, text, string(tb2)) {
+					x.sequenceOK(e, [][]byte{base, after, after2}, [][]int{named, n2}, text, string(tb2)) && x.pliesInHand(e, named, n2) {
 					out = append(out, text+";"+t2)
 					hashes = append(hashes, h2)
 				}
@@ -649,7 +660,7 @@ func (x *explainer) explainOutcomes(cur engine.State, h *history, w, prev *windo
 					h2 := c.Hash()
 					c.Undo()
 					if ok && x.admits(pe, pboard, after2, append(slices.Clone(named), n2...)) &&
-						x.sequenceOK(pe, [][]byte{pboard, after, after2}, [][]int{named, n2}, text, string(tb2)) && x.seenChangedTouched(e, base, after2) {
+						x.sequenceOK(pe, [][]byte{pboard, after, after2}, [][]int{named, n2}, text, string(tb2)) && x.seenChangedTouched(e, base, after2) && x.pliesInHand(pe, named, n2) {
 						out = append(out, "revise:"+text+";"+t2)
 						hashes = append(hashes, h2)
 					}
