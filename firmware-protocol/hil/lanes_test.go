@@ -34,7 +34,7 @@ import (
 //     host's CPU at once stays under what three rp2040js runs take.
 //
 // On an otherwise idle host (the README's command ends with this package
-// alone) the games took 80-90 s instead of 99-105 s; with two busy loops
+// alone) the package took 80-90 s instead of 99-105 s; with two busy loops
 // beside them (load 8) the weights alone starved three driver runs, so
 // they apply only while a core is spare (BENCHMARKS.md, "Issue 41: the
 // hub's quiet test and the command's tail").
