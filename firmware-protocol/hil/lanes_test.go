@@ -89,27 +89,11 @@ func (l *laneSet) take(w int) (done func(), extra bool) {
 	l.gauge.Do(func() { go l.watchCPU() })
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	heavy := w == rayWeight
-	b := 1
-	if heavy {
-		b = baseRay
-	}
-	fits := func() bool {
-		if l.used+w > gameBudget || (!heavy && l.heavyWaiting > 0 && l.used+w+rayWeight > gameBudget) {
-			return false // (a waiting RAY run first)
-		}
-		if l.spare {
-			return true
-		}
-		if !heavy && l.heavyWaiting > 0 && l.base+b+baseRay > baseBudget {
-			return false
-		}
-		return l.base+b <= baseBudget
-	}
+	heavy, b := w == rayWeight, basePlaces(w)
 	if heavy {
 		l.heavyWaiting++
 	}
-	for !fits() {
+	for !l.fits(w) {
 		l.free.Wait()
 	}
 	if heavy {
@@ -134,6 +118,31 @@ func place(t *testing.T, w int) {
 	if extra {
 		t.Log("playing beside more runs than the base places: a core is spare")
 	}
+}
+
+// basePlaces is how many of the base places a run of weight w takes.
+func basePlaces(w int) int {
+	if w == rayWeight {
+		return baseRay
+	}
+	return 1
+}
+
+// fits reports whether a run of weight w may play now (l.mu held): by
+// weight while a core is spare, in the base places otherwise; a RAY run
+// waiting first.
+func (l *laneSet) fits(w int) bool {
+	heavy, b := w == rayWeight, basePlaces(w)
+	if l.used+w > gameBudget || (!heavy && l.heavyWaiting > 0 && l.used+w+rayWeight > gameBudget) {
+		return false
+	}
+	if l.spare {
+		return true
+	}
+	if !heavy && l.heavyWaiting > 0 && l.base+b+baseRay > baseBudget {
+		return false
+	}
+	return l.base+b <= baseBudget
 }
 
 // watchCPU sets spare every second from /proc/stat: whether the host's
@@ -195,5 +204,90 @@ func parallelRuns() {
 	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
 	if !given {
 		flag.Set("test.parallel", strconv.Itoa(64))
+	}
+}
+
+// TestLanes: the places lanes hands out, the host's CPU set by hand (no
+// /proc/stat): three runs at once and a RAY run beside one other, as
+// before issue 41's session 16, unless a core is spare; then by weight —
+// two simavr runs or one rp2040js run beside a RAY run, six simavr or
+// three rp2040js runs, never two RAY runs — and a waiting RAY run before
+// the runs that come after it.
+func TestLanes(t *testing.T) {
+	avr, rp, ray := runWeight("atmega2560", "daha"), runWeight("rp2040", "daha"), runWeight("rp2040-uart", "ray")
+	if runWeight("arduino-uno", "daha") != avr || runWeight("atmega328p", "six") != avr || runWeight("atmega2560", "ray") != ray {
+		t.Fatal("weights by MCU and board")
+	}
+	for _, c := range []struct {
+		spare   bool
+		playing []int
+		waiting bool // a RAY run waits
+		w       int
+		want    bool
+	}{
+		{false, []int{avr, avr}, false, avr, true},
+		{false, []int{avr, avr, avr}, false, avr, false},
+		{false, []int{rp, avr, avr}, false, avr, false},
+		{false, []int{ray}, false, avr, true},
+		{false, []int{ray}, false, rp, true},
+		{false, []int{ray, avr}, false, avr, false},
+		{false, []int{ray}, false, ray, false},
+		{false, []int{avr}, true, avr, false}, // the waiting RAY run first
+		{false, []int{avr}, true, ray, true},
+		{false, []int{avr, avr}, true, ray, false},
+		{true, []int{ray, avr}, false, avr, true},
+		{true, []int{ray, avr, avr}, false, avr, false},
+		{true, []int{ray, rp}, false, avr, false},
+		{true, []int{ray}, false, ray, false},
+		{true, []int{avr, avr, avr, avr, avr}, false, avr, true},
+		{true, []int{avr, avr, avr, avr, avr, avr}, false, avr, false},
+		{true, []int{rp, rp}, false, rp, true},
+		{true, []int{rp, rp, rp}, false, avr, false},
+		{true, []int{avr, avr}, true, avr, false}, // room kept for the RAY run
+		{true, []int{avr, avr}, true, ray, true},
+	} {
+		l := newLaneSet()
+		l.gauge.Do(func() {}) // the CPU as set here
+		l.spare = c.spare
+		for _, w := range c.playing {
+			l.used += w
+			l.base += basePlaces(w)
+		}
+		if c.waiting {
+			l.heavyWaiting = 1
+		}
+		if got := l.fits(c.w); got != c.want {
+			t.Errorf("spare %v, playing %v, a RAY run waiting %v: a run of weight %d fits %v, want %v", c.spare, c.playing, c.waiting, c.w, got, c.want)
+		}
+	}
+	// take and its release, as the runs call them
+	l := newLaneSet()
+	l.gauge.Do(func() {})
+	var dones []func()
+	for range baseBudget {
+		done, extra := l.take(avr)
+		if extra {
+			t.Error("a base place counted as a spare one")
+		}
+		dones = append(dones, done)
+	}
+	got := make(chan bool)
+	go func() {
+		done, extra := l.take(avr)
+		done()
+		got <- extra
+	}()
+	l.mu.Lock()
+	l.spare = true // a core idle: the fourth run plays, on a spare place
+	l.mu.Unlock()
+	l.free.Broadcast()
+	if !<-got {
+		t.Error("the fourth run's place was not a spare one")
+	}
+	for _, done := range dones {
+		done()
+	}
+	if l.used != 0 || l.base != 0 {
+		t.Errorf("after every release: used %d, base %d", l.used, l.base)
 	}
 }
