@@ -551,8 +551,14 @@ static void command(char *l)
         }
         avr_reset(avr);
         /* A strip frame cut by the reset is no frame (a real strip would
-         * show it half updated until the next one). */
+         * show it half updated until the next one). The data line is low
+         * from the reset on (the pin an input, the strip's input low): a
+         * reset while a bit was high left led_level set, and the firmware
+         * driving the pin low once it ran again counted as a pulse of the
+         * next frame, a bad one ("WS2812 frame of 5208 bits for 217 LEDs,
+         * 1 bad pulses", TestHIL/six at script line 18 on a busy host). */
         led_nbits = led_bad = 0;
+        led_level = 0;
         pl_level = 1;
         set_buttons(1);
         drive(chain_port, qh_bit, chain_pos < chain_len ? chain[chain_pos] : 0, 1);

@@ -84,7 +84,7 @@ func TestHILDriver(t *testing.T) {
 	for _, b := range builds {
 		t.Run(b.mcu+"/"+b.board, func(t *testing.T) {
 			t.Parallel()
-			defer lanes.take(heavyBoard(b.board))()
+			place(t, runWeight(b.mcu, b.board))
 			driverRun(t, e, b.mcu, b.board)
 		})
 	}

@@ -269,7 +269,7 @@ func TestHIL(t *testing.T) {
 	}
 	// The games take their places from lanes (lanes_test.go), shared with
 	// TestHILDriver's runs: three at a time, a RAY run beside one other at
-	// most.
+	// most, and more of the cheap ones while the host has a core to spare.
 	games := map[string]bool{}
 	for _, path := range scripts {
 		data, err := os.ReadFile(path)
@@ -292,7 +292,7 @@ func TestHIL(t *testing.T) {
 			}
 			t.Run(sub, func(t *testing.T) {
 				t.Parallel()
-				defer lanes.take(heavyBoard(h.Game) || heavyBoard(h.Board))()
+				place(t, runWeight(mcu, h.Game, h.Board))
 				play(t, e, mcu, path, data, h)
 			})
 		}

@@ -25,7 +25,8 @@
 //
 // # The hub's service
 //
-// Hub follows the streams (an ordered consumer from the first message),
+// Hub follows the streams (an ordered consumer from the first message,
+// link.Ordered, which leaves a consumer it replaces to the server),
 // rebuilds every game with the engine, marks tables offline when their
 // live status stops, writes finished games as records into the club
 // library (DATA/library/TABLE/GAME.jsonl, served by the library package

@@ -303,7 +303,9 @@ func (h *Hub) followOnce() error {
 			cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, from
 		}
 	}
-	cons, err := h.js.OrderedConsumer(ctx, StreamGames, cfg)
+	// link's ordered consumer, as the tables': nats.go's deletes the
+	// consumer it replaces, which a read-only hub (the spectator) may not
+	cons, err := link.NewOrdered(ctx, h.js, StreamGames, cfg)
 	if err != nil {
 		return err
 	}
@@ -327,11 +329,11 @@ func (h *Hub) followOnce() error {
 				h.setLoaded()
 			}
 		}
-	}, append(link.ConsumeOpts(), jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+	}, func(err error) {
 		if !errors.Is(err, jetstream.ErrNoHeartbeat) {
 			h.log.Debug("hub: consumer", "err", err)
 		}
-	}))...)
+	}, link.ConsumeOpts()...)
 	if err != nil {
 		return err
 	}

@@ -32,9 +32,12 @@
 // Servers), reads what the link publishes (Live, TableEntry), follows
 // streams with the same guard against a consumer that stalled
 // (StallGuard, ConsumeOpts) and writes its checkpoint as the link writes
-// its state (WriteFileSync); remote play watches the seats with WatchKV,
-// which leaves its consumer for the server to remove (a table may not
-// delete one). This package imports nothing of the hub's service,
+// its state (WriteFileSync); remote play watches the seats with WatchKV
+// and follows the other table's record with Ordered, which leave their
+// consumers for the server to remove (a table may not delete one), also
+// the consumers they replace when a slow or restarted hub loses them
+// (nats.go's ordered consumer deletes those: a Publish Violation in the
+// hub's log each time, issue 41). This package imports nothing of the hub's service,
 // its pages or its server: `tabla run` links a table with it (and package
 // remote) alone.
 package link

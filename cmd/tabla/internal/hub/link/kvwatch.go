@@ -8,18 +8,20 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// watchIdle is how soon the server removes a stopped watch's consumer.
+// watchIdle is how soon the server removes a consumer a table no longer
+// reads (a stopped watch's, one an Ordered replaced).
 const watchIdle = 10 * time.Second
 
 // KVWatch follows keys of a bucket as jetstream.KeyValue's Watch does
 // (each key's latest value, then every change; a nil entry once the
 // values as they stood are in; the channel closed when the watch ends:
-// stopped, its context done or its connection closed), on an ordered
-// pull consumer that the server removes itself once the watch stops
+// stopped, its context done or its connection closed), on an Ordered
+// consumer, which the server removes itself once the watch stops
 // (watchIdle unused).
 // KeyValue's Watch deletes its consumer when it stops, which a table may
 // not do: a Publish Violation, an ERROR in the hub's log, every time
-// (issue 37).
+// (issue 37); and nats.go's ordered consumer deletes the one it replaces
+// (issue 41).
 type KVWatch struct {
 	updates chan jetstream.KeyValueEntry
 	cc      jetstream.ConsumeContext
@@ -37,7 +39,7 @@ func WatchKV(ctx context.Context, js jetstream.JetStream, bucket string, keys ..
 	for i, k := range keys {
 		subjects[i] = "$KV." + bucket + "." + k
 	}
-	cons, err := js.OrderedConsumer(ctx, "KV_"+bucket, jetstream.OrderedConsumerConfig{FilterSubjects: subjects,
+	cons, err := NewOrdered(ctx, js, "KV_"+bucket, jetstream.OrderedConsumerConfig{FilterSubjects: subjects,
 		DeliverPolicy: jetstream.DeliverLastPerSubjectPolicy, InactiveThreshold: watchIdle})
 	if err != nil {
 		return nil, err
@@ -59,7 +61,7 @@ func WatchKV(ctx context.Context, js jetstream.JetStream, bucket string, keys ..
 		if w.send(e) && meta.NumPending == 0 {
 			w.initDone()
 		}
-	})
+	}, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -285,12 +285,8 @@ func Dial(u, name, ca string, wait time.Duration, log *slog.Logger, change func(
 			log.Debug("hub: connection attempt failed", "err", err)
 		}),
 		nats.ErrorHandler(func(nc *nats.Conn, _ *nats.Subscription, err error) {
-			if strings.Contains(err.Error(), "$JS.API.CONSUMER.DELETE.") {
-				// an ordered consumer replaced after a reset: only the admin
-				// deletes consumers, the server drops it when inactive
-				log.Debug("hub: NATS error", "err", err)
-				return
-			}
+			// (a consumer replaced is left to the server, Ordered: a
+			// permissions error here is one the hub's log has too)
 			log.Warn("hub: NATS error", "err", err)
 		}),
 		nats.ClosedHandler(func(nc *nats.Conn) { log.Info("hub connection closed") }),

@@ -727,7 +727,9 @@ func (r *Remote) consume(ctx context.Context, s *source) {
 	}
 	for ctx.Err() == nil {
 		err := func() error {
-			cons, err := r.t.JetStream().OrderedConsumer(ctx, wire.StreamGames, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}})
+			// link's ordered consumer: nats.go's deletes the consumer it
+			// replaces, which a table may not (issue 41)
+			cons, err := link.NewOrdered(ctx, r.t.JetStream(), wire.StreamGames, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}})
 			if err != nil {
 				return err
 			}
@@ -766,9 +768,9 @@ func (r *Remote) consume(ctx context.Context, s *source) {
 				}
 				r.mu.Unlock()
 				r.wake()
-			}, append(link.ConsumeOpts(), jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+			}, func(err error) {
 				r.log.Debug("hub: following a record", "record", s.ref.String(), "err", err)
-			}))...)
+			}, link.ConsumeOpts()...)
 			if err != nil {
 				return err
 			}
