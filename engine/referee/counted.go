@@ -22,7 +22,7 @@ import (
 // took a piece knocked there and set back for no landing, and left a
 // revision unasked that the explainer admits beside another: seed 1270,
 // issue 35.) Pieces of one height are one to the game.
-func (r *Referee) wentOn(last, nt note, now []uint8) bool {
+func (r *Referee) wentOn(last, nt note, now []uint8, next ...note) bool {
 	landing := func(n note, c int) bool { return c >= 0 && (c == n.to || c == n.extra) }
 	var qs [2]int
 	k := 0
@@ -32,8 +32,8 @@ func (r *Referee) wentOn(last, nt note, now []uint8) bool {
 		}
 	}
 	for _, p := range [...]int{nt.to, nt.extra} {
-		if p < 0 || !r.hasSensor[p] || landing(last, p) {
-			continue
+		if p < 0 || !r.hasSensor[p] || landing(last, p) || len(next) > 0 && next[0].names(p) {
+			continue // (a cell the next player's move names: theirs)
 		}
 		emptied, filled, ok := false, false, false
 		for _, t := range r.trace {

@@ -104,13 +104,18 @@
 //     where the piece ends — the hand went on after the last rest (wentOn),
 //     and three deep its rests between the first and the last lie on a
 //     legal chain of the revised move, in order (countedAlong): a counting
-//     hand rests on its path;
+//     hand rests on its path. A replace onto the piece the move before put
+//     down may have been that piece carried on (asked), but the chain ends
+//     there: the replace moved another piece;
 //  4. a revision followed by the next player's move of a piece it put down
 //     (composites, movesThen, revisionsThen): a rest taken for the last
 //     move's end, or an earlier rest of the hand that was its real end, with
 //     the next player's hand going on from there — moving that piece on, or
 //     a replace landing on it; the piece a revised replace's mover or its
-//     displaced one (the mover only when the last move is revised). Every
+//     displaced one (the mover only when the last move is revised). The
+//     revision's pieces left where the last move was recorded putting them
+//     before they landed (wentOn, the cells the next player's move names
+//     excepted: theirs). Every
 //     ply of such a reading in a hand's order: a piece put down after it
 //     was picked up, a replace's displaced piece after its landing cell was
 //     emptied (turnsOK, as the harness's explainer reads a ply). Beside
@@ -124,8 +129,10 @@
 //     reading is taken when that move is a replace whose displaced piece
 //     was set down first where the move before was recorded putting its
 //     own; and after a lone reading whose replace's mover went on, landing
-//     further, when the player to move may not move the piece it had
-//     landed: handWentOn) — also after the hand has revised the second of
+//     further — or whose plain move took on the piece the revision put
+//     down, read back to the move before as recorded and that piece moved
+//     on from where it put it (sameHandOn) — when the player to move may
+//     not move the piece it had landed: handWentOn) — also after the hand has revised the second of
 //     them, and with the next player's piece lifted at any
 //     moment since the revised move's evidence began (the hand was under
 //     way before the lone reading was taken), and three deep when a rest of

@@ -27,6 +27,9 @@ import (
 //     next player's move of a piece it put down on from where it was put,
 //     its mover or a replace's displaced piece (GYGES: pieces have no
 //     owner), or onto it with a replace;
+//   - the same revisions of the last move as the referee recorded it,
+//     when its record names the last moves otherwise and ends in the same
+//     position (a look-alike: the evidence admits either past);
 //   - a takeback of up to one round of moves (four at most);
 //   - a new game (the start position), when no move explains the board.
 //
@@ -34,7 +37,9 @@ import (
 // and the evidence admits it: every cell whose piece it changes, and every
 // cell its notation names, was touched (its sensor held another reading for
 // at least the settle window), and every piece it puts down was put down
-// after a piece it moves had left its cell.
+// after a piece it moves had left its cell — a revision's pieces after they
+// left where the last move put them, also when the next player's move
+// follows (but on the cells that move names).
 
 // broadExplainer ($TABLA_NOISY_EXPLAIN=broad) admits after a revision any
 // next player's move, not only one of the revised piece: a replace's
@@ -506,10 +511,46 @@ func (x *explainer) pliesInHand(e *evidence, named, n2 []int) bool {
 // history is what the explainer knows of the game: the states before each
 // of the recent moves (for takebacks and revisions).
 type history struct {
+	// alt is the position before the last move and that move as the
+	// referee recorded them, when its record names the last moves
+	// otherwise than they were played and ends in the same position
+	// (before nil: it does not)
+	alt       past
 	before    []engine.State // the position before each move, oldest first
 	moves     []string       // the moves played
 	rollAfter []bool         // a roll came after the move
 	chosen    []bool         // a person confirmed it: the hand was done
+}
+
+// past is a position and the move played from it.
+type past struct {
+	before engine.State
+	move   string
+}
+
+// recordedPast is the referee's record of the last move (recorded: every
+// move it recorded) and the position before it, when the record names the
+// last two moves otherwise than they were played (h) — it ends in the
+// same position (the harness checks that) — and past{} when it names them
+// alike or cannot be played back.
+func (x *explainer) recordedPast(recorded []string, h *history) past {
+	n := len(h.moves)
+	k := min(2, n, len(recorded))
+	if k == 0 || slices.Equal(recorded[len(recorded)-k:], h.moves[n-k:]) {
+		return past{}
+	}
+	st, err := engine.New(x.game, x.cfg)
+	if err != nil {
+		return past{}
+	}
+	for _, t := range recorded[:len(recorded)-1] {
+		m, err := engine.ParseByNotation(st, t)
+		if err != nil {
+			return past{}
+		}
+		st.Play(m)
+	}
+	return past{before: st, move: recorded[len(recorded)-1]}
 }
 
 // add records a move played from st (st is kept: pass a copy).
@@ -518,6 +559,7 @@ func (h *history) add(st engine.State, move string) {
 	h.moves = append(h.moves, move)
 	h.rollAfter = append(h.rollAfter, false)
 	h.chosen = append(h.chosen, false)
+	h.alt = past{}
 	if len(h.before) > 5 {
 		h.before, h.moves, h.rollAfter, h.chosen = h.before[1:], h.moves[1:], h.rollAfter[1:], h.chosen[1:]
 	}
@@ -600,69 +642,79 @@ func (x *explainer) explainOutcomes(cur engine.State, h *history, w, prev *windo
 	}
 	// revisions of the last move: the same player's other moves from the
 	// position before it, the evidence since then
+	// (and from the past as the record has it, when the record named the
+	// last moves otherwise and ended in the same position: the evidence
+	// admits either past, so a revision of either is a reading)
 	if n := len(h.before); n > 0 && prev != nil && !h.rollAfter[n-1] && !h.chosen[n-1] {
-		pb := h.before[n-1]
 		pe := debounceWindow(joinWindows(prev, w), len(x.b.Cells), x.settle, now)
-		pboard, ok := x.board(pb.Position())
-		if ok && pb.Awaiting() == engine.AwaitMove {
-			mover := x.moverCell(pb)
-			lastFrom, lastPlace := x.origin(h.moves[n-1], mover)
-			for _, m := range pb.Moves(buf[:0]) {
-				tb := pb.AppendMove(nb[:0], m)
-				if string(tb) == "pass" || string(tb) == h.moves[n-1] {
-					continue
-				}
-				// the same hand went on: the same piece
-				if from, place := x.origin(string(tb), mover); from != lastFrom || place != lastPlace {
-					continue
-				}
-				named := x.named(nil, tb, mover)
-				if !allTouched(pe, named) {
-					continue
-				}
-				text := string(tb)
-				c := pb.Clone()
-				c.Play(m)
-				after, ok := x.board(c.Position())
-				if !ok {
-					continue
-				}
-				// what differs from the last move's board was touched since
-				if x.admits(pe, pboard, after, named) && x.sequenceOK(pe, [][]byte{pboard, after}, [][]int{named}, text) && x.seenChangedTouched(e, base, after) &&
-					x.displacedAfter(pe, []byte(text), named) && x.moverAfter(pe, named) && x.wentOn(e, h.moves[n-1], text) {
-					out = append(out, "revise:"+text)
-					hashes = append(hashes, c.Hash())
-				}
-				// the revised move, and the next player's move of that piece
-				// on from where it was put (pieces without an owner: GYGES)
-				if c.Awaiting() != engine.AwaitMove || len(named) < 2 {
-					continue
-				}
-				revisedTo := named[1]
-				mover2 := x.moverCell(c)
-				for _, m2 := range c.Moves(nil) {
-					tb2 := c.AppendMove(nb[:0], m2)
-					if string(tb2) == "pass" {
+		pasts := []past{{h.before[n-1], h.moves[n-1]}}
+		if h.alt.before != nil {
+			pasts = append(pasts, h.alt)
+		}
+		for _, pt := range pasts {
+			pb, lastMove := pt.before, pt.move
+			pboard, ok := x.board(pb.Position())
+			if ok && pb.Awaiting() == engine.AwaitMove {
+				mover := x.moverCell(pb)
+				lastFrom, lastPlace := x.origin(lastMove, mover)
+				for _, m := range pb.Moves(buf[:0]) {
+					tb := pb.AppendMove(nb[:0], m)
+					if string(tb) == "pass" || string(tb) == lastMove {
 						continue
 					}
-					n2 := x.named(nil, tb2, mover2)
-					// a piece the hand put down (the revised move's own,
-					// or (GYGES) its displaced one) moved on, or displaced
-					// by the next player's replace
-					onward := len(n2) > 0 && (n2[0] == revisedTo || x.game == "gyges" && len(named) == 3 && n2[0] == named[2])
-					displaced := x.game == "gyges" && len(n2) == 3 && n2[0] != n2[1] && (n2[1] == revisedTo || len(named) == 3 && n2[1] == named[2])
-					if !onward && !displaced && !broadExplainer || !allTouched(pe, n2) {
+					// the same hand went on: the same piece
+					if from, place := x.origin(string(tb), mover); from != lastFrom || place != lastPlace {
 						continue
 					}
-					t2 := string(tb2)
-					c.Play(m2)
-					after2, ok := x.board(c.Position())
-					h2 := c.Hash()
-					c.Undo()
-					if ok && x.admits(pe, pboard, after2, append(slices.Clone(named), n2...)) &&
-						x.sequenceOK(pe, [][]byte{pboard, after, after2}, [][]int{named, n2}, text, string(tb2)) && x.seenChangedTouched(e, base, after2) && x.pliesInHand(pe, named, n2) {
-						out = append(out, "revise:"+text+";"+t2)
-						hashes = append(hashes, h2)
+					named := x.named(nil, tb, mover)
+					if !allTouched(pe, named) {
+						continue
+					}
+					text := string(tb)
+					c := pb.Clone()
+					c.Play(m)
+					after, ok := x.board(c.Position())
+					if !ok {
+						continue
+					}
+					// what differs from the last move's board was touched since
+					if x.admits(pe, pboard, after, named) && x.sequenceOK(pe, [][]byte{pboard, after}, [][]int{named}, text) && x.seenChangedTouched(e, base, after) &&
+						x.displacedAfter(pe, []byte(text), named) && x.moverAfter(pe, named) && x.wentOn(e, lastMove, text, nil) && !slices.Contains(out, "revise:"+text) {
+						out = append(out, "revise:"+text)
+						hashes = append(hashes, c.Hash())
+					}
+					// the revised move, and the next player's move of that piece
+					// on from where it was put (pieces without an owner: GYGES)
+					if c.Awaiting() != engine.AwaitMove || len(named) < 2 {
+						continue
+					}
+					revisedTo := named[1]
+					mover2 := x.moverCell(c)
+					for _, m2 := range c.Moves(nil) {
+						tb2 := c.AppendMove(nb[:0], m2)
+						if string(tb2) == "pass" {
+							continue
+						}
+						n2 := x.named(nil, tb2, mover2)
+						// a piece the hand put down (the revised move's own,
+						// or (GYGES) its displaced one) moved on, or displaced
+						// by the next player's replace
+						onward := len(n2) > 0 && (n2[0] == revisedTo || x.game == "gyges" && len(named) == 3 && n2[0] == named[2])
+						displaced := x.game == "gyges" && len(n2) == 3 && n2[0] != n2[1] && (n2[1] == revisedTo || len(named) == 3 && n2[1] == named[2])
+						if !onward && !displaced && !broadExplainer || !allTouched(pe, n2) {
+							continue
+						}
+						t2 := string(tb2)
+						c.Play(m2)
+						after2, ok := x.board(c.Position())
+						h2 := c.Hash()
+						c.Undo()
+						if ok && x.admits(pe, pboard, after2, append(slices.Clone(named), n2...)) &&
+							x.sequenceOK(pe, [][]byte{pboard, after, after2}, [][]int{named, n2}, text, string(tb2)) && x.seenChangedTouched(e, base, after2) && x.pliesInHand(pe, named, n2) &&
+							x.wentOn(e, lastMove, text, n2) && !slices.Contains(out, "revise:"+text+";"+t2) {
+							out = append(out, "revise:"+text+";"+t2)
+							hashes = append(hashes, h2)
+						}
 					}
 				}
 			}
@@ -763,14 +815,14 @@ func (x *explainer) seenChangedTouched(e *evidence, from, to []byte) bool {
 // last move did not was last filled after a cell the last move put a piece
 // on and the revision does not was emptied. Pieces of one height are one to
 // the game: which of those pieces the hand went on with is not asked.
-func (x *explainer) wentOn(e *evidence, last, revised string) bool {
+func (x *explainer) wentOn(e *evidence, last, revised string, next []int) bool {
 	if x.game != "gyges" {
 		return true
 	}
 	_, lastTo, lastExtra := x.gygesCells(last)
 	_, to, extra := x.gygesCells(revised)
 	for _, p := range [...]int{to, extra} {
-		if p < 0 || p == lastTo || p == lastExtra {
+		if p < 0 || p == lastTo || p == lastExtra || slices.Contains(next, p) {
 			continue
 		}
 		t := e.lastFill(p)

@@ -857,6 +857,11 @@ func (r *Referee) revisions(out []candidate) []candidate {
 		// the next player's replace was real: only ever asked)
 		if !onward && r.info.Game == "gyges" && r.ops[k+1].note.extra >= 0 && r.ops[k+1].note.to == o.note.to {
 			onward, onto = true, true
+		} else if onto {
+			// (no further back: the hand carried on the piece displaced,
+			// and the replace that displaced it moved another piece — a
+			// chain of one piece stops there: seed 181)
+			break
 		}
 		if o.roll || o.chosen || o.note.to < 0 || !onward || o.note.from < 0 && !o.note.place {
 			break
@@ -1378,11 +1383,12 @@ func (r *Referee) revisionsThenAt(d int, out []candidate) []candidate {
 		out = r.thenNext(d, i, c.texts[i], "", nt, since, tsince, moved, [][]uint8{r.cur, after}, []note{nt}, now, out)
 		// (a revision only asked about, or not seen: the next player's
 		// move of a piece the revision put down — its mover moved on, or
-		// either piece displaced)
+		// either piece displaced — and the revision's pieces landed
+		// after they left where the last move put them: wentOn)
 		if !seen || d == 1 && (!slices.Contains(first.was, c.moves[i])) {
 			keep := out[:n0]
 			for _, x := range out[n0:] {
-				if n2 := r.parse(x.then, -1); n2.from == nt.to || n2.extra >= 0 && (n2.to == nt.to || n2.to == nt.extra) {
+				if n2 := r.parse(x.then, -1); r.wentOn(first.note, nt, now, n2) && (n2.from == nt.to || n2.extra >= 0 && (n2.to == nt.to || n2.to == nt.extra)) {
 					keep = append(keep, x)
 				}
 			}
@@ -1715,6 +1721,12 @@ func (r *Referee) compositesOf(d int, c *posCache, i int, nt note, p int, now []
 		if !onward && !displaced {
 			continue
 		}
+		// the revised move's pieces landed after they left where the
+		// last move was recorded putting them (the cells the next
+		// player's move names are theirs): seed 316
+		if d == 1 && !r.wentOn(first.note, nt, now, n2) {
+			continue
+		}
 		// the board after both, and where it differs from the board now
 		r.nextBoard(base, m2, n2, r.board2)
 		keys, ok := r.shownSince(r.board2, now)
@@ -1863,7 +1875,13 @@ func (r *Referee) handWentOn(c candidate) bool {
 		// move before read back to an earlier reading — when the
 		// player to move may not move the piece it landed (they may have
 		// lifted it: seed 5890).
-		if last.extra < 0 || then.from != last.from || then.to == to || to < 0 {
+		if to < 0 || then.to == to {
+			return false
+		}
+		if last.extra >= 0 && then.from != last.from {
+			return false
+		}
+		if last.extra < 0 && !r.sameHandOn(c.note, first, then, last) {
 			return false
 		}
 		pc := r.ensure()
@@ -1886,6 +1904,25 @@ func (r *Referee) handWentOn(c candidate) bool {
 	// where that move put it: the replace's displaced piece set down
 	// first, rested, and carried on
 	return first.extra >= 0 && last.from == first.extra && then.extra == to
+}
+
+// sameHandOn: after a lone reading (first, a revision of the move before,
+// and last, the next player's plain move of the piece it put down), the
+// reading back (nt, the move before as it was first recorded, and then)
+// moves the same piece on from where nt put it: the next player's hand
+// counted that piece through rests read as the revision and as last, and
+// went on.
+func (r *Referee) sameHandOn(nt, first, then, last note) bool {
+	if then.extra >= 0 || nt.from != first.from || nt.place != first.place {
+		return false
+	}
+	switch {
+	case last.from == first.extra && first.extra >= 0:
+		return then.from == nt.extra && nt.to == first.to
+	case last.from == first.to:
+		return then.from == nt.to && nt.extra == first.extra
+	}
+	return false
 }
 
 // ask enters the confirm state (keeping the proposal when the candidates did

@@ -1078,6 +1078,9 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64, mode playMode) (res no
 			fail(&res.lost, ply, "%s: out of sync after the move (pending %v)", ops.text, st.Pending)
 			return
 		}
+		if x != nil {
+			h.alt = x.recordedPast(tb.r.State().Moves, &h)
+		}
 		if x != nil && n.win == nil {
 			n.win = n.newWindow()
 		}
@@ -1257,6 +1260,14 @@ var noisyChainRegressions = []struct {
 	{"gyges-advanced-presence", 473, 19, false, "a lone reading (the last move revised and the next player's replace, its mover resting on the revised cell) whose mover went on and landed where the last move was first recorded: read back two deep to that move and the replace landing there, the one reading, asked (handWentOn after a lone reading; the player to move may not move the piece it had landed)"},
 	{"gyges-advanced-identifying", 502, 24, false, "the same, the next player's mover going on to the goal"},
 	{"gyges-advanced-presence", 316, 19, true, "a replace recorded unasked though the last replace revised and the next player's replace landing on its mover explain the board too (a guess: composites now take a revised replace's mover on, or onto it, as they took its displaced piece)"},
+	// session 17: what a hand puts down it has picked up, across plies
+	// too; a record named otherwise than the hands played
+	{"gyges-advanced-presence", 316, 19, false, "the same seed, judged strictly: the replace asked beside the last replace revised (its displaced piece put on a cell filled before that piece left where it was recorded) and the next player's replace onto it (wentOn in the composites, the cells the next player's move names excepted)"},
+	{"gyges-advanced-identifying", 181, 44, false, "a plain move asked beside a revision three deep through a replace onto the piece the move before had put down (the displaced piece carried on): a chain of one piece stops at a replace that moved another"},
+	{"gyges-advanced-identifying", 356, 31, false, "the next player's hand counting the last move's displaced piece on, its rests taken as that piece going on and as the next player's plain move (a lone reading), then landing further: the one reading, the last move as recorded and the next player's move of that piece from where it put it, asked (sameHandOn)"},
+	{"gyges-advanced-identifying", 345, 42, false, "the next player moving on the piece the last move put down, asked beside the last mover going on: the referee's record names the last two moves otherwise than they were played (the same position), and from its record the last mover's hand going on explains the board too — the explainer now also reads the last move as recorded (recordedPast)"},
+	{"gyges-advanced-identifying", 31, 42, false, "the same"},
+	{"gyges-advanced-identifying", 428, 30, false, "the same"},
 }
 
 // Seeds of the clean harness (TestCleanGames: lift, place, settle, nothing
