@@ -68,7 +68,15 @@ type abWorker struct {
 	capPlies   int
 }
 
-func newABWorker(s engine.State, opts Options, limit int64, deadline time.Time, stop *atomic.Bool) *abWorker {
+// newABWorker makes a worker for a search of at most limit nodes and
+// maxDepth plies. Its transposition table has room for twice the node
+// budget (at least 4,096 entries, at most 1<<20), except in a search one ply
+// deep: search stores and reads entries only at nodes with a ply still to
+// search, and the root's moves go through rootMove, so such a search never
+// touches the table, and a level-1 search (unbounded nodes, one ply: the
+// library's quick look at every move) would otherwise make and zero 1<<20
+// entries (24 MB) for nothing: it keeps the smallest table.
+func newABWorker(s engine.State, opts Options, limit int64, maxDepth int, deadline time.Time, stop *atomic.Bool) *abWorker {
 	w := &abWorker{s: s, sideOf: s.Info().SideOf, limit: limit, deadline: deadline, stop: stop,
 		cancel: opts.Stop, capPlies: capFor(s, opts.MaxPlies)}
 	if opts.NewEval != nil {
@@ -77,7 +85,7 @@ func newABWorker(s engine.State, opts Options, limit int64, deadline time.Time, 
 		w.ev = eval.New(s.Info().Game)
 	}
 	size := 1 << 12
-	for int64(size) < limit*2 && size < 1<<20 {
+	for int64(size) < limit*2 && size < 1<<20 && maxDepth > 1 {
 		size <<= 1
 	}
 	if useLegal {
@@ -475,7 +483,7 @@ func alphaBeta(s engine.State, opts Options) Result {
 	nw := opts.Workers
 	workers := make([]*abWorker, nw)
 	for i := range workers {
-		workers[i] = newABWorker(s.Clone(), opts, max(1, nodes/int64(nw)), deadline, &stop)
+		workers[i] = newABWorker(s.Clone(), opts, max(1, nodes/int64(nw)), maxDepth, deadline, &stop)
 	}
 	root := s.Moves(make([]engine.Move, 0, moveCap))
 	slices.Sort(root)

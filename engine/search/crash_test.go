@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tabla-board/tabla/engine"
+	"github.com/tabla-board/tabla/engine/enginetest"
 )
 
 // TestSixAdvancedCrashes: positions of random advanced six games (two and
@@ -34,8 +35,15 @@ func TestSixAdvancedCrashes(t *testing.T) {
 // TestEveryAlgorithmEveryGame: any algorithm asked for, on positions of
 // every game, variant and player count (rolls due and moves due, every seat
 // to move), gives a sane result: one that cannot search the game (alpha-beta
-// on DAHA and RAY, exact odds on all but RAY) resolves as Auto.
+// on DAHA and RAY, exact odds on all but RAY) resolves as Auto. Under the
+// race detector the first 6 steps of each game (every seat of four still
+// moves; its time is MCTS playouts in six, one worker), 12 without it
+// (.ci/run's go test ./engine/...).
 func TestEveryAlgorithmEveryGame(t *testing.T) {
+	steps := 12
+	if enginetest.Reduced() {
+		steps = 6
+	}
 	setups := []struct {
 		game string
 		cfg  engine.Config
@@ -48,7 +56,7 @@ func TestEveryAlgorithmEveryGame(t *testing.T) {
 	for _, su := range setups {
 		s := mustNew(t, su.game, su.cfg)
 		rng := rand.New(rand.NewPCG(7, 8))
-		for step := 0; step < 12 && s.Awaiting() != engine.AwaitNone; step++ {
+		for step := 0; step < steps && s.Awaiting() != engine.AwaitNone; step++ {
 			for _, algo := range []Algorithm{Auto, AlphaBeta, MCTS, Exact} {
 				want := Pick(s, Auto)
 				if algo != Auto && Supports(s.Info(), algo) {

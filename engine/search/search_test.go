@@ -173,7 +173,7 @@ func TestRayBest(t *testing.T) {
 func TestZeroAlloc(t *testing.T) {
 	s := mustNew(t, "star", engine.Config{})
 	opts := Options{Level: 2, MaxPlies: DefaultMaxPlies}
-	w := newABWorker(s.Clone(), opts, 1<<40, time.Time{}, new(atomic.Bool))
+	w := newABWorker(s.Clone(), opts, 1<<40, MaxDepth, time.Time{}, new(atomic.Bool))
 	w.search(3, 0, -inf, inf) // warm the buffers
 	allocs := testing.AllocsPerRun(3, func() {
 		w.nodes = 0
