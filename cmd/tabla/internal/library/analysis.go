@@ -68,7 +68,15 @@ type job struct {
 	// cancel is closed to stop the job (CancelAnalysis); ended when its
 	// run is over (or it was dropped).
 	cancel, ended chan struct{}
+	// stop is the running analysis's search stop: closed by the cancel
+	// itself, so that no search starts after CancelAnalysis has asked,
+	// or when the library closes (stopOnce: whichever comes first).
+	stop     chan struct{}
+	stopOnce sync.Once
 }
+
+// halt closes the job's search stop (once).
+func (jb *job) halt() { jb.stopOnce.Do(func() { close(jb.stop) }) }
 
 // cancelled reports whether the job was asked to stop.
 func (jb *job) cancelled() bool {
@@ -275,7 +283,7 @@ func (l *Library) Analyze(id string) (Progress, error) {
 	if err != nil {
 		return p, err
 	}
-	jb := &job{id: id, progress: Progress{State: "queued"}, stamp: st, cancel: make(chan struct{}), ended: make(chan struct{})}
+	jb := &job{id: id, progress: Progress{State: "queued"}, stamp: st, cancel: make(chan struct{}), ended: make(chan struct{}), stop: make(chan struct{})}
 	l.jobs.mu.Lock()
 	if old := l.jobs.byID[id]; old != nil && old.stamp == st {
 		// What a stopped (or failed) run of this record searched is
@@ -346,6 +354,7 @@ func (l *Library) requestCancel(id string) *job {
 	}
 	if !jb.cancelled() {
 		close(jb.cancel)
+		jb.halt()
 	}
 	if jb.progress.State == "queued" {
 		// Dropped when its turn comes.
@@ -417,18 +426,18 @@ func (l *Library) analyse(jb *job, progress func(done, total int)) (a *Analysis,
 	if st != jb.stamp {
 		jb.known = nil // searched on another version of the record
 	}
-	stop, finished := make(chan struct{}), make(chan struct{})
+	// (CancelAnalysis closes jb.stop itself: a search the progress hook
+	// lets go after the cancel must not start; Close through this)
+	finished := make(chan struct{})
 	defer close(finished)
 	go func() {
 		select {
 		case <-l.jobs.done: // Close
-		case <-jb.cancel: // CancelAnalysis
+			jb.halt()
 		case <-finished:
-			return
 		}
-		close(stop)
 	}()
-	so := search.Options{Level: l.level(), Seed: 1, Stop: stop}
+	so := search.Options{Level: l.level(), Seed: 1, Stop: jb.stop}
 	rep, err := analysis.Analyze(g.Header, g.Applied, analysis.Options{Search: so, Workers: l.opts.Workers,
 		Blunder: l.blunder(), Progress: progress, Known: jb.known,
 		Searched: func(i int, s analysis.Searched) {
