@@ -312,9 +312,9 @@ func TestQuietSettleSkip(t *testing.T) {
 	}
 	steps := 400
 	if testing.Short() || enginetest.Reduced() {
-		// 50 steps under the race detector: the twins are one
+		// 25 steps under the race detector: the twins are one
 		// goroutine; CI plays the 400 without it (go test ./engine/...)
-		steps = 50
+		steps = 25
 	}
 	skipped := 0
 	for _, g := range games {

@@ -1314,11 +1314,11 @@ func configNamed(t *testing.T, name string) noisyConfig {
 
 func TestNoisyRegressions(t *testing.T) {
 	t.Parallel() // one referee of its own a game, as the harness's configurations
-	// Under the race detector every fourth seed of each list (the referee
+	// Under the race detector every eighth seed of each list (the referee
 	// is one goroutine a game: the detector adds nothing to the seeds'
 	// count); CI replays them all without it (.ci/run's engine step), and
 	// TABLA_LONG=1 replays them all under it.
-	picked := func(i int) bool { return !enginetest.Reduced() || i%4 == 0 }
+	picked := func(i int) bool { return !enginetest.Reduced() || i%8 == 0 }
 	for i, rg := range noisyHandRegressions {
 		if !picked(i) {
 			continue
