@@ -418,6 +418,7 @@ function play(move) {
   variation.choices = null;
   variation.line = variation.line.concat([move]);
   selected = null;
+  staleLines();
   explore();
 }
 
@@ -442,6 +443,7 @@ function takeBack() {
   if (variation.line.length <= 1) { const left = variation; go(left.ply); resume = left; return; }
   variation.redo = (variation.redo || []).concat(variation.line.slice(-1));
   variation.line = variation.line.slice(0, -1);
+  staleLines();
   explore();
 }
 
@@ -522,11 +524,19 @@ function tap(cell) {
 // --- engine lines ---------------------------------------------------------
 
 function evaluateSoon() {
+  const seq = staleLines();
+  evalTimer = setTimeout(() => evaluate(seq), variation ? 0 : 250);
+}
+
+// staleLines takes the engine lines of the position left off the page at
+// once (a variation's move waits for the server's reply before its own are
+// asked for: the old ones must not stand beside it meanwhile) and drops an
+// evaluation under way; it returns the next evaluation's number.
+function staleLines() {
   clearTimeout(evalTimer);
-  const seq = ++evalSeq;
   $("lines").innerHTML = "";
   $("linesdepth").textContent = T("ana.thinking");
-  evalTimer = setTimeout(() => evaluate(seq), variation ? 0 : 250);
+  return ++evalSeq;
 }
 
 // evaluate asks for the engine's lines of the position shown; a request for
