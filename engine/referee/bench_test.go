@@ -81,12 +81,24 @@ func BenchmarkSettleLatency(b *testing.B) {
 		roll string
 		move []string
 	}{"gyges-counted", "gyges", benchGames[3].cfg, "", []string{"lift c1", "place c2", "lift c2", "place c3", "lift c3", "place d3"}})
+	// GYGES after a move recorded: the last move's revisions and the next
+	// player's moves after them are read too (pre: played first, untimed)
+	pre := map[string][]string{"gyges-second": {"lift a1", "place a2"}}
+	cases = append(cases, struct {
+		name string
+		game string
+		cfg  engine.Config
+		roll string
+		move []string
+	}{"gyges-second", "gyges", benchGames[3].cfg, "", []string{"lift b6", "place b4"}})
 	for _, g := range cases {
 		b.Run(g.name, func(b *testing.B) {
 			tb := newTable(&testing.T{}, g.game, g.cfg, false, 1)
 			if g.roll != "" {
 				tb.do("roll " + g.roll)
 			}
+			tb.do(pre[g.name]...)
+			ply0 := tb.r.State().Ply
 			last := g.move[len(g.move)-1]
 			from := g.move[0][5:]
 			undo := []string{"lift " + last[6:], "place " + from}
@@ -113,7 +125,7 @@ func BenchmarkSettleLatency(b *testing.B) {
 				b.StartTimer()
 			}
 			b.StopTimer()
-			if tb.r.State().Ply != 0 {
+			if tb.r.State().Ply != ply0 {
 				b.Fatal("the move was not taken back")
 			}
 			slices.Sort(lat)

@@ -23,6 +23,13 @@ import (
 // revision unasked that the explainer admits beside another: seed 1270,
 // issue 35.) Pieces of one height are one to the game.
 func (r *Referee) wentOn(last, nt note, now []uint8, next ...note) bool {
+	return r.leftFirst(last, nt, now, false, r.lastAcc, next...)
+}
+
+// leftFirst is wentOn with the touches since since (after the last move
+// was recorded); strict, without its exception (every landing counts, as
+// the harness's explainer reads them: otherCompositesThan).
+func (r *Referee) leftFirst(last, nt note, now []uint8, strict bool, since uint64, next ...note) bool {
 	landing := func(n note, c int) bool { return c >= 0 && (c == n.to || c == n.extra) }
 	var qs [2]int
 	k := 0
@@ -37,7 +44,7 @@ func (r *Referee) wentOn(last, nt note, now []uint8, next ...note) bool {
 		}
 		emptied, filled, ok := false, false, false
 		for _, t := range r.trace {
-			if t.seq <= r.lastAcc {
+			if t.seq <= since {
 				continue
 			}
 			if c := int(t.cell); t.empty && slices.Contains(qs[:k], c) {
@@ -50,7 +57,7 @@ func (r *Referee) wentOn(last, nt note, now []uint8, next ...note) bool {
 		case ok || !filled && now[p] != empty:
 			// filled after a piece left the last move's landing, or not
 			// filled since: its piece was there
-		case emptied && now[p] != empty:
+		case emptied && now[p] != empty && !strict:
 			// a piece left the last move's landing after this cell was
 			// filled: the cell held a piece after the last move too, and
 			// its piece may have been put there before

@@ -146,6 +146,15 @@
 //     displaced piece on needs that replace's mover off the board while
 //     its landing piece was (a piece knocked off and set back before is no
 //     landing);
+//     Beside the one reading it would take, any move of the next player
+//     after the hand of the move before it went on (a revision of that
+//     move, the same piece), that the touches admit as such a hand makes
+//     it and that ends elsewhere, is asked (otherCompositesThan): pieces
+//     have no owner, so nothing holds the next player to the piece the
+//     revised hand put down — a bounce piece looked at reads on presence
+//     sensors as a replace's landing, and the next player's replace as that
+//     correction and their plain move. Its evidence is the harness's
+//     explainer's, every landing counted (leftFirst);
 //  5. a takeback, or a new game. A takeback reaches one round (one move of
 //     every seat); a round further when the last move's piece was lifted
 //     again from where it was recorded (its hand went on), but not when

@@ -1805,6 +1805,17 @@ func (r *Referee) recognise() {
 					return
 				}
 			}
+			// GYGES: the hand went on after its move was recorded and
+			// came back; the move before it revised and another move
+			// of this player may explain the board as well
+			if n := len(r.ops); current && r.info.Game == "gyges" && !broadOff && n >= 2 && r.touchedAfter(r.lastAcc) {
+				as := candidate{kind: candRevise, depth: 1, text: r.ops[n-1].text}
+				if extra := r.otherCompositesThan(as, r.st.Hash(), nil); len(extra) > 0 {
+					slices.SortStableFunc(extra, func(a, b candidate) int { return b.evidence - a.evidence })
+					r.ask(append([]candidate{{kind: candCurrent, text: r.ops[n-1].text}}, extra...))
+					return
+				}
+			}
 			r.confirm = nil
 			return
 		case current:
@@ -1839,6 +1850,19 @@ func (r *Referee) recognise() {
 			slices.SortStableFunc(others, func(a, b candidate) int { return b.evidence - a.evidence })
 			r.ask(others)
 			return
+		}
+		// GYGES: the last move's hand may have gone on and the next
+		// player then moved any piece; such a reading that ends elsewhere
+		// is asked beside this one (otherCompositesThan).
+		if r.info.Game == "gyges" && !broadOff {
+			if h, ok := r.outcome(others[0]); ok {
+				if extra := r.otherCompositesThan(others[0], h, nil); len(extra) > 0 {
+					all := append(others[:1:1], extra...)
+					slices.SortStableFunc(all, func(a, b candidate) int { return b.evidence - a.evidence })
+					r.ask(all)
+					return
+				}
+			}
 		}
 		r.confirm = nil
 		r.take(others[0], r.cfg.Source)

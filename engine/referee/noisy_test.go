@@ -1268,6 +1268,14 @@ var noisyChainRegressions = []struct {
 	{"gyges-advanced-identifying", 345, 42, false, "the next player moving on the piece the last move put down, asked beside the last mover going on: the referee's record names the last two moves otherwise than they were played (the same position), and from its record the last mover's hand going on explains the board too — the explainer now also reads the last move as recorded (recordedPast)"},
 	{"gyges-advanced-identifying", 31, 42, false, "the same"},
 	{"gyges-advanced-identifying", 428, 30, false, "the same"},
+	// session 18: the judge admits any next player's move after a GYGES
+	// revision (pieces have no owner); the referee asks where one ends
+	// elsewhere (otherCompositesThan). Seeds 54, 92 and 5788 above fail
+	// without it: the next player's replace recorded unasked, though the
+	// last move revised to land on a cell whose piece was lifted and put
+	// back (a bounce piece looked at) and the next player's plain move
+	// explain the board too, and end otherwise.
+	{"gyges-advanced-presence", 473, 18, false, "such a reading asked though the revision's landing cell was filled before the last move's piece left where it was recorded (wentOn without its exception for an occupied cell: leftFirst)"},
 }
 
 // Seeds of the clean harness (TestCleanGames: lift, place, settle, nothing

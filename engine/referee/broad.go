@@ -1,0 +1,208 @@
+package referee
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/tabla-board/tabla/engine"
+)
+
+// GYGES: the last move revised, and then any move of the next player.
+//
+// Pieces have no owner, so after the last move was recorded its hand may
+// have gone on (a revision: the same piece, another move from the position
+// before it) and the next player then moved any piece at all — not only one
+// the revised hand put down, which the composites follow. When such a
+// reading fits the touches and ends in another position than the one
+// reading the referee would take, the board admits both: it asks
+// (otherCompositesThan). The evidence is read as a hand makes a move, as
+// the composites read it: every cell either ply changes or names was
+// touched since the position before the last move; the sensors show the
+// result; a piece put down came after a piece of the reading left its cell;
+// the plies in turn, each in a hand's order (turnsOK); each mover in the
+// hand when it landed (moverInHand); the revised pieces left where the last
+// move was recorded putting them before they landed elsewhere (wentOn); and
+// what the sensors would read otherwise than the record was touched since
+// the last move was recorded.
+
+// otherCompositesThan adds the readings in which the hand of the move
+// before the one a reading c of the board ends with went on (another move
+// of its piece from the position before it) and the next player then made
+// any move, that the touches admit and that end in another position than
+// c (want: where c ends). That move is the last one recorded when c is a
+// move; when c revises the last moves (the rests of the current hand
+// recorded as moves), the move before them — c's own first ply when c
+// has two (a revision and the next player's move).
+func (r *Referee) otherCompositesThan(c candidate, want uint64, out []candidate) []candidate {
+	n := len(r.ops)
+	k := 0 // the moves recorded after the one revised
+	switch c.kind {
+	case candMove:
+	case candRevise:
+		k = c.depth - strings.Count(c.text, ";")
+	default:
+		return out
+	}
+	if r.info.Game != "gyges" || k < 0 || k >= n || c.kind == candRevise && strings.Count(c.text, ";") > 1 {
+		return out
+	}
+	first := &r.ops[n-1-k]
+	if first.roll || first.chosen || first.note.to < 0 {
+		return out
+	}
+	// the touches since the position before that move, and since it was
+	// (last) recorded
+	since, after1 := first.since, first.seq
+	for _, o := range r.ops[n-k:] {
+		if o.roll || o.chosen {
+			return out
+		}
+	}
+	live := slices.Clone(r.cur)
+	pc, back := r.stepBack(k + 1)
+	defer back.replay()
+	before := slices.Clone(r.cur)
+	now := slices.Clone(r.cur) // the board after that move
+	applyDiff(now, first.diff, false)
+	after := make([]uint8, r.ncell)
+	after2 := make([]uint8, r.ncell)
+	var nb [64]byte
+	var buf []engine.Move
+	for i := range pc.moves {
+		nt := pc.notes[i]
+		if pc.moves[i] == first.move || nt.from != first.note.from || nt.place != first.note.place || nt.place {
+			continue
+		}
+		if nt.from < 0 || nt.to < 0 || !r.hasSensor[nt.from] || !r.hasSensor[nt.to] || !r.touchedSince(nt, since) {
+			continue
+		}
+		copy(after, r.afterDiff(r.diff(pc, i)))
+		r.st.Play(pc.moves[i])
+		buf = r.st.Moves(buf[:0])
+		for _, m2 := range buf {
+			text := r.st.AppendMove(nb[:0], m2)
+			if string(text) == "pass" {
+				continue
+			}
+			n2 := r.parse(string(text), -1)
+			if !r.touchedSince(n2, since) {
+				continue
+			}
+			r.nextBoard(after, m2, n2, after2)
+			if !r.admitsBoth(before, after2, now, nt, n2, since, after1) ||
+				!r.turnsOK(since, [][]uint8{before, after, after2}, []note{nt, n2}) ||
+				!n2.names(nt.to) && !r.moverInHand(nt, since) || !r.moverInHand(n2, since) ||
+				!r.leftFirst(first.note, nt, now, true, after1, n2) {
+				continue
+			}
+			r.st.Play(m2)
+			h := r.st.Hash()
+			r.st.Undo()
+			if h == want {
+				continue
+			}
+			cells := r.changedCells(live, after2)
+			out = append(out, candidate{kind: candRevise, idx: i, text: pc.texts[i] + ";" + string(text), then: string(text),
+				note: nt, evidence: len(cells), cells: cells, depth: k + 1, ask: true})
+		}
+		r.st.Undo()
+	}
+	return out
+}
+
+// changedCells lists the sensed cells whose sensor reads board b
+// otherwise than board a.
+func (r *Referee) changedCells(a, b []uint8) []int {
+	var out []int
+	for c := range a {
+		if r.hasSensor[c] && a[c] != b[c] && !(a[c] != empty && b[c] != empty && r.sensed[c] == unknown) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// touchedAfter: a sensed cell was touched since since.
+func (r *Referee) touchedAfter(since uint64) bool {
+	for c := 0; c < r.ncell; c++ {
+		if r.hasSensor[c] && r.touched[c] > since {
+			return true
+		}
+	}
+	return false
+}
+
+// touchedSince: every sensed cell the notation names was touched since
+// since.
+func (r *Referee) touchedSince(n note, since uint64) bool {
+	for _, c := range n.cells() {
+		if c >= 0 && r.hasSensor[c] && r.touched[c] <= since {
+			return false
+		}
+	}
+	return true
+}
+
+// admitsBoth: the sensors show board to; every sensed cell where it
+// differs from from was touched since since, and every cell where its
+// sensor would read otherwise than on board now since after (the move
+// revised was recorded); and every piece it puts down (or on a cell a ply
+// names) was put down after a piece the reading moves had left its cell.
+func (r *Referee) admitsBoth(from, to, now []uint8, a, b note, since, after uint64) bool {
+	named := func(c int) bool { return a.names(c) || b.names(c) }
+	var srcs [12]int
+	k := 0
+	for c := 0; c < r.ncell; c++ {
+		if !r.hasSensor[c] {
+			continue
+		}
+		if !matches(r.sensed[c], to[c]) {
+			return false
+		}
+		if from[c] != to[c] && r.touched[c] <= since {
+			return false
+		}
+		if now[c] != to[c] && !(now[c] != empty && to[c] != empty && r.sensed[c] == unknown) && r.touched[c] <= after {
+			return false
+		}
+		if from[c] != empty && (from[c] != to[c] || named(c)) && k < len(srcs) {
+			srcs[k], k = c, k+1
+		}
+	}
+	if k == 0 {
+		return true
+	}
+	for c := 0; c < r.ncell; c++ {
+		if !r.hasSensor[c] || to[c] == empty || to[c] == from[c] && !named(c) {
+			continue
+		}
+		ok := false
+		for _, s := range srcs[:k] {
+			if r.liftedBeforeFill(s, c, since) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// moverInHand: a GYGES move's piece was in the hand when it landed — its
+// cell read empty when the landing cell was last filled since since (or a
+// replace's displaced piece went there first, after the piece left).
+func (r *Referee) moverInHand(n note, since uint64) bool {
+	if n.place || n.from < 0 || n.to < 0 || n.from == n.to || !r.hasSensor[n.from] || !r.hasSensor[n.to] {
+		return true
+	}
+	ok, filled := r.emptyAtFill(n.from, n.to, since)
+	if !filled || ok {
+		return true
+	}
+	return n.extra == n.from && r.liftedBeforeFill(n.from, n.to, since)
+}
+
+// broadOff turns otherCompositesThan off (measuring only; set by tests).
+var broadOff = false
