@@ -72,26 +72,25 @@ node:
 		_ = tp[0] // one nil check here, none in the loop
 		for o := g.inter & x.occ; o != 0; o &= o - 1 {
 			d := bits.TrailingZeros64(o) & 63
-			open &^= tp[d]
-			oe &^= tp[thrTE+d]
+			open &= tp[d] // both stored complemented (tables.thr)
+			oe &= tp[thrTE+d]
 		}
 		x.open[c&63] = open
 		x.arch.oe[c&63] = oe
 		x.arch.grp[c&63] = gi
 		x.known |= 1 << (uint(c) & 63)
 	}
-	// The paths crossing a boundary crossed before are out: one AND-NOT
-	// per such boundary of the group, no test per path.
+	// The paths crossing a boundary crossed before are out: one AND per
+	// such boundary of the group (group.ep is stored complemented), no
+	// test per path.
 	if u := used & oe; u != 0 {
 		ep := g.ep
 		_ = ep[0] // one nil check here, none in the loop
-		var cross uint64
 		for u != 0 {
 			e := bits.TrailingZeros64(u)
 			u &= u - 1
-			cross |= ep[e]
+			open &= ep[e]
 		}
-		open &^= cross
 	}
 paths:
 	pn = g.pn

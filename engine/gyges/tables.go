@@ -36,11 +36,12 @@ type group struct {
 	inter   uint64 // cells that some path enters before its last step
 	edges   uint64 // boundaries that some path crosses
 	// ps are the group's paths (in tables.paths); tp[d], for a cell d of
-	// inter, are the paths that enter d before their last step (and so
-	// are blocked when d is occupied), in tables.thr.
+	// inter, are the paths that do not enter d before their last step
+	// (the complement of those blocked when d is occupied), in
+	// tables.thr.
 	ps *[64]path
-	// tp[thrTE+d], for a cell d of inter, are the boundaries that only
-	// the paths through d cross (in tables.thr too, not in a field of
+	// tp[thrTE+d], for a cell d of inter, is the complement of the
+	// boundaries that only the paths through d cross (in tables.thr too, not in a field of
 	// their own: a group of 72 bytes is addressed in fewer instructions
 	// than one of 80): with d occupied, the Go search leaves them out of
 	// the boundaries it checks (chainArch.oe).
@@ -50,10 +51,10 @@ type group struct {
 	// the path's index. 65 long, so that an index from TrailingZeros64
 	// (0–64) needs neither a check nor a mask.
 	pe, pn *[65]uint64
-	// ep[e], for a boundary e of edges, are the group's paths that cross
-	// e (tables.ep): the Go search takes the paths crossing a boundary
-	// used before out of a node's paths, one AND-NOT per such boundary,
-	// instead of testing every path.
+	// ep[e], for a boundary e of edges, are the group's paths that do
+	// not cross e (tables.ep, complemented): the Go search takes the
+	// paths crossing a boundary used before out of a node's paths, one
+	// AND per such boundary, instead of testing every path.
 	ep *[65]uint64
 }
 
@@ -293,6 +294,11 @@ func buildTables(b *boards.Board) (*tables, error) {
 	blk := make([]uint64, 2*thrTE)
 	copy(blk[64:], t.thr)
 	copy(blk[thrTE+64:], the)
+	// Both halves complemented: the searches AND them in from memory
+	// (an AND-NOT is three instructions without BMI, GOAMD64=v1).
+	for i := range blk {
+		blk[i] = ^blk[i]
+	}
 	t.thr = blk
 	for i := range t.grp[:numCells*3] {
 		g := &t.grp[i]
@@ -340,6 +346,10 @@ func buildTables(b *boards.Board) (*tables, error) {
 		}
 	}
 	t.ep = append(t.ep, make([]uint64, 65)...)
+	// Complemented, as the blocking sets: the Go search ANDs them in.
+	for i := range t.ep {
+		t.ep[i] = ^t.ep[i]
+	}
 	for i := range t.grp[:numCells*3] {
 		t.grp[i].ep = (*[65]uint64)(t.ep[epOff[i]:])
 	}
