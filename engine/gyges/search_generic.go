@@ -14,21 +14,17 @@ type chainArch struct {
 	// only blocked paths cross (group.te), for the cells in x.known: the
 	// paths crossing a boundary crossed before are taken out per
 	// boundary of oe, not of group.edges.
-	oe    [64]uint64
-	stack [maxFrames]frame
+	oe [64]uint64
+	// The search's stack, a frame's fields in arrays of their own: a
+	// field is read or written by one instruction from the frame's
+	// index, with no multiplication by the frame's size.
+	stOpen, stUsed, stBounce [maxFrames]uint64
+	stG                      [maxFrames]uint8
 }
 
 // runSearch runs the chain search from s with bounce set occ.
 func (x *chain) runSearch(s int, occ uint64) uint64 {
 	return x.search(s, occ)
-}
-
-// frame is a node of the chain search that waits while the chain from one
-// of its paths' bounces is followed: its group, the paths it has left to
-// follow, and its boundaries crossed and pieces not landed on.
-type frame struct {
-	open, used, bounce uint64
-	g                  uint8 // the group's index in tables.grp
 }
 
 // maxFrames bounds the search's stack: a bounce takes one piece out of the
@@ -99,7 +95,11 @@ paths:
 		end := pn[bits.TrailingZeros64(open)]
 		ends |= end
 		if end&bounce != 0 {
-			x.arch.stack[sp&(maxFrames-1)] = frame{open & (open - 1), used, bounce, gi}
+			// A frame: the node waits while the chain from this
+			// bounce is followed (its group, the paths it has left,
+			// its boundaries crossed and pieces not landed on).
+			f := sp & (maxFrames - 1)
+			x.arch.stOpen[f], x.arch.stUsed[f], x.arch.stBounce[f], x.arch.stG[f] = open&(open-1), used, bounce, gi
 			sp++
 			used |= g.pe[bits.TrailingZeros64(open)]
 			bounce &^= end
@@ -109,8 +109,8 @@ paths:
 	}
 	if sp > 0 {
 		sp--
-		f := &x.arch.stack[sp&(maxFrames-1)]
-		open, used, bounce, gi = f.open, f.used, f.bounce, f.g
+		f := sp & (maxFrames - 1)
+		open, used, bounce, gi = x.arch.stOpen[f], x.arch.stUsed[f], x.arch.stBounce[f], x.arch.stG[f]
 		g = &grp[gi]
 		goto paths
 	}
