@@ -9,12 +9,12 @@ import "math/bits"
 type chainArch struct {
 	// grp[c] is the index in tables.grp of the paths of the piece on c
 	// (its cell and height), for the cells in x.known.
-	grp [64]uint8 // 64, as x.open
+	grp [65]uint8 // 65, as x.open
 	// oe[c] holds the boundaries of the group's paths less those that
 	// only blocked paths cross (group.te), for the cells in x.known: the
 	// paths crossing a boundary crossed before are taken out per
 	// boundary of oe, not of group.edges.
-	oe [64]uint64
+	oe [65]uint64
 	// The search's stack, a frame's fields in arrays of their own: a
 	// field is read or written by one instruction from the frame's
 	// index, with no multiplication by the frame's size.
@@ -41,7 +41,7 @@ const maxFrames = 16
 // the paths through each occupied cell nearby, once per piece (x.open); the
 // paths that cross a boundary crossed before are taken out by one AND-NOT
 // per such boundary, so the path loop tests nothing but the bounce.
-func (x *chain) search(c int, bounce uint64) uint64 {
+func (x *chain) search(c0 int, bounce uint64) uint64 {
 	var (
 		sp         int
 		gi         uint8
@@ -51,30 +51,33 @@ func (x *chain) search(c int, bounce uint64) uint64 {
 		pn         *[65]uint64
 	)
 	grp := &x.t.grp
+	// c is a cell (0–35) or, to the compiler, a count of trailing zeros
+	// (0–64): the per-cell arrays are 65 long and need no mask or check.
+	c := uint(c0) & 63
 node:
-	// The shifts by uint(c)&63 and the index p&1 need no checks: in the
-	// Go build (the Pi's) each check cost instructions on every node.
-	if x.known&(1<<(uint(c)&63)) != 0 {
-		open = x.open[c&63]
-		oe = x.arch.oe[c&63]
-		gi = x.arch.grp[c&63]
+	// The shifts by c&63 and the index p&1 need no checks: in the Go
+	// build (the Pi's) each check cost instructions on every node.
+	if x.known&(1<<(c&63)) != 0 {
+		open = x.open[c]
+		oe = x.arch.oe[c]
+		gi = x.arch.grp[c]
 		g = &grp[gi]
 	} else {
-		gi = uint8(c*3 + int(x.h[c]) - 1)
+		gi = uint8(c*3 + uint(x.h[c]) - 1)
 		g = &grp[gi]
 		open = g.allowed[x.p&1]
 		oe = g.edges
 		tp := g.tp
 		_ = tp[0] // one nil check here, none in the loop
 		for o := g.inter & x.occ; o != 0; o &= o - 1 {
-			d := bits.TrailingZeros64(o) & 63
+			d := bits.TrailingZeros64(o)
 			open &= tp[d] // both stored complemented (tables.thr)
 			oe &= tp[thrTE+d]
 		}
-		x.open[c&63] = open
-		x.arch.oe[c&63] = oe
-		x.arch.grp[c&63] = gi
-		x.known |= 1 << (uint(c) & 63)
+		x.open[c] = open
+		x.arch.oe[c] = oe
+		x.arch.grp[c] = gi
+		x.known |= 1 << (c & 63)
 	}
 	// The paths crossing a boundary crossed before are out: one AND per
 	// such boundary of the group (group.ep is stored complemented), no
@@ -103,7 +106,7 @@ paths:
 			sp++
 			used |= g.pe[bits.TrailingZeros64(open)]
 			bounce &^= end
-			c = bits.TrailingZeros64(end)
+			c = uint(bits.TrailingZeros64(end))
 			goto node
 		}
 	}

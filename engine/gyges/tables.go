@@ -45,7 +45,7 @@ type group struct {
 	// their own: a group of 72 bytes is addressed in fewer instructions
 	// than one of 80): with d occupied, the Go search leaves them out of
 	// the boundaries it checks (chainArch.oe).
-	tp *[thrTE + 64]uint64
+	tp *[thrTE + 65]uint64
 	// pe and pn are the edges and the ends of the group's paths as two
 	// arrays (tables.soa): the Go search indexes them without scaling
 	// the path's index. 65 long, so that an index from TrailingZeros64
@@ -291,7 +291,7 @@ func buildTables(b *boards.Board) (*tables, error) {
 	if len(t.thr)+128 > thrTE {
 		return nil, fmt.Errorf("%w: gyges: board %q: %d blocking sets, more than %d", engine.ErrConfig, b.Name, len(t.thr), thrTE-128)
 	}
-	blk := make([]uint64, 2*thrTE)
+	blk := make([]uint64, 2*thrTE+1) // +1: group.tp is thrTE+65 long
 	copy(blk[64:], t.thr)
 	copy(blk[thrTE+64:], the)
 	// Both halves complemented: the searches AND them in from memory
@@ -303,7 +303,7 @@ func buildTables(b *boards.Board) (*tables, error) {
 	for i := range t.grp[:numCells*3] {
 		g := &t.grp[i]
 		g.ps = (*[64]path)(t.paths[off[i]:])
-		g.tp = (*[thrTE + 64]uint64)(t.thr[thr[i]+64:])
+		g.tp = (*[thrTE + 65]uint64)(t.thr[thr[i]+64:])
 	}
 	// The Go search's two arrays: a group's paths are numbered 0..n-1.
 	size := 0
