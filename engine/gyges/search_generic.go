@@ -105,7 +105,7 @@ paths:
 			x.arch.stOpen[f], x.arch.stUsed[f], x.arch.stBounce[f], x.arch.stG[f] = open&(open-1), used, bounce, gi
 			sp++
 			used |= g.pe[bits.TrailingZeros64(open)]
-			bounce &^= end
+			bounce ^= end // end is one bit, of bounce
 			c = uint(bits.TrailingZeros64(end))
 			goto node
 		}
