@@ -7,19 +7,19 @@ import "math/bits"
 // chainArch is what the Go search keeps besides x.open: its stack, and the
 // group of each known piece.
 type chainArch struct {
-	// grp[c] is the index in tables.grp of the paths of the piece on c
-	// (its cell and height), for the cells in x.known.
-	grp [65]uint8 // 65, as x.open
 	// oe[c] holds the boundaries of the group's paths less those that
 	// only blocked paths cross (group.te), for the cells in x.known: the
 	// paths crossing a boundary crossed before are taken out per
 	// boundary of oe, not of group.edges.
-	oe [65]uint64
+	oe [65]uint64 // 65, as x.open
+	// pe, pn and ep[c] are the group's offsets into tables.flat, for the
+	// cells in x.known.
+	pe, pn, ep [65]uint16
 	// The search's stack, a frame's fields in arrays of their own: a
 	// field is read or written by one instruction from the frame's
 	// index, with no multiplication by the frame's size.
 	stOpen, stUsed, stBounce [maxFrames]uint64
-	stG                      [maxFrames]uint8
+	stPe, stPn               [maxFrames]uint16
 }
 
 // runSearch runs the chain search from s with bounce set occ.
@@ -44,13 +44,12 @@ const maxFrames = 16
 func (x *chain) search(c0 int, bounce uint64) uint64 {
 	var (
 		sp         int
-		gi         uint8
 		used, ends uint64
 		open, oe   uint64
-		g          *group
-		pn         *[65]uint64
+		pe, pn, ep uint16
+		grp, flat  = &x.t.grp, &x.t.flat
+		pnArr      *[65]uint64
 	)
-	grp := &x.t.grp
 	// c is a cell (0–35) or, to the compiler, a count of trailing zeros
 	// (0–64): the per-cell arrays are 65 long and need no mask or check.
 	c := uint(c0) & 63
@@ -60,11 +59,9 @@ node:
 	if x.known&(1<<(c&63)) != 0 {
 		open = x.open[c]
 		oe = x.arch.oe[c]
-		gi = x.arch.grp[c]
-		g = &grp[gi]
+		pe, pn, ep = x.arch.pe[c], x.arch.pn[c], x.arch.ep[c]
 	} else {
-		gi = uint8(c*3 + uint(x.h[c]) - 1)
-		g = &grp[gi]
+		g := &grp[uint8(c*3+uint(x.h[c])-1)]
 		open = g.allowed[x.p&1]
 		oe = g.edges
 		tp := g.tp
@@ -74,37 +71,38 @@ node:
 			open &= tp[d] // both stored complemented (tables.thr)
 			oe &= tp[thrTE+d]
 		}
+		pe, pn, ep = g.pe, g.pn, g.ep
 		x.open[c] = open
 		x.arch.oe[c] = oe
-		x.arch.grp[c] = gi
+		x.arch.pe[c], x.arch.pn[c], x.arch.ep[c] = pe, pn, ep
 		x.known |= 1 << (c & 63)
 	}
 	// The paths crossing a boundary crossed before are out: one AND per
-	// such boundary of the group (group.ep is stored complemented), no
-	// test per path.
+	// such boundary of the group (stored complemented), no test per
+	// path.
 	if u := used & oe; u != 0 {
-		ep := g.ep
-		_ = ep[0] // one nil check here, none in the loop
+		epArr := (*[65]uint64)(flat[ep&flatMask:])
 		for u != 0 {
 			e := bits.TrailingZeros64(u)
 			u &= u - 1
-			open &= ep[e]
+			open &= epArr[e]
 		}
 	}
 paths:
-	pn = g.pn
-	_ = pn[0] // one nil check here, none in the loop
+	pnArr = (*[65]uint64)(flat[pn&flatMask:])
 	for ; open != 0; open &= open - 1 {
-		end := pn[bits.TrailingZeros64(open)]
+		end := pnArr[bits.TrailingZeros64(open)]
 		ends |= end
 		if end&bounce != 0 {
 			// A frame: the node waits while the chain from this
-			// bounce is followed (its group, the paths it has left,
-			// its boundaries crossed and pieces not landed on).
+			// bounce is followed (its paths' offsets, the paths it
+			// has left, its boundaries crossed and pieces not landed
+			// on).
 			f := sp & (maxFrames - 1)
-			x.arch.stOpen[f], x.arch.stUsed[f], x.arch.stBounce[f], x.arch.stG[f] = open&(open-1), used, bounce, gi
+			x.arch.stOpen[f], x.arch.stUsed[f], x.arch.stBounce[f] = open&(open-1), used, bounce
+			x.arch.stPe[f], x.arch.stPn[f] = pe, pn
 			sp++
-			used |= g.pe[bits.TrailingZeros64(open)]
+			used |= (*[65]uint64)(flat[pe&flatMask:])[bits.TrailingZeros64(open)]
 			bounce ^= end // end is one bit, of bounce
 			c = uint(bits.TrailingZeros64(end))
 			goto node
@@ -113,8 +111,8 @@ paths:
 	if sp > 0 {
 		sp--
 		f := sp & (maxFrames - 1)
-		open, used, bounce, gi = x.arch.stOpen[f], x.arch.stUsed[f], x.arch.stBounce[f], x.arch.stG[f]
-		g = &grp[gi]
+		open, used, bounce = x.arch.stOpen[f], x.arch.stUsed[f], x.arch.stBounce[f]
+		pe, pn = x.arch.stPe[f], x.arch.stPn[f]
 		goto paths
 	}
 	return ends
