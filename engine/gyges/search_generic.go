@@ -47,8 +47,8 @@ const maxFrames = 16
 // collected as a bit set, so a chain reaching an outcome found before adds
 // nothing. A node's paths that no piece blocks are found as a bit set, from
 // the paths through each occupied cell nearby, once per piece (x.open); the
-// paths that cross a boundary crossed before are taken out by one AND-NOT
-// per such boundary, so the path loop tests nothing but the bounce.
+// paths that cross a boundary crossed before are taken out by one AND per
+// such boundary, so the path loop tests nothing but the bounce.
 func (x *chain) search(c0 int, bounce uint64) uint64 {
 	var (
 		sp         int
@@ -105,9 +105,8 @@ paths:
 			// A frame: the node waits while the chain from this
 			// bounce is followed (its paths' offsets, the paths it
 			// has left, its boundaries crossed and pieces not landed
-			// on).
-			// Field by field: a struct literal is built on the
-			// goroutine's stack and copied.
+			// on), stored field by field (a struct literal is built
+			// on the goroutine's stack and copied).
 			f := &x.arch.stack[sp&(maxFrames-1)]
 			f.open, f.used, f.bounce, f.pe, f.pn = open&(open-1), used, bounce, pe, pn
 			sp++
