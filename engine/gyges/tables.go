@@ -41,10 +41,10 @@ type group struct {
 	// tables.thr.
 	ps *[64]path
 	// tp[thrTE+d], for a cell d of inter, is the complement of the
-	// boundaries that only the paths through d cross (in tables.thr too, not in a field of
-	// their own: a group of 72 bytes is addressed in fewer instructions
-	// than one of 80): with d occupied, the Go search leaves them out of
-	// the boundaries it checks (chainArch.oe).
+	// boundaries that only the paths through d cross (in tables.thr too,
+	// not in a field of their own: the group stays 64 bytes): with d
+	// occupied, the Go search leaves them out of the boundaries it checks
+	// (chainArch.oe).
 	tp *[thrTE + 65]uint64
 	// pe and pn are where the edges and the ends of the group's paths
 	// begin in tables.flat, two arrays indexed by the path's index
