@@ -60,13 +60,14 @@
 // Both searches keep an explicit stack of the nodes waiting for a bounce's
 // chain instead of recursing. The Go search (chain.search), the one of
 // every architecture but amd64 and of the purego build tag, keeps per node
-// its walks left, boundaries used, pieces left and group (a byte), and per
-// known piece its group and boundaries beside its unblocked walks. The
-// searches' state lives in the Game (a fresh one, over a kilobyte, would be
-// zeroed on every list). On amd64 the search runs
-// in assembly (search_amd64.s, chainSearch): a stack of (paths left, paths,
-// boundaries used, pieces left), the outcomes in a register, and each known
-// piece's paths address kept next to its unblocked paths. TestRunSearch
+// its walks left, boundaries used, pieces left and where its group's walks
+// are in one array of the tables (tables.flat: two 16-bit offsets), and per
+// known piece those offsets and its boundaries beside its unblocked walks.
+// The searches' state lives in the Game (a fresh one, over a kilobyte,
+// would be zeroed on every list). On amd64 the search runs in assembly
+// (search_amd64.s, chainSearch): a stack of (paths left, paths, boundaries
+// used, pieces left), the outcomes in a register, and each known piece's
+// paths address kept next to its unblocked paths. TestRunSearch
 // checks the one the build runs against a plain recursive search on every
 // piece of 6 300 positions, both movers. The assembly's hot loop's place in
 // the code matters (15-25% on the development machine), so the function is

@@ -22,7 +22,7 @@ type chain struct {
 	// with a path through the start cell see it empty; they are known for
 	// that search alone.
 	known uint64
-	open  [64]uint64 // 64, not numCells: indexed by c&63 with no check
+	open  [65]uint64 // 65, not numCells: indexed by a count of trailing zeros with no check
 	arch  chainArch  // what the search of the build keeps besides (search_*.go)
 }
 

@@ -62,22 +62,20 @@ unknown:
 	MOVQ    group_inter(SI), R15
 	ANDQ    R11, R15
 	MOVQ    group_tp(SI), R14
-	XORL    DX, DX
+	MOVQ    chain_p(AX), CX
+	MOVQ    group_allowed(SI)(CX*8), DX
 	TESTQ   R15, R15
 	JEQ     blocked
 
 blocking:
+	// The blocking sets are stored complemented (tables.thr).
 	TZCNTQ R15, CX
 	BTRQ   CX, R15
-	ORQ    (R14)(CX*8), DX
+	ANDQ   (R14)(CX*8), DX
 	TESTQ  R15, R15
 	JNE    blocking
 
 blocked:
-	MOVQ  chain_p(AX), CX
-	MOVQ  group_allowed(SI)(CX*8), CX
-	NOTQ  DX
-	ANDQ  CX, DX
 	MOVQ  0(R13), CX
 	MOVQ  DX, chain_open(AX)(CX*8)
 	MOVQ  group_ps(SI), SI

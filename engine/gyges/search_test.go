@@ -22,7 +22,7 @@ func (x *chain) recSearch(c int, used, bounce uint64) uint64 {
 	} else {
 		open = g.allowed[x.p]
 		for o := g.inter & x.occ; o != 0; o &= o - 1 {
-			open &^= g.tp[bits.TrailingZeros64(o)]
+			open &= g.tp[bits.TrailingZeros64(o)] // stored complemented
 		}
 		x.open[c] = open
 		x.known |= 1 << c

@@ -36,30 +36,40 @@ type group struct {
 	inter   uint64 // cells that some path enters before its last step
 	edges   uint64 // boundaries that some path crosses
 	// ps are the group's paths (in tables.paths); tp[d], for a cell d of
-	// inter, are the paths that enter d before their last step (and so
-	// are blocked when d is occupied), in tables.thr.
+	// inter, are the paths that do not enter d before their last step
+	// (the complement of those blocked when d is occupied), in
+	// tables.thr.
 	ps *[64]path
-	// tp[thrTE+d], for a cell d of inter, are the boundaries that only
-	// the paths through d cross (in tables.thr too, not in a field of
-	// their own: a group of 72 bytes is addressed in fewer instructions
-	// than one of 80): with d occupied, the Go search leaves them out of
-	// the boundaries it checks (chainArch.oe).
-	tp *[thrTE + 64]uint64
-	// pe and pn are the edges and the ends of the group's paths as two
-	// arrays (tables.soa): the Go search indexes them without scaling
-	// the path's index. 65 long, so that an index from TrailingZeros64
-	// (0–64) needs neither a check nor a mask.
-	pe, pn *[65]uint64
-	// ep[e], for a boundary e of edges, are the group's paths that cross
-	// e (tables.ep): the Go search takes the paths crossing a boundary
-	// used before out of a node's paths, one AND-NOT per such boundary,
-	// instead of testing every path.
-	ep *[65]uint64
+	// tp[thrTE+d], for a cell d of inter, is the complement of the
+	// boundaries that only the paths through d cross (in tables.thr too,
+	// not in a field of their own: the group stays 64 bytes): with d
+	// occupied, the Go search leaves them out of the boundaries it checks
+	// (chainArch.oe).
+	tp *[thrTE + 65]uint64
+	// pe and pn are where the edges and the ends of the group's paths
+	// begin in tables.flat, two arrays indexed by the path's index
+	// without scaling it; ep where, for a boundary e of edges, the
+	// group's paths that do not cross e are (flat[ep+e], complemented):
+	// the Go search takes the paths crossing a boundary used before out
+	// of a node's paths, one AND per such boundary, instead of testing
+	// every path. Offsets, not pointers: the Go search keeps them per
+	// known piece and in its frames, and reads a node's ends and
+	// boundaries one load after its cell, not two.
+	pe, pn, ep uint16
+	_          [10]byte // 64 bytes: a group's address is one shift
 }
 
 // tables are the precomputed step paths of one board. They never change
 // after New and are shared by clones.
 type tables struct {
+	// flat holds, for every group, its paths' edges then their ends
+	// (group.pe, group.pn), then for every group the paths not crossing
+	// each boundary from its lowest to its highest (group.ep), with 65
+	// unused words before and after those: an offset masked by flatMask
+	// and the 65 words from it are in the array, with no check.
+	// First in tables: its address is the tables' own, with no offset
+	// to add.
+	flat [flatMask + 1 + 65]uint64
 	// grp[c*3+l-1] are the paths of length l from cell c; the groups
 	// past numCells*3 are empty, there so that an index of type uint8
 	// (the Go search keeps group indexes as bytes) needs no bounds check.
@@ -67,13 +77,6 @@ type tables struct {
 	paths []path // followed by 64 unused paths, so that every group has 64
 
 	thr []uint64
-	// soa holds, for every group, its paths' edges then their ends
-	// (group.pe, group.pn), followed by 65 unused words.
-	soa []uint64
-	// ep holds, for every group, the paths crossing each boundary from
-	// its lowest to its highest (group.ep), with 65 unused words before
-	// and after.
-	ep []uint64
 	// via[d] are the cells from which some path enters d before its last
 	// step.
 	via [numCells]uint64
@@ -81,6 +84,9 @@ type tables struct {
 	goalAdj [2]uint64
 	names   [numCells + 2]string
 }
+
+// flatMask bounds the offsets into tables.flat (group.pe, pn, ep).
+const flatMask = 1<<13 - 1
 
 // thrTE is where tables.thr's second half begins (group.tp): the
 // boundaries behind each blocking cell, laid out as the blocking sets of the
@@ -112,9 +118,10 @@ func init() {
 // shared holds the tables of the boards seen so far, keyed by what
 // buildTables reads, so that every game on one board shares one copy (the
 // L2 cache holds one; a program with many games would otherwise keep a
-// copy of some 100 KB per game: the groups 18 KB, the paths 21 KB, the
+// copy of some 130 KB per game: the groups 16 KB, the paths 21 KB, the
 // blocking sets and the boundaries behind each blocking cell 24 KB, the Go
-// search's arrays of edges and ends 21 KB and its paths per boundary 23 KB).
+// search's array of edges, ends and paths per boundary 66 KB, 43 KB of it
+// used).
 var shared struct {
 	sync.Mutex
 	m map[string]*tables
@@ -290,44 +297,45 @@ func buildTables(b *boards.Board) (*tables, error) {
 	if len(t.thr)+128 > thrTE {
 		return nil, fmt.Errorf("%w: gyges: board %q: %d blocking sets, more than %d", engine.ErrConfig, b.Name, len(t.thr), thrTE-128)
 	}
-	blk := make([]uint64, 2*thrTE)
+	blk := make([]uint64, 2*thrTE+1) // +1: group.tp is thrTE+65 long
 	copy(blk[64:], t.thr)
 	copy(blk[thrTE+64:], the)
+	// Both halves complemented: the searches AND them in from memory
+	// (an AND-NOT is three instructions without BMI, GOAMD64=v1).
+	for i := range blk {
+		blk[i] = ^blk[i]
+	}
 	t.thr = blk
 	for i := range t.grp[:numCells*3] {
 		g := &t.grp[i]
 		g.ps = (*[64]path)(t.paths[off[i]:])
-		g.tp = (*[thrTE + 64]uint64)(t.thr[thr[i]+64:])
+		g.tp = (*[thrTE + 65]uint64)(t.thr[thr[i]+64:])
 	}
-	// The Go search's two arrays: a group's paths are numbered 0..n-1.
-	size := 0
-	for i := range t.grp[:numCells*3] {
-		g := &t.grp[i]
-		size += 2 * bits.Len64(g.allowed[0]|g.allowed[1])
-	}
-	t.soa = make([]uint64, size+65)
-	o := 0
+	// The Go search's arrays: a group's paths are numbered 0..n-1, their
+	// edges then their ends from group.pe; after all groups', 65 unused
+	// words, the paths not crossing each boundary per group, from the
+	// lowest boundary of the group's edges to the highest, then 65
+	// unused words.
+	var flat []uint64
 	for i := range t.grp[:numCells*3] {
 		g := &t.grp[i]
 		n := bits.Len64(g.allowed[0] | g.allowed[1])
+		g.pe, g.pn = uint16(len(flat)), uint16(len(flat)+n)
 		for k := 0; k < n; k++ {
-			t.soa[o+k], t.soa[o+n+k] = g.ps[k].edges, g.ps[k].end
+			flat = append(flat, g.ps[k].edges)
 		}
-		g.pe, g.pn = (*[65]uint64)(t.soa[o:]), (*[65]uint64)(t.soa[o+n:])
-		o += 2 * n
+		for k := 0; k < n; k++ {
+			flat = append(flat, g.ps[k].end)
+		}
 	}
-	// The paths crossing each boundary, per group: ep[e] for e from the
-	// lowest boundary of the group's edges to the highest.
-	epOff := make([]int, numCells*3)
-	t.ep = make([]uint64, 65, 4096)
+	flat = append(flat, make([]uint64, 65)...)
 	for i := range t.grp[:numCells*3] {
 		g := &t.grp[i]
 		if g.edges == 0 {
-			epOff[i] = 65
 			continue
 		}
 		lo, hi := bits.TrailingZeros64(g.edges), bits.Len64(g.edges)-1
-		epOff[i] = len(t.ep) - lo
+		g.ep = uint16(len(flat) - lo)
 		n := bits.Len64(g.allowed[0] | g.allowed[1])
 		for e := lo; e <= hi; e++ {
 			var m uint64
@@ -336,12 +344,14 @@ func buildTables(b *boards.Board) (*tables, error) {
 					m |= 1 << k
 				}
 			}
-			t.ep = append(t.ep, m)
+			// Complemented, as the blocking sets: the Go search
+			// ANDs them in.
+			flat = append(flat, ^m)
 		}
 	}
-	t.ep = append(t.ep, make([]uint64, 65)...)
-	for i := range t.grp[:numCells*3] {
-		t.grp[i].ep = (*[65]uint64)(t.ep[epOff[i]:])
+	if len(flat)+65 > flatMask+1 {
+		return nil, fmt.Errorf("%w: gyges: board %q: %d words of paths, more than %d", engine.ErrConfig, b.Name, len(flat), flatMask+1-65)
 	}
+	copy(t.flat[:], flat)
 	return t, nil
 }
