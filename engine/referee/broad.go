@@ -89,10 +89,7 @@ func (r *Referee) otherCompositesThan(c candidate, want uint64, out []candidate)
 				continue
 			}
 			r.nextBoard(after, m2, n2, after2)
-			if !r.admitsBoth(before, after2, now, nt, n2, since, after1) ||
-				!r.turnsOK(since, [][]uint8{before, after, after2}, []note{nt, n2}) ||
-				!n2.names(nt.to) && !r.moverInHand(nt, since) || !r.moverInHand(n2, since) ||
-				!r.leftFirst(first.note, nt, now, true, after1, n2) {
+			if !r.handAdmits(before, after, after2, now, first.note, nt, n2, since, after1) {
 				continue
 			}
 			r.st.Play(m2)
@@ -120,6 +117,18 @@ func (r *Referee) changedCells(a, b []uint8) []int {
 		}
 	}
 	return out
+}
+
+// handAdmits reports whether the touches admit, as the harness's
+// explainer reads a hand, the last move (last, recorded from board before
+// to board now) revised to nt (board after) and then the next player's
+// move n2 (board after2), the sensors showing after2: since is where the
+// evidence of the last move began, recorded where it was recorded.
+func (r *Referee) handAdmits(before, after, after2, now []uint8, last, nt, n2 note, since, recorded uint64) bool {
+	return r.admitsBoth(before, after2, now, nt, n2, since, recorded) &&
+		r.turnsOK(since, [][]uint8{before, after, after2}, []note{nt, n2}) &&
+		(n2.names(nt.to) || r.moverInHand(nt, since)) && r.moverInHand(n2, since) &&
+		r.leftFirst(last, nt, now, true, recorded, n2)
 }
 
 // touchedAfter: a sensed cell was touched since since.
