@@ -8,25 +8,30 @@ import (
 	"github.com/tabla-board/tabla/engine"
 )
 
-var benchGames = []struct {
+// benchGame is a move to time: its steps, undone physically after each
+// (pre: steps played once before, untimed).
+type benchGame struct {
 	name string
 	game string
 	cfg  engine.Config
 	roll string
-	move []string // steps of a move, undone physically after each
-}{
-	{"star", "star", engine.Config{First: "red"}, "", []string{"lift b1", "place f3"}},
-	{"ray", "ray", engine.Config{}, "S", []string{"lift a29", "place a28"}},
-	{"daha", "daha", engine.Config{}, "3", []string{"lift C0", "place O"}},
+	move []string
+	pre  []string
+}
+
+var benchGames = []benchGame{
+	{"star", "star", engine.Config{First: "red"}, "", []string{"lift b1", "place f3"}, nil},
+	{"ray", "ray", engine.Config{}, "S", []string{"lift a29", "place a28"}, nil},
+	{"daha", "daha", engine.Config{}, "3", []string{"lift C0", "place O"}, nil},
 	{"gyges", "gyges", engine.Config{Variant: "advanced", Start: &engine.Position{ToMove: "south", Pieces: map[string]string{
 		"a1": "1", "b1": "2", "c1": "3", "d1": "1", "e1": "2", "f1": "3",
-		"a6": "1", "b6": "2", "c6": "3", "d6": "1", "e6": "2", "f6": "3"}}}, "", []string{"lift a1", "place a2"}},
+		"a6": "1", "b6": "2", "c6": "3", "d6": "1", "e6": "2", "f6": "3"}}}, "", []string{"lift a1", "place a2"}, nil},
 	{"six", "six", engine.Config{Variant: "advanced", Start: &engine.Position{ToMove: "black", Hands: map[string]any{"black": 0, "red": 0},
 		Pieces: map[string]string{
 			"0,0": "red", "-1,0": "red", "-2,0": "red", "-3,0": "red", "-4,0": "red", "0,1": "red", "-1,1": "red",
 			"1,0": "black", "2,0": "red", "3,0": "black",
 			"0,-1": "black", "-1,-1": "black", "-2,-1": "black", "-3,-1": "black", "-4,-1": "black", "1,-1": "red",
-		}}}, "", []string{"lift 3,0", "place 2,1"}},
+		}}}, "", []string{"lift 3,0", "place 2,1"}, nil},
 }
 
 // BenchmarkSettleToFrame measures the referee's work from the event that
@@ -65,39 +70,20 @@ func BenchmarkSettleToFrame(b *testing.B) {
 // is carried out physically, its last placement timed, then taken back
 // (untimed). It reports the median and the 99th percentile.
 func BenchmarkSettleLatency(b *testing.B) {
-	cases := append([]struct {
-		name string
-		game string
-		cfg  engine.Config
-		roll string
-		move []string
-	}{}, benchGames...)
 	// a counted GYGES path: the piece rests on two legal destinations on
-	// its way (each recorded, then revised) before it ends
-	cases = append(cases, struct {
-		name string
-		game string
-		cfg  engine.Config
-		roll string
-		move []string
-	}{"gyges-counted", "gyges", benchGames[3].cfg, "", []string{"lift c1", "place c2", "lift c2", "place c3", "lift c3", "place d3"}})
-	// GYGES after a move recorded: the last move's revisions and the next
-	// player's moves after them are read too (pre: played first, untimed)
-	pre := map[string][]string{"gyges-second": {"lift a1", "place a2"}}
-	cases = append(cases, struct {
-		name string
-		game string
-		cfg  engine.Config
-		roll string
-		move []string
-	}{"gyges-second", "gyges", benchGames[3].cfg, "", []string{"lift b6", "place b4"}})
+	// its way (each recorded, then revised) before it ends; and a GYGES
+	// move after a move recorded (the last move's revisions and the next
+	// player's moves after them are read too)
+	cases := append(slices.Clone(benchGames),
+		benchGame{name: "gyges-counted", game: "gyges", cfg: benchGames[3].cfg, move: []string{"lift c1", "place c2", "lift c2", "place c3", "lift c3", "place d3"}},
+		benchGame{name: "gyges-second", game: "gyges", cfg: benchGames[3].cfg, move: []string{"lift b6", "place b4"}, pre: []string{"lift a1", "place a2"}})
 	for _, g := range cases {
 		b.Run(g.name, func(b *testing.B) {
 			tb := newTable(&testing.T{}, g.game, g.cfg, false, 1)
 			if g.roll != "" {
 				tb.do("roll " + g.roll)
 			}
-			tb.do(pre[g.name]...)
+			tb.do(g.pre...)
 			ply0 := tb.r.State().Ply
 			last := g.move[len(g.move)-1]
 			from := g.move[0][5:]
