@@ -34,47 +34,59 @@ import (
 // recorded as moves), the move before them — c's own first ply when c
 // has two (a revision and the next player's move).
 func (r *Referee) otherCompositesThan(c candidate, want uint64, out []candidate) []candidate {
-	n := len(r.ops)
-	k := 0 // the moves recorded after the one revised
-	switch c.kind {
-	case candMove:
-	case candRevise:
-		k = c.depth - strings.Count(c.text, ";")
-	default:
-		return out
+	switch {
+	case c.kind == candMove:
+		return r.otherComposites(0, want, out)
+	case c.kind == candRevise && strings.Count(c.text, ";") <= 1:
+		return r.otherComposites(c.depth-strings.Count(c.text, ";"), want, out)
 	}
-	if r.info.Game != "gyges" || k < 0 || k >= n || c.kind == candRevise && strings.Count(c.text, ";") > 1 {
+	return out
+}
+
+// otherComposites is otherCompositesThan for the move k moves before the
+// last one recorded.
+func (r *Referee) otherComposites(k int, want uint64, out []candidate) []candidate {
+	n := len(r.ops)
+	if r.info.Game != "gyges" || k < 0 || k >= n {
 		return out
 	}
 	first := &r.ops[n-1-k]
 	if first.roll || first.chosen || first.note.to < 0 {
 		return out
 	}
-	// the touches since the position before that move, and since it was
-	// (last) recorded
-	since, after1 := first.since, first.seq
 	for _, o := range r.ops[n-k:] {
 		if o.roll || o.chosen {
 			return out
 		}
 	}
-	live := slices.Clone(r.cur)
+	// the touches since the position before that move, and since it was
+	// (last) recorded
+	since, recorded := first.since, first.seq
 	pc, back := r.stepBack(k + 1)
 	defer back.replay()
-	before := slices.Clone(r.cur)
-	now := slices.Clone(r.cur) // the board after that move
-	applyDiff(now, first.diff, false)
-	after := make([]uint8, r.ncell)
-	after2 := make([]uint8, r.ncell)
+	// the boards, made once a revision's cells were touched: before that
+	// move, after it, as the record stands (live), after a revision, and
+	// after the next player's move
+	var before, now, live, after, after2 []uint8
 	var nb [64]byte
 	var buf []engine.Move
 	for i := range pc.moves {
 		nt := pc.notes[i]
-		if pc.moves[i] == first.move || nt.from != first.note.from || nt.place != first.note.place || nt.place {
+		if pc.moves[i] == first.move || nt.from != first.note.from || nt.place || first.note.place {
 			continue
 		}
 		if nt.from < 0 || nt.to < 0 || !r.hasSensor[nt.from] || !r.hasSensor[nt.to] || !r.touchedSince(nt, since) {
 			continue
+		}
+		if before == nil {
+			before = slices.Clone(r.cur)
+			now = slices.Clone(r.cur)
+			applyDiff(now, first.diff, false)
+			live = slices.Clone(now)
+			for _, o := range r.ops[n-k:] {
+				applyDiff(live, o.diff, false)
+			}
+			after, after2 = make([]uint8, r.ncell), make([]uint8, r.ncell)
 		}
 		copy(after, r.afterDiff(r.diff(pc, i)))
 		r.st.Play(pc.moves[i])
@@ -89,7 +101,7 @@ func (r *Referee) otherCompositesThan(c candidate, want uint64, out []candidate)
 				continue
 			}
 			r.nextBoard(after, m2, n2, after2)
-			if !r.handAdmits(before, after, after2, now, first.note, nt, n2, since, after1) {
+			if !r.handAdmits(before, after, after2, now, first.note, nt, n2, since, recorded) {
 				continue
 			}
 			r.st.Play(m2)
@@ -112,11 +124,17 @@ func (r *Referee) otherCompositesThan(c candidate, want uint64, out []candidate)
 func (r *Referee) changedCells(a, b []uint8) []int {
 	var out []int
 	for c := range a {
-		if r.hasSensor[c] && a[c] != b[c] && !(a[c] != empty && b[c] != empty && r.sensed[c] == unknown) {
+		if r.hasSensor[c] && !r.readsAlike(c, a[c], b[c]) {
 			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// readsAlike: cell c's sensor reads pieces a and b alike — the same, or
+// both pieces on a presence sensor.
+func (r *Referee) readsAlike(c int, a, b uint8) bool {
+	return a == b || a != empty && b != empty && r.sensed[c] == unknown
 }
 
 // handAdmits reports whether the touches admit, as the harness's
@@ -171,7 +189,7 @@ func (r *Referee) admitsBoth(from, to, now []uint8, a, b note, since, after uint
 		if from[c] != to[c] && r.touched[c] <= since {
 			return false
 		}
-		if now[c] != to[c] && !(now[c] != empty && to[c] != empty && r.sensed[c] == unknown) && r.touched[c] <= after {
+		if !r.readsAlike(c, now[c], to[c]) && r.touched[c] <= after {
 			return false
 		}
 		if from[c] != empty && (from[c] != to[c] || named(c)) && k < len(srcs) {

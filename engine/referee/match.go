@@ -454,7 +454,7 @@ func (r *Referee) shownSince(b, now []uint8) ([]int, bool) {
 		if !matches(r.sensed[cell], want) {
 			return nil, false
 		}
-		if want != now[cell] && !(want != empty && now[cell] != empty && r.sensed[cell] == unknown) {
+		if !r.readsAlike(cell, want, now[cell]) {
 			if r.touched[cell] <= r.lastAcc {
 				return nil, false
 			}
@@ -1809,8 +1809,7 @@ func (r *Referee) recognise() {
 			// came back; the move before it revised and another move
 			// of this player may explain the board as well
 			if n := len(r.ops); current && r.info.Game == "gyges" && !broadOff && n >= 2 && r.touchedAfter(r.lastAcc) {
-				as := candidate{kind: candRevise, depth: 1, text: r.ops[n-1].text}
-				if extra := r.otherCompositesThan(as, r.st.Hash(), nil); len(extra) > 0 {
+				if extra := r.otherComposites(1, r.st.Hash(), nil); len(extra) > 0 {
 					slices.SortStableFunc(extra, func(a, b candidate) int { return b.evidence - a.evidence })
 					r.ask(append([]candidate{{kind: candCurrent, text: r.ops[n-1].text}}, extra...))
 					return
