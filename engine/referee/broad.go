@@ -33,19 +33,31 @@ import (
 // move; when c revises the last moves (the rests of the current hand
 // recorded as moves), the move before them — c's own first ply when c
 // has two (a revision and the next player's move).
-func (r *Referee) otherCompositesThan(c candidate, want uint64, out []candidate) []candidate {
+//
+// same, when not nil, gets the readings of the first kind that end where
+// c does when c is a move, or the last move revised and then one move
+// (c's look-alike pasts: the move before revised, and then a move).
+func (r *Referee) otherCompositesThan(c candidate, want uint64, out []candidate, same *[][2]string) []candidate {
 	switch {
 	case c.kind == candMove:
-		return r.otherComposites(0, want, out)
+		out = r.otherComposites(0, want, out, same)
+		if !altOff {
+			out = r.altComposites(want, out)
+		}
+		return out
 	case c.kind == candRevise && strings.Count(c.text, ";") <= 1:
-		return r.otherComposites(c.depth-strings.Count(c.text, ";"), want, out)
+		k := c.depth - strings.Count(c.text, ";")
+		if k != 0 {
+			same = nil // (another move's look-alikes)
+		}
+		return r.otherComposites(k, want, out, same)
 	}
 	return out
 }
 
 // otherComposites is otherCompositesThan for the move k moves before the
 // last one recorded.
-func (r *Referee) otherComposites(k int, want uint64, out []candidate) []candidate {
+func (r *Referee) otherComposites(k int, want uint64, out []candidate, same *[][2]string) []candidate {
 	n := len(r.ops)
 	if r.info.Game != "gyges" || k < 0 || k >= n {
 		return out
@@ -65,31 +77,50 @@ func (r *Referee) otherComposites(k int, want uint64, out []candidate) []candida
 	pc, back := r.stepBack(k + 1)
 	defer back.replay()
 	// the boards, made once a revision's cells were touched: before that
-	// move, after it, as the record stands (live), after a revision, and
-	// after the next player's move
+	// move, after it, and as the record stands (live)
+	boards := func() (before, now, live []uint8) {
+		before = slices.Clone(r.cur)
+		now = slices.Clone(r.cur)
+		applyDiff(now, first.diff, false)
+		live = slices.Clone(now)
+		for _, o := range r.ops[n-k:] {
+			applyDiff(live, o.diff, false)
+		}
+		return before, now, live
+	}
+	return r.revisedThen(pc.moves, pc.texts, pc.notes, first.move, first.note, boards, since, recorded, want, "", k+1, out, same)
+}
+
+// revisedThen adds, the engine standing at the position before a move
+// (last, whose notation is lastNote; the position's moves, their texts
+// and notes), the readings in which that move's hand went on (another
+// move of its piece) and the next player then made any move, that the
+// touches admit (handAdmits: since is where the evidence of the move
+// began, recorded where it was recorded) and that end elsewhere than
+// want. boards makes, once needed, the board before the move, after it,
+// and as the record stands. Each reading's text is prefix, the revision
+// and the next move; it takes back the last depth moves recorded. same,
+// when not nil, gets the readings that end in want (the revision and the
+// next move, texts).
+func (r *Referee) revisedThen(moves []engine.Move, texts []string, notes []note, last engine.Move, lastNote note,
+	boards func() (before, now, live []uint8), since, recorded, want uint64, prefix string, depth int, out []candidate, same *[][2]string) []candidate {
 	var before, now, live, after, after2 []uint8
 	var nb [64]byte
 	var buf []engine.Move
-	for i := range pc.moves {
-		nt := pc.notes[i]
-		if pc.moves[i] == first.move || nt.from != first.note.from || nt.place || first.note.place {
+	for i := range moves {
+		nt := notes[i]
+		if moves[i] == last || nt.from != lastNote.from || nt.place || lastNote.place {
 			continue
 		}
 		if nt.from < 0 || nt.to < 0 || !r.hasSensor[nt.from] || !r.hasSensor[nt.to] || !r.touchedSince(nt, since) {
 			continue
 		}
 		if before == nil {
-			before = slices.Clone(r.cur)
-			now = slices.Clone(r.cur)
-			applyDiff(now, first.diff, false)
-			live = slices.Clone(now)
-			for _, o := range r.ops[n-k:] {
-				applyDiff(live, o.diff, false)
-			}
+			before, now, live = boards()
 			after, after2 = make([]uint8, r.ncell), make([]uint8, r.ncell)
 		}
-		copy(after, r.afterDiff(r.diff(pc, i)))
-		r.st.Play(pc.moves[i])
+		r.nextBoard(before, moves[i], nt, after)
+		r.st.Play(moves[i])
 		buf = r.st.Moves(buf[:0])
 		for _, m2 := range buf {
 			text := r.st.AppendMove(nb[:0], m2)
@@ -101,18 +132,22 @@ func (r *Referee) otherComposites(k int, want uint64, out []candidate) []candida
 				continue
 			}
 			r.nextBoard(after, m2, n2, after2)
-			if !r.handAdmits(before, after, after2, now, first.note, nt, n2, since, recorded) {
+			if !r.handAdmits(before, after, after2, now, lastNote, nt, n2, since, recorded) {
 				continue
 			}
 			r.st.Play(m2)
 			h := r.st.Hash()
 			r.st.Undo()
 			if h == want {
+				if same != nil && len(*same) < maxAlts {
+					*same = append(*same, [2]string{texts[i], string(text)})
+				}
 				continue
 			}
 			cells := r.changedCells(live, after2)
-			out = append(out, candidate{kind: candRevise, idx: i, text: pc.texts[i] + ";" + string(text), then: string(text),
-				note: nt, evidence: len(cells), cells: cells, depth: k + 1, ask: true})
+			full := prefix + texts[i] + ";" + string(text)
+			out = append(out, candidate{kind: candRevise, idx: i, text: full, then: full[strings.IndexByte(full, ';')+1:],
+				note: nt, evidence: len(cells), cells: cells, depth: depth, ask: true})
 		}
 		r.st.Undo()
 	}

@@ -133,6 +133,19 @@ func (r *Referee) shownBefore(c candidate) bool {
 	return ok && fits
 }
 
+// readingPlies lists the moves reading c plays, in order (after the
+// moves it takes back).
+func readingPlies(c candidate) []string {
+	first, rest, _ := strings.Cut(c.text, ";")
+	moves := []string{first}
+	if c.then != "" {
+		moves = append(moves, strings.Split(c.then, ";")...)
+	} else if rest != "" {
+		moves = append(moves, strings.Split(rest, ";")...)
+	}
+	return moves
+}
+
 // playBack plays reading c on the referee's own game — the first k of its
 // moves, all when k < 0 — calls f, and plays the game back as it was (a
 // clone has no history to take back). ok is false when it cannot be played.
@@ -153,13 +166,7 @@ func (r *Referee) playBack(c candidate, k int, f func()) bool {
 			s.Play(r.ops[j].move)
 		}
 	}()
-	first, rest, _ := strings.Cut(c.text, ";")
-	moves := []string{first}
-	if c.then != "" {
-		moves = append(moves, strings.Split(c.then, ";")...)
-	} else if rest != "" {
-		moves = append(moves, strings.Split(rest, ";")...)
-	}
+	moves := readingPlies(c)
 	if k >= 0 && k < len(moves) {
 		moves = moves[:k]
 	}

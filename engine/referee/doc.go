@@ -170,6 +170,17 @@
 // next player's plain move are recorded so. Otherwise several readings are
 // asked, and the hand's going on re-reads the board.
 //
+// The other namings of a position so taken — the move before revised and
+// then the move taken, that the touches admit as a hand makes them — are
+// look-alike pasts, kept on the move taken (op.alts, lookAlikeOf,
+// otherCompositesThan's same): either may be what the hands did. Until
+// the next move is recorded, the revisions of their last move are readings
+// too (lookAlikePast: a replace's displaced piece carried on, which the
+// record as written has no move for), with the evidence a revision needs
+// and the whole reading's (handAdmits, from the move before), and so are
+// such a revision and then any move of the next player (altComposites,
+// beside a reading about to be taken). They are only ever asked.
+//
 // # Modes
 //
 // play (in sync, or a move under way), correct, confirm, setup (the start

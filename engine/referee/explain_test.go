@@ -48,7 +48,10 @@ import (
 // (BENCHMARKS.md).
 var narrowExplainer = os.Getenv("TABLA_NOISY_EXPLAIN") == "narrow"
 
-func init() { broadOff = os.Getenv("TABLA_NOISY_BROADOFF") != "" }
+func init() {
+	broadOff = os.Getenv("TABLA_NOISY_BROADOFF") != ""
+	altOff = os.Getenv("TABLA_NOISY_ALTOFF") != ""
+}
 
 // rawEv is one sensor reading as the board reported it.
 type rawEv struct {
@@ -513,11 +516,13 @@ func (x *explainer) pliesInHand(e *evidence, named, n2 []int) bool {
 // history is what the explainer knows of the game: the states before each
 // of the recent moves (for takebacks and revisions).
 type history struct {
-	// alt is the position before the last move and that move as the
-	// referee recorded them, when its record names the last moves
-	// otherwise than they were played and ends in the same position
-	// (before nil: it does not)
-	alt       past
+	// alts are the other pasts the evidence admits: the position before
+	// the last move and that move as the referee recorded them, when its
+	// record names the last moves otherwise than they were played and ends
+	// in the same position (recordedPast); and as the explainer's own
+	// readings of that move named them, one to the game with it (a
+	// revision of the move before and then that move: ownPasts)
+	alts      []past
 	before    []engine.State // the position before each move, oldest first
 	moves     []string       // the moves played
 	rollAfter []bool         // a roll came after the move
@@ -555,13 +560,45 @@ func (x *explainer) recordedPast(recorded []string, h *history) past {
 	return past{before: st, move: recorded[len(recorded)-1]}
 }
 
+// ownPasts lists the other pasts the explainer's readings of a move
+// (played from the position after the moves h holds; its readings and
+// the hashes they end in, truth the one played) leave: each revision of
+// the move before and then a move, that ends where the move played does —
+// one to the game with it, so the next hand may revise the last move as
+// that reading names it. ($TABLA_NOISY_ALTS=recorded: none, only the
+// referee's record is read as another past.)
+func (x *explainer) ownPasts(h *history, readings []string, ends []uint64, truth string) []past {
+	k := slices.Index(readings, truth)
+	if k < 0 || len(h.before) == 0 || recordedAltsOnly {
+		return nil
+	}
+	var out []past
+	for i, rd := range readings {
+		rev, ok := strings.CutPrefix(rd, "revise:")
+		if !ok || ends[i] != ends[k] || strings.Count(rev, ";") != 1 {
+			continue
+		}
+		first, then, _ := strings.Cut(rev, ";")
+		st := h.before[len(h.before)-1].Clone()
+		m, err := engine.ParseByNotation(st, first)
+		if err != nil {
+			continue
+		}
+		st.Play(m)
+		out = append(out, past{before: st, move: then})
+	}
+	return out
+}
+
+var recordedAltsOnly = os.Getenv("TABLA_NOISY_ALTS") == "recorded"
+
 // add records a move played from st (st is kept: pass a copy).
 func (h *history) add(st engine.State, move string) {
 	h.before = append(h.before, st)
 	h.moves = append(h.moves, move)
 	h.rollAfter = append(h.rollAfter, false)
 	h.chosen = append(h.chosen, false)
-	h.alt = past{}
+	h.alts = nil
 	if len(h.before) > 5 {
 		h.before, h.moves, h.rollAfter, h.chosen = h.before[1:], h.moves[1:], h.rollAfter[1:], h.chosen[1:]
 	}
@@ -650,9 +687,7 @@ func (x *explainer) explainOutcomes(cur engine.State, h *history, w, prev *windo
 	if n := len(h.before); n > 0 && prev != nil && !h.rollAfter[n-1] && !h.chosen[n-1] {
 		pe := debounceWindow(joinWindows(prev, w), len(x.b.Cells), x.settle, now)
 		pasts := []past{{h.before[n-1], h.moves[n-1]}}
-		if h.alt.before != nil {
-			pasts = append(pasts, h.alt)
-		}
+		pasts = append(pasts, h.alts...)
 		for _, pt := range pasts {
 			pb, lastMove := pt.before, pt.move
 			pboard, ok := x.board(pb.Position())

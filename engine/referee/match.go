@@ -716,6 +716,7 @@ func (r *Referee) candidates() []candidate {
 	if len(m) > 0 && r.info.Game == "gyges" && r.st.Awaiting() == engine.AwaitMove {
 		out = r.movesThen(m, out)
 		out = r.revisionsThen(out)
+		out = r.lookAlikePast(out)
 	}
 	if len(m) > 0 {
 		out = r.takebacks(out)
@@ -1809,7 +1810,7 @@ func (r *Referee) recognise() {
 			// came back; the move before it revised and another move
 			// of this player may explain the board as well
 			if n := len(r.ops); current && r.info.Game == "gyges" && !broadOff && n >= 2 && r.touchedAfter(r.lastAcc) {
-				if extra := r.otherComposites(1, r.st.Hash(), nil); len(extra) > 0 {
+				if extra := r.otherComposites(1, r.st.Hash(), nil, nil); len(extra) > 0 {
 					slices.SortStableFunc(extra, func(a, b candidate) int { return b.evidence - a.evidence })
 					r.ask(append([]candidate{{kind: candCurrent, text: r.ops[n-1].text}}, extra...))
 					return
@@ -1829,8 +1830,10 @@ func (r *Referee) recognise() {
 		}
 		// Several readings that end in one position are one to the game:
 		// the one that keeps most recorded moves is taken (oneOutcome).
+		var alts [][2]string
 		if len(others) > 1 && r.info.Game == "gyges" {
 			if k, ok := r.oneOutcome(others); ok {
+				alts = r.lookAlikeOf(others, k)
 				others = others[k : k+1]
 			}
 		}
@@ -1843,7 +1846,7 @@ func (r *Referee) recognise() {
 		// (revisionsThen, depth 2), asked. (Not when the board shows
 		// the revision alone as well: the next player's move unseen, a
 		// swap.)
-		lone := len(others) == 1 && r.info.Game == "gyges" && others[0].kind == candRevise && others[0].then != "" && !strings.Contains(others[0].then, ";") &&
+		lone := len(others) == 1 && r.info.Game == "gyges" && others[0].kind == candRevise && others[0].then != "" && !strings.Contains(others[0].then, ";") && !others[0].altPast &&
 			(others[0].depth == 1 || r.handWentOn(others[0])) && !r.shownBefore(others[0])
 		if len(others) > 1 || others[0].kind == candTakeback || others[0].ask && !lone {
 			slices.SortStableFunc(others, func(a, b candidate) int { return b.evidence - a.evidence })
@@ -1855,7 +1858,7 @@ func (r *Referee) recognise() {
 		// is asked beside this one (otherCompositesThan).
 		if r.info.Game == "gyges" && !broadOff {
 			if h, ok := r.outcome(others[0]); ok {
-				if extra := r.otherCompositesThan(others[0], h, nil); len(extra) > 0 {
+				if extra := r.otherCompositesThan(others[0], h, nil, &alts); len(extra) > 0 {
 					all := append(others[:1:1], extra...)
 					slices.SortStableFunc(all, func(a, b candidate) int { return b.evidence - a.evidence })
 					r.ask(all)
@@ -1867,6 +1870,9 @@ func (r *Referee) recognise() {
 		r.take(others[0], r.cfg.Source)
 		if lone && len(r.ops) > 0 {
 			r.ops[len(r.ops)-1].lone = true
+		}
+		if takesAlts(others[0]) {
+			r.keepAlts(alts)
 		}
 	}
 	r.fixpoint = false // the board was not read again after the last move taken

@@ -160,6 +160,11 @@ type op struct {
 	// hand may still have been under way, so revisionsThen reads the two
 	// back to the revised move's earlier readings
 	lone bool
+	// alts: the same position named otherwise, as the move before this
+	// one revised and then a move (texts): one to the game with this one
+	// when it was taken, each may be the past the hands made, whose last
+	// move they may still revise (lookAlikePast; at most maxAlts)
+	alts [][2]string
 }
 
 // maxWas bounds an op's list of the moves it revised.
@@ -223,6 +228,9 @@ type candidate struct {
 	// went where the revised move put its piece (the hand set it down
 	// first); followed on by revisionsThen, never asked for alone
 	displacedFirst bool
+	// altPast: a revision of the last move as a look-alike past names it
+	// (lookAlikePast); only ever asked
+	altPast bool
 }
 
 // Referee turns board events into moves and LED frames. It is pure: time
