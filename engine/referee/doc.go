@@ -177,7 +177,7 @@
 // the next move is recorded, the revisions of their last move are readings
 // too (lookAlikePast: a replace's displaced piece carried on, which the
 // record as written has no move for), with the evidence a revision needs
-// and the whole reading's (handAdmits, from the move before), and so are
+// and the whole reading's from the move before (admitsBoth, turnsOK), and so are
 // such a revision and then any move of the next player (altComposites,
 // beside a reading about to be taken). They are only ever asked.
 //

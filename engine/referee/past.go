@@ -163,9 +163,11 @@ func (r *Referee) lookAlikePast(out []candidate) []candidate {
 					!r.moverInHand(nt, since) || !r.leftFirst(lastNote, nt, now, true, recorded) {
 					continue
 				}
-				// and the whole reading, the move before revised and then
-				// this move, as a hand makes it
-				if !r.handAdmits(before2, before, after, prevNow, prev.note, a0, nt, prev.since, prev.seq) {
+				// and the whole reading, the move before as the past names
+				// it and then this move: what it changes touched, the
+				// sensors showing it, its plies in a hand's order
+				if !r.admitsBoth(before2, after, prevNow, a0, nt, prev.since, prev.seq) ||
+					!r.turnsOK(prev.since, [][]uint8{before2, before, after}, []note{a0, nt}) {
 					continue
 				}
 				if r.hashAfter(m) == h0 {
