@@ -71,12 +71,16 @@ func BenchmarkSettleToFrame(b *testing.B) {
 // (untimed). It reports the median and the 99th percentile.
 func BenchmarkSettleLatency(b *testing.B) {
 	// a counted GYGES path: the piece rests on two legal destinations on
-	// its way (each recorded, then revised) before it ends; and a GYGES
-	// move after a move recorded (the last move's revisions and the next
-	// player's moves after them are read too)
+	// its way (each recorded, then revised) before it ends; a GYGES move
+	// after a move recorded (the last move's revisions and the next
+	// player's moves after them are read too); and one after a move with a
+	// look-alike past
 	cases := append(slices.Clone(benchGames),
 		benchGame{name: "gyges-counted", game: "gyges", cfg: benchGames[3].cfg, move: []string{"lift c1", "place c2", "lift c2", "place c3", "lift c3", "place d3"}},
-		benchGame{name: "gyges-second", game: "gyges", cfg: benchGames[3].cfg, move: []string{"lift b6", "place b4"}, pre: []string{"lift a1", "place a2"}})
+		benchGame{name: "gyges-second", game: "gyges", cfg: benchGames[3].cfg, move: []string{"lift b6", "place b4"}, pre: []string{"lift a1", "place a2"}},
+		// a move after a replace written as one to the game with a
+		// look-alike past (its revisions are read too: TestLookAlikePast)
+		benchGame{name: "gyges-lookalike", game: "gyges", cfg: lookAlikeStart, move: lookAlikeSteps[2], pre: slices.Concat(lookAlikeSteps[:2]...)})
 	for _, g := range cases {
 		b.Run(g.name, func(b *testing.B) {
 			tb := newTable(&testing.T{}, g.game, g.cfg, false, 1)
