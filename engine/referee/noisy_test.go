@@ -1423,7 +1423,8 @@ func (n *noisy) pitch() float64 {
 	return 1
 }
 
-// candDepths names each asked candidate's depth (debugging).
+// candDepths names each asked candidate's kind, depth and evidence
+// (kind:depth:eEVIDENCE; the soft log's debugging).
 func candDepths(cs []candidate) string {
 	var b strings.Builder
 	b.WriteString(" depths [")

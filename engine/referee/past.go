@@ -75,10 +75,10 @@ func (r *Referee) keepAlts(alts [][2]string) {
 
 // inAlt steps the engine and r.cur back to the position before the last
 // move as look-alike past a names it (the move before as a names it
-// played), calls f with that position's moves, the index of a's last move
-// among them and the board there, and plays the record back. It returns
-// false, calling nothing, when the past cannot be played.
-func (r *Referee) inAlt(a [2]string, f func(moves []engine.Move, texts []string, notes []note, k int, before []uint8)) bool {
+// played), calls f with that position's moves (r.altPos), the index of
+// a's last move among them and the board there, and plays the record
+// back. It returns false, calling nothing, when the past cannot be played.
+func (r *Referee) inAlt(a [2]string, f func(c *posCache, k int, before []uint8)) bool {
 	pc, back := r.stepBack(2)
 	defer back.replay()
 	j := slices.Index(pc.texts, a[0])
@@ -87,24 +87,17 @@ func (r *Referee) inAlt(a [2]string, f func(moves []engine.Move, texts []string,
 	}
 	r.st.Play(pc.moves[j])
 	defer r.st.Undo()
-	moves := r.st.Moves(nil)
-	texts := make([]string, len(moves))
-	notes := make([]note, len(moves))
-	var nb [64]byte
-	k := -1
-	for i, m := range moves {
-		texts[i] = string(r.st.AppendMove(nb[:0], m))
-		notes[i] = r.parse(texts[i], -1)
-		if texts[i] == a[1] {
-			k = i
-		}
-	}
-	if k < 0 || notes[k].from < 0 || notes[k].place {
+	c := &r.altPos
+	r.fill(c)
+	k := slices.Index(c.texts, a[1])
+	if k < 0 || c.notes[k].from < 0 || c.notes[k].place {
 		return false
 	}
-	before := make([]uint8, r.ncell)
-	r.toBoard(r.st.Position(), before)
-	f(moves, texts, notes, k, before)
+	if len(r.altBoard) != r.ncell {
+		r.altBoard = make([]uint8, r.ncell)
+	}
+	r.toBoard(r.st.Position(), r.altBoard)
+	f(c, k, r.altBoard)
 	return true
 }
 
@@ -149,11 +142,11 @@ func (r *Referee) lookAlikePast(out []candidate) []candidate {
 	applyDiff(before2, prev.diff, true)
 	for _, a := range last.alts {
 		a0 := r.parse(a[0], -1)
-		r.inAlt(a, func(moves []engine.Move, texts []string, notes []note, k int, before []uint8) {
-			lastNote := notes[k]
-			for i, m := range moves {
-				nt := notes[i]
-				if i == k || texts[i] == "pass" || nt.place || nt.from != lastNote.from || nt.to < 0 ||
+		r.inAlt(a, func(c *posCache, k int, before []uint8) {
+			lastNote := c.notes[k]
+			for i, m := range c.moves {
+				nt := c.notes[i]
+				if i == k || c.texts[i] == "pass" || nt.place || nt.from != lastNote.from || nt.to < 0 ||
 					!r.hasSensor[nt.from] || !r.hasSensor[nt.to] || !r.touchedSince(nt, since) {
 					continue
 				}
@@ -174,7 +167,7 @@ func (r *Referee) lookAlikePast(out []candidate) []candidate {
 					continue // the position as it stands
 				}
 				cells := r.changedCells(now, after)
-				out = append(out, candidate{kind: candRevise, idx: -1, text: a[0] + ";" + texts[i], then: texts[i], note: r.parse(a[0], -1),
+				out = append(out, candidate{kind: candRevise, idx: -1, text: a[0] + ";" + c.texts[i], then: c.texts[i], note: r.parse(a[0], -1),
 					evidence: len(cells), cells: cells, depth: 2, ask: true, altPast: true})
 			}
 		})
@@ -194,9 +187,9 @@ func (r *Referee) altComposites(want uint64, out []candidate) []candidate {
 	live := slices.Clone(r.cur)
 	n0 := len(out)
 	for _, a := range last.alts {
-		r.inAlt(a, func(moves []engine.Move, texts []string, notes []note, k int, before []uint8) {
+		r.inAlt(a, func(c *posCache, k int, before []uint8) {
 			boards := func() (b, now, l []uint8) { return before, live, live }
-			out = r.revisedThen(moves, texts, notes, moves[k], notes[k], boards, r.altSince(), last.seq, want, a[0]+";", 2, out, nil)
+			out = r.revisedThen(c.moves, c.texts, c.notes, c.moves[k], c.notes[k], boards, r.altSince(), last.seq, want, a[0]+";", 2, out, nil)
 		})
 	}
 	for i := n0; i < len(out); i++ {

@@ -265,6 +265,9 @@ type Referee struct {
 	prev   posCache // the position before the last move (for revisions)
 	prevOK bool
 	deep   posCache // scratch: a position further back (deep revisions)
+	altPos posCache // scratch: the position before a look-alike past's last move
+	// altBoard: scratch, the board of altPos's position
+	altBoard []uint8
 
 	pending    bool
 	lastChange time.Duration
