@@ -51,6 +51,7 @@ var narrowExplainer = os.Getenv("TABLA_NOISY_EXPLAIN") == "narrow"
 func init() {
 	broadOff = os.Getenv("TABLA_NOISY_BROADOFF") != ""
 	altOff = os.Getenv("TABLA_NOISY_ALTOFF") != ""
+	gapOff = os.Getenv("TABLA_NOISY_GAPOFF") != ""
 }
 
 // rawEv is one sensor reading as the board reported it.
@@ -367,7 +368,8 @@ func (x *explainer) admits(e *evidence, from, to []byte, named []int) bool {
 // cells ply i names, texts[i-1] its notation): each ply that takes a piece
 // off a cell needs a lift there, each that puts one down a fill, in the
 // plies' order, and the players take turns: every change a ply needs comes
-// after every change the ply before it needed. The sensors may show more
+// after every change the ply before it needed, by more than the settle time
+// (two people's hands; $TABLA_NOISY_GAP=off: any time after). The sensors may show more
 // (bumps, rests), never less. Within a GYGES ply a piece is put down after
 // it was picked up: the mover's piece lands after its cell was emptied, a
 // replace's displaced piece after its landing cell was.
@@ -443,9 +445,20 @@ func (x *explainer) sequenceOK(e *evidence, boards [][]byte, named [][]int, text
 			}
 		}
 		barrier = end
+		if !judgeGapOff {
+			barrier = end + x.settle
+		}
 	}
 	return true
 }
+
+// judgeGapOff ($TABLA_NOISY_GAP=off): the plies of a reading need no pause
+// between them (before session 20).
+var judgeGapOff = os.Getenv("TABLA_NOISY_GAP") == "off"
+
+// swapFree ($TABLA_NOISY_SWAPFREE=1): a swap's displaced piece is not
+// checked (displacedAfter; before session 20).
+var swapFree = os.Getenv("TABLA_NOISY_SWAPFREE") == "1"
 
 // gygesCells reads a GYGES move's origin, landing cell and displaced
 // piece's cell (-1: none, or no sensor).
@@ -470,9 +483,12 @@ func (x *explainer) gygesCells(text string) (from, to, extra int) {
 }
 
 // displacedAfter: a GYGES replace's displaced piece was put down after it
-// left the landing cell (a piece put there before is another piece).
+// left the landing cell (a piece put there before is another piece). A
+// swap too: its displaced piece goes to the mover's cell, last filled after
+// the landing cell was emptied ($TABLA_NOISY_SWAPFREE=1: swaps unchecked,
+// as before session 20).
 func (x *explainer) displacedAfter(e *evidence, text []byte, named []int) bool {
-	if x.game != "gyges" || !bytes.Contains(text, []byte("/")) || len(named) != 3 || named[2] == named[0] {
+	if x.game != "gyges" || !bytes.Contains(text, []byte("/")) || len(named) != 3 || swapFree && named[2] == named[0] {
 		return true
 	}
 	to, extra := named[1], named[2]

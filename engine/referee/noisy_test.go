@@ -1248,6 +1248,12 @@ var noisyChainRegressions = []struct {
 	{"gyges-advanced-identifying", 5890, 58, true, "the same reading taken after a lone reading while the player to move lifted the piece it had landed and counted it on: stuck"},
 	{"gyges-advanced-presence", 465, 61, false, "the next player's replace under way, its displaced piece set down first while a neighbour was knocked off and set back: read as a replace landing on the knocked cell; the mover landed, and the one reading (the last move misread, another piece's) was asked though no move of the next player under way shows that board (underWayMasks)"},
 	{"gyges-advanced-identifying", 538, 14, false, "the same, identifying sensors"},
+	// session 20: two players' plies need a pause between them (turnsOK)
+	{"gyges-advanced-presence", 690, 14, false, "a replace whose displaced piece was set down first (c6-a5/d3): asked beside the last move revised to put its piece there (d1-d3) and then the plain move (c6-a5), though the mover was lifted within a settle time of that piece being put down — two people's hands a tenth of a second apart (turnsOK's pause)"},
+	{"gyges-advanced-presence", 650, 18, false, "the same (b6-c4/d1 beside d1-b1/d1 and b6-c4)"},
+	{"gyges-advanced-presence", 964, 18, false, "the same (a6-b4/e3 beside f1-e3 and a6-b4)"},
+	{"gyges-advanced-presence", 1053, 15, false, "the same (b1-c2/a5 beside a6-a5 and b1-c2)"},
+	{"gyges-advanced-presence", 1224, 21, false, "the same (d1-f3/b3 beside f6-f5/b3 and d1-f3)"},
 	{"gyges-advanced-presence", 216, 20, false, "the same"},
 	{"gyges-advanced-presence", 119, 45, false, "a plain move asked beside the last replace read as landing on a cell knocked off and set back before its mover was lifted, and the next player moving its displaced piece on (composites: a displaced piece moved on needs its replace's mover off the board while the landing piece was)"},
 	{"gyges-advanced-identifying", 470, 38, false, "a replace's displaced piece set down first, read as the last move's displaced piece going on; the next player's mover rested on its way (recorded as a move), then landed on the cell the displaced piece left: the two read back to the replace as first read and that mover's replace, the one reading, asked (handWentOn: the last move's piece left where it was recorded, and the next player's replace put its displaced piece where the move before was recorded putting its own)"},
@@ -1303,6 +1309,8 @@ var cleanRegressions = []struct {
 	{"gyges-advanced-identifying", 215, 38, "a swap replace (a6-d3/a6) asked beside the last replace revised to land there (e3-d3/a6), though the last move's landing (b4) was not touched since it was recorded (wentOn: an occupied landing cell is no exception then)"},
 	// session 19: look-alike pasts. The guesses of the clean harness at
 	// 10,000 games, fixed; each is recorded unasked with TABLA_NOISY_ALTOFF.
+	{"gyges-advanced-identifying", 4164, 46, "a swap (a6-b4/a6) recorded unasked while the explainer admitted the last move revised to a swap of its own (d2-a6/d2) whose displaced piece was put down on the mover's cell before it left its landing cell: the explainer now checks a swap's displaced piece like any other (displacedAfter)"},
+	{"gyges-advanced-identifying", 6797, 46, "the same (e6-a4/e6 beside e2-a4/e2)"},
 	{"gyges-advanced-identifying", 4436, 41, "a replace whose displaced piece went first (b5-b2/a1), recorded as the last move corrected (b1-a1) and the plain move (b5-b2); then the next player moving that displaced piece on (a1-a2) was recorded unasked, though the replace's hand carrying it on (b5-b2/a2) explains the board too: the look-alike past's revision (lookAlikePast)"},
 	{"gyges-advanced-presence", 159, 36, "the same, presence sensors (c6-d5 beside d2-b5/d5)"},
 	{"gyges-advanced-presence", 4823, 22, "the same (d6-d5 beside c1-c5/d5)"},

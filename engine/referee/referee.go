@@ -199,6 +199,7 @@ type posCache struct {
 
 type traceEv struct {
 	seq   uint64
+	at    time.Duration // when the sensor first showed the change
 	cell  int32
 	empty bool
 }
@@ -716,7 +717,7 @@ func (r *Referee) debounce(c int, now time.Duration) {
 			}
 			r.stable[c] = sg.v
 			r.touched[c] = first.seq
-			ev := traceEv{first.seq, int32(c), sg.v == empty}
+			ev := traceEv{first.seq, first.at, int32(c), sg.v == empty}
 			k := len(r.trace)
 			for k > 0 && r.trace[k-1].seq > ev.seq {
 				k--
