@@ -735,6 +735,9 @@ func (r *Referee) candidates() []candidate {
 		out = r.takebacks(out)
 		n0 := len(out)
 		out = r.revisions(out)
+		if r.info.Game == "gyges" && slices.ContainsFunc(out[n0:], func(c candidate) bool { return c.kind == candRevise && c.depth == 1 }) {
+			out = r.takebacksReach(out, true)
+		}
 		// The next player's move under way may look like the last mover
 		// going on (a displaced piece put down first): then a revision is
 		// only proposed. (In GYGES a revision alone is recorded, and
@@ -775,6 +778,17 @@ func dedupe(out []candidate) []candidate {
 // The cells where such a position differs from the present one must have
 // been touched since the last accepted move.
 func (r *Referee) takebacks(out []candidate) []candidate {
+	return r.takebacksReach(out, false)
+}
+
+// takebacksReach is takebacks; overRest: only the takeback reaching one
+// move further than takebacks do, over a last move that may be the first
+// rest of the hand taking the round before it back — GYGES, when a
+// revision of the last move is a reading (its hand went on after it was
+// recorded): of cells touched since that move's hand began (seed 5957 of
+// the clean harness). (Not read so when no revision is: the next player
+// moving the last move's piece on looks the same — seed 5039.)
+func (r *Referee) takebacksReach(out []candidate, overRest bool) []candidate {
 	if len(r.ops) == 0 {
 		return out
 	}
@@ -785,6 +799,7 @@ func (r *Referee) takebacks(out []candidate) []candidate {
 	// (a rest on the way) is no round of its own: the takeback reaches a
 	// round behind it.
 	depth := r.cfg.TakebackDepth
+	var rest uint64 // the seq a takeback reaching over a rest is touched since
 	if o := &r.ops[len(r.ops)-1]; !o.roll && !o.chosen && o.note.to >= 0 && r.hasSensor[o.note.to] &&
 		r.touched[o.note.to] > o.seq && r.sensed[o.note.to] == empty && !r.movableFrom(o.note.to) {
 		// its piece lifted again from where it was recorded (not knocked
@@ -794,6 +809,15 @@ func (r *Referee) takebacks(out []candidate) []candidate {
 		// reaches one round as always (seed 5039 of the clean harness:
 		// a piece moved on four plies in a row, its fourth move read as a
 		// takeback of the three before it)
+		if overRest {
+			return out // (takebacks reach there)
+		}
+		depth++
+	} else if overRest {
+		if o.roll || o.chosen {
+			return out
+		}
+		rest = o.since
 		depth++
 	}
 	for i := len(r.ops) - 1; i >= 0 && moves < depth; i-- {
@@ -803,15 +827,19 @@ func (r *Referee) takebacks(out []candidate) []candidate {
 			continue
 		}
 		moves++
-		if !r.fitsBoard(board) {
+		if overRest && moves < depth || !r.fitsBoard(board) {
 			continue
+		}
+		since := r.lastAcc
+		if overRest {
+			since = rest
 		}
 		var keys []int
 		ok := true
 		for c := range board {
 			if board[c] != r.cur[c] && r.hasSensor[c] {
 				keys = append(keys, c)
-				if r.touched[c] <= r.lastAcc {
+				if r.touched[c] <= since {
 					ok = false
 				}
 			}

@@ -1249,6 +1249,7 @@ var noisyChainRegressions = []struct {
 	{"gyges-advanced-presence", 465, 61, false, "the next player's replace under way, its displaced piece set down first while a neighbour was knocked off and set back: read as a replace landing on the knocked cell; the mover landed, and the one reading (the last move misread, another piece's) was asked though no move of the next player under way shows that board (underWayMasks)"},
 	{"gyges-advanced-identifying", 538, 14, false, "the same, identifying sensors"},
 	// session 20: two players' plies need a pause between them (turnsOK)
+	{"gyges-advanced-presence", 1027, 61, true, "a takeback of the round before reaching over a rest recorded as a move, not offered: the revision recorded unasked (a guess)"},
 	{"gyges-advanced-presence", 690, 14, false, "a replace whose displaced piece was set down first (c6-a5/d3): asked beside the last move revised to put its piece there (d1-d3) and then the plain move (c6-a5), though the mover was lifted within a settle time of that piece being put down — two people's hands a tenth of a second apart (turnsOK's pause)"},
 	{"gyges-advanced-presence", 650, 18, false, "the same (b6-c4/d1 beside d1-b1/d1 and b6-c4)"},
 	{"gyges-advanced-presence", 964, 18, false, "the same (a6-b4/e3 beside f1-e3 and a6-b4)"},
@@ -1309,6 +1310,7 @@ var cleanRegressions = []struct {
 	{"gyges-advanced-identifying", 215, 38, "a swap replace (a6-d3/a6) asked beside the last replace revised to land there (e3-d3/a6), though the last move's landing (b4) was not touched since it was recorded (wentOn: an occupied landing cell is no exception then)"},
 	// session 19: look-alike pasts. The guesses of the clean harness at
 	// 10,000 games, fixed; each is recorded unasked with TABLA_NOISY_ALTOFF.
+	{"gyges-advanced-presence", 5957, 64, "a replace whose displaced piece was set down first (a5-b5/c5), recorded as a plain move (b5-c5) and then revised: the board also shows the position before the two moves before it, a takeback of them whose first rest was recorded — not offered, the revision recorded unasked (a takeback now reaches over a last move that may be a rest, of cells touched since its hand began)"},
 	{"gyges-advanced-identifying", 4164, 46, "a swap (a6-b4/a6) recorded unasked while the explainer admitted the last move revised to a swap of its own (d2-a6/d2) whose displaced piece was put down on the mover's cell before it left its landing cell: the explainer now checks a swap's displaced piece like any other (displacedAfter)"},
 	{"gyges-advanced-identifying", 6797, 46, "the same (e6-a4/e6 beside e2-a4/e2)"},
 	{"gyges-advanced-identifying", 4436, 41, "a replace whose displaced piece went first (b5-b2/a1), recorded as the last move corrected (b1-a1) and the plain move (b5-b2); then the next player moving that displaced piece on (a1-a2) was recorded unasked, though the replace's hand carrying it on (b5-b2/a2) explains the board too: the look-alike past's revision (lookAlikePast)"},
