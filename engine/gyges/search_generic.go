@@ -117,9 +117,7 @@ func (x *chain) search(c0 int, bounce0 uint64) uint64 {
 			ends |= end
 			if end&bounce != 0 {
 				if sp == maxWork {
-					// The outcomes so far are a part of the
-					// whole; x.open and x.known stay valid.
-					return x.deepSearch(int(x.arch.root.c), x.arch.root.bounce)
+					goto deep
 				}
 				// Field by field, in this order: a literal, or
 				// bounce^end first, took moves on every path.
@@ -132,6 +130,19 @@ func (x *chain) search(c0 int, bounce0 uint64) uint64 {
 		}
 	}
 	return ends
+deep:
+	// The stack is full. The outcomes so far are a part of the whole;
+	// x.open and x.known stay valid.
+	return x.restart()
+}
+
+// restart runs deepSearch from search's root. A call of its own, reached by
+// a goto from the path loop: with deepSearch's arguments loaded in search,
+// the arm64 build moved the outcomes between two registers on every path.
+//
+//go:noinline
+func (x *chain) restart() uint64 {
+	return x.deepSearch(int(x.arch.root.c), x.arch.root.bounce)
 }
 
 // frame is a node of the chain search that waits while the chain from one
