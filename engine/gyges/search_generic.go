@@ -64,18 +64,14 @@ func (x *chain) search(c0 int, bounce0 uint64) uint64 {
 		pe, pn, ep uint16
 		grp, flat  = &x.t.grp, &x.t.flat
 	)
-	// The root, on the stack and where deepSearch finds it: c0 and
-	// bounce0 kept for it in registers took moves on every path.
+	// The root, where deepSearch finds it: c0 and bounce0 kept for it in
+	// registers took moves on every path.
 	x.arch.root = work{c: uint64(c0), bounce: bounce0}
-	x.arch.work[0] = x.arch.root
-	for sp := uint(1); sp != 0; {
-		sp--
-		w := &x.arch.work[sp&(maxWork-1)]
+	c1, used, bounce := uint(c0), uint64(0), bounce0
+	for sp := uint(0); ; {
 		// c is a cell (0–35), to the compiler one below 64: the
-		// per-cell arrays are 65 long and need no mask or check. It is
-		// defined here alone (the root is on the stack too): a cell
-		// coming from two places took a check on every node.
-		c, used, bounce := uint(w.c)&63, w.used, w.bounce
+		// per-cell arrays are 65 long and need no mask or check.
+		c := c1 & 63
 		// The shifts by c&63 and the index p&1 need no checks: in the Go
 		// build (the Pi's) each check cost instructions on every node.
 		if x.known&(1<<(c&63)) != 0 {
@@ -128,8 +124,13 @@ func (x *chain) search(c0 int, bounce0 uint64) uint64 {
 				sp++
 			}
 		}
+		if sp == 0 {
+			return ends
+		}
+		sp--
+		w := &x.arch.work[sp&(maxWork-1)]
+		c1, used, bounce = uint(w.c), w.used, w.bounce
 	}
-	return ends
 deep:
 	// The stack is full. The outcomes so far are a part of the whole;
 	// x.open and x.known stay valid.
