@@ -119,8 +119,10 @@
 //     ply of such a reading in a hand's order: a piece put down after it
 //     was picked up, a replace's displaced piece after its landing cell was
 //     emptied, and the next player's ply beginning at least a settle time
-//     (0.1 s by default) after the ply before it ended — two people's hands
-//     (turnsOK, as the harness's explainer reads a ply). Beside
+//     (0.1 s by default) after the ply before it ended, the cells of both
+//     reading the board after the first at some moment between them — two
+//     people's hands, the first let go (turnsOK, as the harness's explainer
+//     reads a ply). Beside
 //     other readings it is asked; when it is the one reading (a revision of the last move and
 //     the next player's move) it is taken, and should the hand go on, the
 //     two are read back together to the revised move's earlier readings

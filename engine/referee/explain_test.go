@@ -52,6 +52,7 @@ func init() {
 	broadOff = os.Getenv("TABLA_NOISY_BROADOFF") != ""
 	altOff = os.Getenv("TABLA_NOISY_ALTOFF") != ""
 	gapOff = os.Getenv("TABLA_NOISY_GAPOFF") != ""
+	boundaryOff = os.Getenv("TABLA_NOISY_BOUNDARYOFF") != ""
 }
 
 // rawEv is one sensor reading as the board reported it.
@@ -377,8 +378,12 @@ func (x *explainer) sequenceOK(e *evidence, boards [][]byte, named [][]int, text
 	pos := make([]int, len(x.sensor)) // per cell: transitions matched so far
 	barrier := time.Duration(-1 << 62)
 	order := make([]int, 0, len(x.sensor))
+	// per ply: its first and last change, and the cells it changed
+	starts, ends := make([]time.Duration, len(boards)-1), make([]time.Duration, len(boards)-1)
+	cells := make([][]int, len(boards)-1)
 	for i := 1; i < len(boards); i++ {
 		end := barrier
+		start := time.Duration(1<<63 - 1)
 		// the cells in the order their pieces are picked up: a ply's
 		// origin, then its landing cell, then the rest
 		order = order[:0]
@@ -430,6 +435,10 @@ func (x *explainer) sequenceOK(e *evidence, boards [][]byte, named [][]int, text
 					if ok {
 						found = true
 						end = max(end, t.at)
+						start = min(start, t.at)
+						if !slices.Contains(cells[i-1], c) {
+							cells[i-1] = append(cells[i-1], c)
+						}
 						if w == 'L' && c == from {
 							toAfter = t.at
 						}
@@ -448,9 +457,47 @@ func (x *explainer) sequenceOK(e *evidence, boards [][]byte, named [][]int, text
 		if !judgeGapOff {
 			barrier = end + x.settle
 		}
+		starts[i-1], ends[i-1] = start, end
+	}
+	if judgeBoundaryOff {
+		return true
+	}
+	// between two plies the hand let go: at some moment the cells either
+	// ply changes showed the board after the first
+	for i := 1; i+1 < len(boards); i++ {
+		if !x.showsBetween(e, boards[i], slices.Concat(cells[i-1], cells[i]), ends[i-1], starts[i]) {
+			return false
+		}
 	}
 	return true
 }
+
+// showsBetween: at some moment from lo to before hi the cells read board b.
+func (x *explainer) showsBetween(e *evidence, b []byte, cells []int, lo, hi time.Duration) bool {
+	shows := func(t time.Duration) bool {
+		for _, c := range cells {
+			if e.readingAt(c, t) != x.code[b[c]] {
+				return false
+			}
+		}
+		return true
+	}
+	if shows(lo) {
+		return true
+	}
+	for _, c := range cells {
+		for _, sg := range e.real[c] {
+			if sg.at > lo && sg.at < hi && shows(sg.at) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// judgeBoundaryOff ($TABLA_NOISY_BOUNDARY=off): no moment between two plies
+// need show the board after the first (before session 20).
+var judgeBoundaryOff = os.Getenv("TABLA_NOISY_BOUNDARY") == "off"
 
 // judgeGapOff ($TABLA_NOISY_GAP=off): the plies of a reading need no pause
 // between them (before session 20).

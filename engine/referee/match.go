@@ -307,8 +307,12 @@ func (r *Referee) turnsOK(since uint64, boards [][]uint8, named []note) bool {
 	order := make([]int, 0, len(cells))
 	barrier := since
 	var after, endAt time.Duration // a ply's changes come after: its turn begins
+	// per ply: its first and last change, and the cells it changed
+	starts, ends := make([]time.Duration, len(named)), make([]time.Duration, len(named))
+	plyCells := make([][]int, len(named))
 	for i := range named {
 		end := barrier
+		starts[i] = time.Duration(1<<63 - 1)
 		if i > 0 && !gapOff {
 			after = endAt + r.cfg.Settle
 		}
@@ -362,6 +366,10 @@ func (r *Referee) turnsOK(since uint64, boards [][]uint8, named []note) bool {
 						found = true
 						end = max(end, t.seq)
 						endAt = max(endAt, t.at)
+						starts[i], ends[i] = min(starts[i], t.at), max(ends[i], t.at)
+						if !slices.Contains(plyCells[i], k) {
+							plyCells[i] = append(plyCells[i], k)
+						}
 						if w == 'L' && c == from {
 							toAfter = t.seq
 						}
@@ -378,8 +386,52 @@ func (r *Referee) turnsOK(since uint64, boards [][]uint8, named []note) bool {
 		}
 		barrier = end
 	}
+	// between two plies the hand let go: at some moment the cells either
+	// ply changes read the board after the first
+	for i := 0; i+1 < len(named) && !boundaryOff; i++ {
+		if !showsBetween(evs, slices.Concat(plyCells[i], plyCells[i+1]), cells, boards[i+1], ends[i], starts[i+1]) {
+			return false
+		}
+	}
 	return true
 }
+
+// showsBetween: at some moment from lo to before hi, cells[k] for each k of
+// ks read board b by the trace evs[k] (a cell with no change by then is
+// taken to).
+func showsBetween(evs [][]traceEv, ks, cells []int, b []uint8, lo, hi time.Duration) bool {
+	shows := func(t time.Duration) bool {
+		for _, k := range ks {
+			var v uint8
+			seen := false
+			for _, ev := range evs[k] {
+				if ev.at > t {
+					break
+				}
+				v, seen = ev.v, true
+			}
+			if seen && !matches(v, b[cells[k]]) {
+				return false
+			}
+		}
+		return true
+	}
+	if shows(lo) {
+		return true
+	}
+	for _, k := range ks {
+		for _, ev := range evs[k] {
+			if ev.at > lo && ev.at < hi && shows(ev.at) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// boundaryOff: turnsOK asks no moment between two plies showing the board
+// after the first, as before session 20 (measuring only; set by tests).
+var boundaryOff = false
 
 // gapOff: turnsOK asks no pause between two players' plies, as before
 // session 20 (measuring only; set by tests).

@@ -1249,6 +1249,12 @@ var noisyChainRegressions = []struct {
 	{"gyges-advanced-presence", 465, 61, false, "the next player's replace under way, its displaced piece set down first while a neighbour was knocked off and set back: read as a replace landing on the knocked cell; the mover landed, and the one reading (the last move misread, another piece's) was asked though no move of the next player under way shows that board (underWayMasks)"},
 	{"gyges-advanced-identifying", 538, 14, false, "the same, identifying sensors"},
 	// session 20: two players' plies need a pause between them (turnsOK)
+	{"gyges-advanced-presence", 142, 29, false, "a plain move (d1-d2) asked beside the two moves before it read again (c2-b6, then c6-b6/d2), though between those two the cells they change never read the board after the first: the first player's hand had not let go when the second's began (turnsOK: a moment between two plies shows the first's board)"},
+	{"gyges-advanced-presence", 1477, 27, false, "the same (d1-c2 beside c1-c2, then c5-c2/e6)"},
+	{"gyges-advanced-identifying", 1245, 39, false, "the same, identifying sensors (d3-b4/e5 beside d3-d6, then d6-d4)"},
+	{"gyges-advanced-identifying", 1532, 39, false, "the same (a1-b2 beside c2-f5/e2, then f5-e2/b2)"},
+	{"gyges-advanced-identifying", 1506, 25, true, "a replace (d2-c5/c6) recorded unasked while the explainer admitted the replace with its displaced piece put elsewhere (b6) and the next player moving it on (b6-c6), though the board after the replace never showed: the explainer now asks a moment between two plies that shows the first's board (a guess)"},
+	{"gyges-advanced-presence", 1800, 27, true, "the same, presence sensors (f1-f2/a6 beside f1-f2/b6, then b6-a6)"},
 	{"gyges-advanced-presence", 1027, 61, true, "a takeback of the round before reaching over a rest recorded as a move, not offered: the revision recorded unasked (a guess)"},
 	{"gyges-advanced-presence", 690, 14, false, "a replace whose displaced piece was set down first (c6-a5/d3): asked beside the last move revised to put its piece there (d1-d3) and then the plain move (c6-a5), though the mover was lifted within a settle time of that piece being put down — two people's hands a tenth of a second apart (turnsOK's pause)"},
 	{"gyges-advanced-presence", 650, 18, false, "the same (b6-c4/d1 beside d1-b1/d1 and b6-c4)"},

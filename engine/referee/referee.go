@@ -202,6 +202,7 @@ type traceEv struct {
 	at    time.Duration // when the sensor first showed the change
 	cell  int32
 	empty bool
+	v     uint8 // the reading from then on
 }
 
 type candKind uint8
@@ -717,7 +718,7 @@ func (r *Referee) debounce(c int, now time.Duration) {
 			}
 			r.stable[c] = sg.v
 			r.touched[c] = first.seq
-			ev := traceEv{first.seq, first.at, int32(c), sg.v == empty}
+			ev := traceEv{first.seq, first.at, int32(c), sg.v == empty, sg.v}
 			k := len(r.trace)
 			for k > 0 && r.trace[k-1].seq > ev.seq {
 				k--
