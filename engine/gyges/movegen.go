@@ -99,9 +99,7 @@ func (g *Game) appendFrom(buf []engine.Move, x *chain, p int, s Cell) []engine.M
 		return buf
 	}
 	n += ne
-	first := engine.Move(bits.TrailingZeros64(lands))
-	writeDisps(buf[n:n+nd], engine.Move(KindReplace)<<kindShift|engine.Move(s)<<fromShift|first<<toShift, dc)
-	copyBlocks(buf[n+nd:n+nr], buf[n:n+nd], first, lands&(lands-1))
+	writeReplaces(buf[n:n+nr], nd, engine.Move(KindReplace)<<kindShift|engine.Move(s)<<fromShift, lands, dc)
 	return buf
 }
 
@@ -117,26 +115,25 @@ func writeSteps(out []engine.Move, base engine.Move, ends uint64) {
 	}
 }
 
-// writeDisps writes base | c<<dispShift for every cell c of dc into out,
-// which is as long as dc has bits.
+// writeReplaces writes into out (nd times as long as lands has bits) the
+// replaces base | l<<toShift | d<<dispShift for every landing l of lands
+// and each of the nd displacement cells d of dc. Every landing takes the
+// same displacement cells, so the replaces of the first landing are written
+// from the cells, those of the others from the first's, with the landing
+// field changed.
 //
 //go:noinline
-func writeDisps(out []engine.Move, base engine.Move, dc uint64) {
+func writeReplaces(out []engine.Move, nd int, base engine.Move, lands, dc uint64) {
+	first := engine.Move(bits.TrailingZeros64(lands))
+	base |= first << toShift
+	ds := out[:nd]
 	k := 0
 	for ; dc != 0; dc &= dc - 1 {
-		out[k] = base | engine.Move(bits.TrailingZeros64(dc))<<dispShift
+		ds[k] = base | engine.Move(bits.TrailingZeros64(dc))<<dispShift
 		k++
 	}
-}
-
-// copyBlocks writes the replaces of the landings after the first: rest
-// holds a block as long as ds per landing of lands, and each block is ds
-// (the first landing's replaces) with the landing field changed.
-//
-//go:noinline
-func copyBlocks(rest, ds []engine.Move, first engine.Move, lands uint64) {
-	nd := len(ds)
-	for ; lands != 0; lands &= lands - 1 {
+	rest := out[nd:]
+	for lands &= lands - 1; lands != 0; lands &= lands - 1 {
 		b := (first ^ engine.Move(bits.TrailingZeros64(lands))) << toShift
 		out := rest[:nd:nd]
 		rest = rest[nd:]
