@@ -132,11 +132,10 @@ func writeReplaces(out []engine.Move, nd int, base engine.Move, lands, dc uint64
 		ds[k] = base | engine.Move(bits.TrailingZeros64(dc))<<dispShift
 		k++
 	}
-	rest := out[nd:]
-	for lands &= lands - 1; lands != 0; lands &= lands - 1 {
+	for n := nd; n < len(out); n += nd {
+		lands &= lands - 1
 		b := (first ^ engine.Move(bits.TrailingZeros64(lands))) << toShift
-		out := rest[:nd:nd]
-		rest = rest[nd:]
+		out := out[n : n+nd : n+nd]
 		i := 0
 		for ; i+8 <= nd; i += 8 {
 			s, o := ds[i:i+8:i+8], out[i:i+8:i+8]
