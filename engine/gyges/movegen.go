@@ -104,7 +104,8 @@ func (g *Game) appendFrom(buf []engine.Move, x *chain, p int, s Cell) []engine.M
 }
 
 // writeSteps writes base | c<<toShift for every cell c of ends into out,
-// which is as long as ends has bits.
+// which is as long as ends has bits. It is not inlined: in appendFrom its
+// loop would reload spilled values again.
 //
 //go:noinline
 func writeSteps(out []engine.Move, base engine.Move, ends uint64) {
@@ -121,8 +122,6 @@ func writeSteps(out []engine.Move, base engine.Move, ends uint64) {
 // same displacement cells, so the replaces of the first landing are written
 // from the cells, those of the others from the first's, with the landing
 // field changed.
-//
-//go:noinline
 func writeReplaces(out []engine.Move, nd int, base engine.Move, lands, dc uint64) {
 	first := engine.Move(bits.TrailingZeros64(lands))
 	base |= first << toShift
