@@ -79,10 +79,10 @@ func (g *Game) dispCells(p int, s Cell) uint64 {
 }
 
 // appendFrom appends the moves starting at s: the steps to every end cell,
-// then for every landing cell the replaces to every displacement cell. Every
-// landing takes the same displacement cells, so the replaces of the first
-// landing are written from the cells, those of the others from the first's,
-// with the landing field changed.
+// then for every landing cell the replaces to every displacement cell.
+// The moves are written by functions of their own that call nothing, so
+// their loops keep their values in registers (written here, after the
+// slice's growth, they reloaded two values from the stack on every move).
 func (g *Game) appendFrom(buf []engine.Move, x *chain, p int, s Cell) []engine.Move {
 	ends, lands := x.outcomes(s)
 	ne, nr, nd := bits.OnesCount64(ends), 0, 0
@@ -94,32 +94,47 @@ func (g *Game) appendFrom(buf []engine.Move, x *chain, p int, s Cell) []engine.M
 	}
 	n := len(buf)
 	buf = slices.Grow(buf, ne+nr)[:n+ne+nr]
-	base := engine.Move(KindMove)<<kindShift | engine.Move(s)<<fromShift
-	out := buf[n : n+ne]
-	k := 0
-	for e := ends; e != 0; e &= e - 1 { // e != 0: no zero case for TrailingZeros64
-		out[k] = base | engine.Move(bits.TrailingZeros64(e))<<toShift
-		k++
-	}
+	writeSteps(buf[n:n+ne], engine.Move(KindMove)<<kindShift|engine.Move(s)<<fromShift, ends)
 	if nr == 0 {
 		return buf
 	}
 	n += ne
+	writeReplaces(buf[n:n+nr], nd, engine.Move(KindReplace)<<kindShift|engine.Move(s)<<fromShift, lands, dc)
+	return buf
+}
+
+// writeSteps writes base | c<<toShift for every cell c of ends into out,
+// which is as long as ends has bits. It is not inlined: in appendFrom its
+// loop would reload spilled values again.
+//
+//go:noinline
+func writeSteps(out []engine.Move, base engine.Move, ends uint64) {
+	k := 0
+	for ; ends != 0; ends &= ends - 1 {
+		out[k] = base | engine.Move(bits.TrailingZeros64(ends))<<toShift
+		k++
+	}
+}
+
+// writeReplaces writes into out (nd times as long as lands has bits) the
+// replaces base | l<<toShift | d<<dispShift for every landing l of lands
+// and each of the nd displacement cells d of dc. Every landing takes the
+// same displacement cells, so the replaces of the first landing are written
+// from the cells, those of the others from the first's, with the landing
+// field changed.
+func writeReplaces(out []engine.Move, nd int, base engine.Move, lands, dc uint64) {
 	first := engine.Move(bits.TrailingZeros64(lands))
-	base = engine.Move(KindReplace)<<kindShift | engine.Move(s)<<fromShift | first<<toShift
-	ds := buf[n : n+nd]
-	k = 0
+	base |= first << toShift
+	ds := out[:nd]
+	k := 0
 	for ; dc != 0; dc &= dc - 1 {
 		ds[k] = base | engine.Move(bits.TrailingZeros64(dc))<<dispShift
 		k++
 	}
-	// The other landings' replaces, each block the first's with the
-	// landing changed, eight at a time (here, not in a call: a call and
-	// its slices cost some 30 instructions a landing).
-	for lands &= lands - 1; lands != 0; lands &= lands - 1 {
+	for n := nd; n < len(out); n += nd {
+		lands &= lands - 1
 		b := (first ^ engine.Move(bits.TrailingZeros64(lands))) << toShift
-		n += nd
-		out := buf[n : n+nd : n+nd]
+		out := out[n : n+nd : n+nd]
 		i := 0
 		for ; i+8 <= nd; i += 8 {
 			s, o := ds[i:i+8:i+8], out[i:i+8:i+8]
@@ -135,7 +150,6 @@ func (g *Game) appendFrom(buf []engine.Move, x *chain, p int, s Cell) []engine.M
 			out[i] = b ^ ds[i]
 		}
 	}
-	return buf
 }
 
 // Moves appends the legal moves to buf[:0].
