@@ -47,9 +47,9 @@ func (r *Referee) leftFirst(last, nt note, now []uint8, strict bool, since uint6
 			if t.seq <= since {
 				continue
 			}
-			if c := int(t.cell); t.empty && slices.Contains(qs[:k], c) {
+			if c := int(t.cell); t.empty() && slices.Contains(qs[:k], c) {
 				emptied = true
-			} else if c == p && !t.empty {
+			} else if c == p && !t.empty() {
 				filled, ok = true, emptied // (its last fill counts)
 			}
 		}

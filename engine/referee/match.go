@@ -362,7 +362,7 @@ func (r *Referee) turnsOK(since uint64, boards [][]uint8, named []note) bool {
 				for pos[k] < len(evs[k]) {
 					t := evs[k][pos[k]]
 					pos[k]++
-					if t.seq > lo && t.at >= after && (w == 'L') == t.empty {
+					if t.seq > lo && t.at >= after && (w == 'L') == t.empty() {
 						found = true
 						end = max(end, t.seq)
 						endAt = max(endAt, t.at)
@@ -472,13 +472,13 @@ func (r *Referee) coEmpty(a, b int, since uint64) (bool, int) {
 			continue
 		}
 		if c == a {
-			ea = t.empty
+			ea = t.empty()
 		} else {
-			eb = t.empty
+			eb = t.empty()
 		}
 		if ea && eb {
 			co = true
-		} else if co && !t.empty && first < 0 {
+		} else if co && !t.empty() && first < 0 {
 			first = c
 		}
 	}
@@ -495,11 +495,11 @@ func (r *Referee) touchedAfterFill(x, p int, since uint64, lifted bool) bool {
 		}
 		switch int(t.cell) {
 		case p:
-			if !t.empty {
+			if !t.empty() {
 				filled = true
 			}
 		case x:
-			if filled && (!lifted || t.empty) {
+			if filled && (!lifted || t.empty()) {
 				return true
 			}
 		}
@@ -539,11 +539,11 @@ func (r *Referee) liftedBeforeFirstFill(a, b int, since uint64) bool {
 		}
 		switch int(t.cell) {
 		case a:
-			if t.empty {
+			if t.empty() {
 				lifted = true
 			}
 		case b:
-			if !t.empty {
+			if !t.empty() {
 				return lifted
 			}
 		}
@@ -570,11 +570,11 @@ func (r *Referee) liftedFilledLifted(a, p int, since uint64) bool {
 			continue
 		}
 		switch {
-		case step == 0 && int(t.cell) == a && t.empty:
+		case step == 0 && int(t.cell) == a && t.empty():
 			step = 1
-		case step == 1 && int(t.cell) == p && !t.empty:
+		case step == 1 && int(t.cell) == p && !t.empty():
 			step = 2
-		case step == 2 && int(t.cell) == p && t.empty:
+		case step == 2 && int(t.cell) == p && t.empty():
 			return true
 		}
 	}
@@ -591,9 +591,9 @@ func (r *Referee) landedBeforeLift(to, p int, since uint64) bool {
 			continue
 		}
 		switch {
-		case int(t.cell) == to && !t.empty:
+		case int(t.cell) == to && !t.empty():
 			landed = t.seq
-		case int(t.cell) == p && t.empty:
+		case int(t.cell) == p && t.empty():
 			lifted = t.seq
 		}
 	}
@@ -608,7 +608,7 @@ func (r *Referee) filledThenLifted(c int, since uint64) bool {
 		if t.seq <= since || int(t.cell) != c {
 			continue
 		}
-		if !t.empty {
+		if !t.empty() {
 			filled = true
 		} else if filled {
 			return true
@@ -688,11 +688,11 @@ func (r *Referee) liftedBeforeFill(a, b int, since uint64) bool {
 		}
 		switch int(t.cell) {
 		case a:
-			if t.empty {
+			if t.empty() {
 				lifted = true
 			}
 		case b:
-			if !t.empty {
+			if !t.empty() {
 				filled, ok = true, lifted
 			}
 		}
@@ -723,9 +723,9 @@ func (r *Referee) emptyAtFill(a, b int, since uint64) (ok, filled bool) {
 		}
 		switch int(t.cell) {
 		case a:
-			aEmpty = t.empty
+			aEmpty = t.empty()
 		case b:
-			if !t.empty {
+			if !t.empty() {
 				filled, ok = true, aEmpty
 			}
 		}
@@ -1275,7 +1275,7 @@ func (u *underWayMasks) mayShow(keys []int, now, before []uint8, diff []change) 
 func (r *Referee) liftedSince(since uint64) uint64 {
 	var out uint64
 	for k := len(r.trace) - 1; k >= 0 && r.trace[k].seq > since; k-- {
-		if t := r.trace[k]; t.empty && t.cell < 64 {
+		if t := r.trace[k]; t.empty() && t.cell < 64 {
 			out |= 1 << uint(t.cell)
 		}
 	}
@@ -1535,7 +1535,7 @@ func (r *Referee) displacedOn(d int, first *op, nt note) bool {
 	}
 	lifted := false
 	for _, t := range r.trace {
-		if t.seq > r.lastAcc && int(t.cell) == x && t.empty {
+		if t.seq > r.lastAcc && int(t.cell) == x && t.empty() {
 			lifted = true
 			break
 		}

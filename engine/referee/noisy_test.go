@@ -862,7 +862,7 @@ func noisyGame(t *testing.T, nc noisyConfig, seed uint64, mode playMode) (res no
 				var tr []string
 				for _, e := range r.trace {
 					if e.seq > r.lastAcc {
-						tr = append(tr, fmt.Sprintf("%d:%s:%v", e.seq, r.b.Cells[e.cell].Name, e.empty))
+						tr = append(tr, fmt.Sprintf("%d:%s:%v", e.seq, r.b.Cells[e.cell].Name, e.empty()))
 					}
 				}
 				fmt.Println("  fits", text, "evidence", ok, tr)

@@ -198,12 +198,14 @@ type posCache struct {
 }
 
 type traceEv struct {
-	seq   uint64
-	at    time.Duration // when the sensor first showed the change
-	cell  int32
-	empty bool
-	v     uint8 // the reading from then on
+	seq  uint64
+	at   time.Duration // when the sensor first showed the change
+	cell int32
+	v    uint8 // the reading from then on
 }
+
+// empty: the change emptied the cell.
+func (t traceEv) empty() bool { return t.v == empty }
 
 type candKind uint8
 
@@ -718,7 +720,7 @@ func (r *Referee) debounce(c int, now time.Duration) {
 			}
 			r.stable[c] = sg.v
 			r.touched[c] = first.seq
-			ev := traceEv{first.seq, first.at, int32(c), sg.v == empty, sg.v}
+			ev := traceEv{first.seq, first.at, int32(c), sg.v}
 			k := len(r.trace)
 			for k > 0 && r.trace[k-1].seq > ev.seq {
 				k--
@@ -1294,7 +1296,7 @@ func (r *Referee) thenSince(n0 int, since uint64) {
 		o := &r.ops[j]
 		lift := o.since
 		for _, t := range r.trace {
-			if t.seq > since && t.seq < lift && t.empty && (int(t.cell) == o.note.from || o.note.extra >= 0 && int(t.cell) == o.note.to) {
+			if t.seq > since && t.seq < lift && t.empty() && (int(t.cell) == o.note.from || o.note.extra >= 0 && int(t.cell) == o.note.to) {
 				lift = t.seq
 				break
 			}
