@@ -90,13 +90,28 @@ func (r *Referee) oneOutcome(cands []candidate) (int, bool) {
 		case c.kind == candMove && (c.ask || strings.Contains(c.text, ";")), c.kind != candMove && c.kind != candRevise:
 			return -1, false
 		case best >= 0 && rank(c) == rank(cands[best]):
-			return -1, false // two readings that keep as many moves
+			if tieOff || !pastsApart(c, cands[best]) {
+				return -1, false // two readings that keep as many moves
+			}
+			if c.firstRead && !cands[best].firstRead {
+				best = i // (the past as first recorded)
+			}
 		case best < 0 || rank(c) < rank(cands[best]):
 			best = i
 		}
 	}
 	if best < 0 {
 		return -1, false
+	}
+	// Two readings that revise the same move alike and name the next
+	// move otherwise are a swap of two pieces of one height after that
+	// revision: asked, as after the move as recorded.
+	for i, c := range cands {
+		for _, e := range cands[i+1:] {
+			if !frameOff && c.kind == candRevise && e.kind == candRevise && c.depth == e.depth && c.then != "" && e.then != "" && c.then != e.then && firstPly(c.text) == firstPly(e.text) {
+				return -1, false
+			}
+		}
 	}
 	want, ok := r.outcome(cands[best])
 	if !ok {
@@ -109,6 +124,27 @@ func (r *Referee) oneOutcome(cands []candidate) (int, bool) {
 	}
 	return best, true
 }
+
+// pastsApart: a and b read the same plies back to two different pasts,
+// each with the next player's move after it: the last hand rested on two
+// cells and the next player took the piece on from one or the other. The
+// game goes on the same from both, and neither past has two namings of
+// its next move: one is taken, the move as it was first recorded when it
+// is one of them (a question would ask only how the record names a past
+// no one can tell).
+func pastsApart(a, b candidate) bool {
+	return a.kind == candRevise && b.kind == candRevise && a.depth == b.depth && a.then != "" && b.then != "" &&
+		!strings.Contains(a.then, ";") && !strings.Contains(b.then, ";") && firstPly(a.text) != firstPly(b.text)
+}
+
+// tieOff: oneOutcome gives up on any two readings that keep as many
+// moves (session 20's referee; $TABLA_NOISY_TIEOFF in the tests).
+var tieOff = false
+
+// frameOff: oneOutcome takes one of two readings that revise the same
+// move alike and name the next move otherwise (session 20's referee;
+// $TABLA_NOISY_FRAMEOFF in the tests).
+var frameOff = false
 
 // outcome is the hash of the position a reading ends in (ok false when it
 // cannot be played back).

@@ -53,7 +53,20 @@ func init() {
 	altOff = os.Getenv("TABLA_NOISY_ALTOFF") != ""
 	gapOff = os.Getenv("TABLA_NOISY_GAPOFF") != ""
 	boundaryOff = os.Getenv("TABLA_NOISY_BOUNDARYOFF") != ""
+	frameOff = os.Getenv("TABLA_NOISY_FRAMEOFF") != ""
+	tieOff = os.Getenv("TABLA_NOISY_TIEOFF") != ""
 }
+
+// judgeFrameOff: a swap of two pieces of one height after a revision (two
+// readings that revise the last move alike and name the next move
+// otherwise) does not keep readings that end in one position from being
+// one to the game (session 20's judge, $TABLA_NOISY_FRAME=off).
+var judgeFrameOff = os.Getenv("TABLA_NOISY_FRAME") == "off"
+
+// judgeStandOff: the pieces a GYGES ply picks up need not stand on their
+// cells when the ply before it ended (session 20's judge,
+// $TABLA_NOISY_STAND=off).
+var judgeStandOff = os.Getenv("TABLA_NOISY_STAND") == "off"
 
 // rawEv is one sensor reading as the board reported it.
 type rawEv struct {
@@ -381,6 +394,7 @@ func (x *explainer) sequenceOK(e *evidence, boards [][]byte, named [][]int, text
 	// per ply: its first and last change, and the cells it changed
 	starts, ends := make([]time.Duration, len(boards)-1), make([]time.Duration, len(boards)-1)
 	cells := make([][]int, len(boards)-1)
+	lifts := make([][]int, len(boards)-1) // per ply: the cells it lifts
 	for i := 1; i < len(boards); i++ {
 		end := barrier
 		start := time.Duration(1<<63 - 1)
@@ -413,6 +427,7 @@ func (x *explainer) sequenceOK(e *evidence, boards [][]byte, named [][]int, text
 			var want []byte
 			if a != CodeEmpty && (a != b || nm) {
 				want = append(want, 'L')
+				lifts[i-1] = append(lifts[i-1], c)
 			}
 			if b != CodeEmpty && (a != b || nm && a != CodeEmpty) {
 				want = append(want, 'F')
@@ -467,6 +482,16 @@ func (x *explainer) sequenceOK(e *evidence, boards [][]byte, named [][]int, text
 	for i := 1; i+1 < len(boards); i++ {
 		if !x.showsBetween(e, boards[i], slices.Concat(cells[i-1], cells[i]), ends[i-1], starts[i]) {
 			return false
+		}
+		// the pieces the next ply picks up stood on their cells when the
+		// ply before ended: a piece lifted during that ply and put back
+		// only after it was the next player's hand (begun too soon)
+		if x.game == "gyges" && !judgeStandOff {
+			for _, c := range lifts[i] {
+				if e.readingAt(c, ends[i-1]) == CodeEmpty {
+					return false
+				}
+			}
 		}
 	}
 	return true
@@ -848,7 +873,9 @@ func (x *explainer) explainOutcomes(cur engine.State, h *history, w, prev *windo
 // plain move of the player to move among them, and every other a revision
 // of the last moves that ends in the same position (hashes: where each
 // ends) — they differ only in how the record names the plies, and the
-// referee records the plain move unasked (README, sensor notes).
+// referee records the plain move unasked (README, sensor notes) — unless
+// two revisions read the last move back alike and name the next move
+// otherwise (a swap after that past, asked; judgeFrameOff).
 func oneToTheGame(readings []string, hashes []uint64) bool {
 	plain := -1
 	for i, r := range readings {
@@ -868,6 +895,18 @@ func oneToTheGame(readings []string, hashes []uint64) bool {
 	for _, h := range hashes {
 		if h != hashes[plain] {
 			return false
+		}
+	}
+	// The plain move is the one reading of the past as the harness
+	// played it; a revision is another past the evidence admits (the last
+	// hand went on). Two readings of one such past that name the next move
+	// otherwise are a swap of two pieces of one height there, which the
+	// referee asks about as it would after the plain past.
+	for i, r := range readings {
+		for _, q := range readings[i+1:] {
+			if !judgeFrameOff && strings.HasPrefix(r, "revise:") && strings.HasPrefix(q, "revise:") && firstPly(r[len("revise:"):]) == firstPly(q[len("revise:"):]) {
+				return false
+			}
 		}
 	}
 	return true
