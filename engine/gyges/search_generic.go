@@ -57,6 +57,13 @@ const maxWork = 16
 // the node before, and a bounce costs three stores and a pop three loads,
 // where a frame took five of each (BENCHMARKS.md, issue 39's ninth pass:
 // 0.97 of deepSearch's CPU time a mid-game list).
+//
+// A node's first bounce is not pushed: it is the next node, kept in
+// registers, and the node's other paths are followed by a second loop that
+// pushes their bounces. From one node to the next of a chain the search
+// then waits for the loads of the first bounce's path, not for those of
+// the last one's and a store and a load through the stack (issue 39's
+// eleventh pass: 0.95 of the CPU time a mid-game list).
 func (x *chain) search(c0 int, bounce0 uint64) uint64 {
 	var (
 		ends       uint64
@@ -68,6 +75,7 @@ func (x *chain) search(c0 int, bounce0 uint64) uint64 {
 	// registers took moves on every path.
 	x.arch.root = work{c: uint64(c0), bounce: bounce0}
 	c1, used, bounce := uint(c0), uint64(0), bounce0
+nodes:
 	for sp := uint(0); ; {
 		// c is a cell (0–35), to the compiler one below 64: the
 		// per-cell arrays are 65 long and need no mask or check.
@@ -112,16 +120,27 @@ func (x *chain) search(c0 int, bounce0 uint64) uint64 {
 			end := pnArr[bits.TrailingZeros64(open)]
 			ends |= end
 			if end&bounce != 0 {
-				if sp == maxWork {
-					goto deep
+				// The first bounce is the next node, kept in
+				// registers; the other paths' bounces are
+				// pushed.
+				nu := used | peArr[bits.TrailingZeros64(open)]
+				nc := end
+				for open &= open - 1; open != 0; open &= open - 1 {
+					end := pnArr[bits.TrailingZeros64(open)]
+					ends |= end
+					if end&bounce != 0 {
+						if sp == maxWork {
+							goto deep
+						}
+						w := &x.arch.work[sp&(maxWork-1)]
+						w.bounce = end ^ bounce // end is one bit, of bounce
+						w.used = used | peArr[bits.TrailingZeros64(open)]
+						w.c = uint64(bits.TrailingZeros64(end))
+						sp++
+					}
 				}
-				// Field by field, in this order: a literal, or
-				// bounce^end first, took moves on every path.
-				w := &x.arch.work[sp&(maxWork-1)]
-				w.bounce = end ^ bounce // end is one bit, of bounce
-				w.used = used | peArr[bits.TrailingZeros64(open)]
-				w.c = uint64(bits.TrailingZeros64(end))
-				sp++
+				c1, used, bounce = uint(bits.TrailingZeros64(nc)), nu, bounce^nc
+				continue nodes
 			}
 		}
 		if sp == 0 {
