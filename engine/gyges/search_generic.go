@@ -102,6 +102,10 @@ nodes:
 			x.arch.oe[c] = oe
 			x.arch.pe[c], x.arch.pn[c], x.arch.ep[c] = pe, pn, ep
 			x.known |= 1 << (c & 63)
+			// This node's paths by all the group's boundaries (a
+			// superset: the others only remove blocked paths), so
+			// that their ANDs need not wait for the blocking loop.
+			oe = g.edges
 		}
 		// The paths crossing a boundary crossed before are out: one AND
 		// per such boundary of the group (stored complemented), no test
