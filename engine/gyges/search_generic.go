@@ -87,7 +87,7 @@ nodes:
 			oe = x.arch.oe[c]
 			pe, pn, ep = x.arch.pe[c], x.arch.pn[c], x.arch.ep[c]
 		} else {
-			g := &grp[uint8(c*3+uint(x.h[c])-1)]
+			g := &grp[c*3+uint(x.h[c])]
 			open = g.allowed[x.p&1]
 			oe = g.edges
 			tp := g.tp
@@ -216,7 +216,7 @@ node:
 		oe = x.arch.oe[c]
 		pe, pn, ep = x.arch.pe[c], x.arch.pn[c], x.arch.ep[c]
 	} else {
-		g := &grp[uint8(c*3+uint(x.h[c])-1)]
+		g := &grp[c*3+uint(x.h[c])]
 		open = g.allowed[x.p&1]
 		oe = g.edges
 		tp := g.tp
