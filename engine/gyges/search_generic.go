@@ -74,12 +74,15 @@ func (x *chain) search(c0 int, bounce0 uint64) uint64 {
 	// The root, where deepSearch finds it: c0 and bounce0 kept for it in
 	// registers took moves on every path.
 	x.arch.root = work{c: uint64(c0), bounce: bounce0}
-	c1, used, bounce := uint(c0), uint64(0), bounce0
+	c1, used, bounce := uint(c0)&63, uint64(0), bounce0
 nodes:
 	for sp := uint(0); ; {
-		// c is a cell (0–35), to the compiler one below 64: the
-		// per-cell arrays are 65 long and need no mask or check.
-		c := c1 & 63
+		// c is a cell (0–35), masked to 0–63 where it comes from
+		// memory; after a count of trailing zeros (0–64) it is used
+		// as it is: the per-cell arrays are 65 long, and the check
+		// the compiler keeps is a branch, not a step between a
+		// node's end and the next node's loads.
+		c := c1
 		// The shifts by c&63 and the index p&1 need no checks: in the Go
 		// build (the Pi's) each check cost instructions on every node.
 		if x.known&(1<<(c&63)) != 0 {
@@ -152,7 +155,7 @@ nodes:
 		}
 		sp--
 		w := &x.arch.work[sp&(maxWork-1)]
-		c1, used, bounce = uint(w.c), w.used, w.bounce
+		c1, used, bounce = uint(w.c)&63, w.used, w.bounce
 	}
 deep:
 	// The stack is full. The outcomes so far are a part of the whole;
