@@ -77,10 +77,9 @@ func (x *chain) search(c0 int, bounce0 uint64) uint64 {
 	c1, used, bounce := uint(c0)&63, uint64(0), bounce0
 nodes:
 	for sp := uint(0); ; {
-		// c is a cell (0–35), masked to 0–63 where it comes from
-		// memory; after a count of trailing zeros (0–64) it is used
-		// as it is: the per-cell arrays are 65 long, and the check
-		// the compiler keeps is a branch, not a step between a
+		// c is a cell (0–35), used as it comes, from a count of
+		// trailing zeros or the stack: the compiler checks it against
+		// the per-cell arrays' 65, a branch, not a mask between a
 		// node's end and the next node's loads.
 		c := c1
 		// The shifts by c&63 and the index p&1 need no checks: in the Go
@@ -155,7 +154,7 @@ nodes:
 		}
 		sp--
 		w := &x.arch.work[sp&(maxWork-1)]
-		c1, used, bounce = uint(w.c)&63, w.used, w.bounce
+		c1, used, bounce = uint(w.c), w.used, w.bounce
 	}
 deep:
 	// The stack is full. The outcomes so far are a part of the whole;
