@@ -60,8 +60,9 @@
 // Both searches keep an explicit stack instead of recursing. The Go search
 // (chain.search), the one of every architecture but amd64 and of the purego
 // build tag, keeps a stack of the nodes still to follow (cell, boundaries
-// used, pieces left): a node's walks are followed in one loop, each bounce
-// adding a node, so the cell of the next node is known before the walks of
+// used, pieces left): a node's walks are followed in one loop, its first
+// bounce the next node (in registers) and each other bounce adding a node
+// to the stack, so the cell of the next node is known before the walks of
 // the one before are done and the processor overlaps their loads. A search
 // that fills that stack (16 nodes; 0.25% of the tests' searches, none of
 // the benchmark's mid-game ones) is run again by chain.deepSearch, whose

@@ -50,11 +50,11 @@ enter:
 	JMP   pop
 
 unknown:
-	// Its group is grp[3*c + h[c] - 1]; the paths no piece blocks are
+	// Its group is grp[3*c + h[c]]; the paths no piece blocks are
 	// allowed[p] less the paths through every occupied cell nearby.
 	MOVBQZX (R8)(CX*1), R14
 	LEAQ    (CX)(CX*2), R15
-	LEAQ    -1(R15)(R14*1), R15
+	LEAQ    (R15)(R14*1), R15
 	IMULQ   $group__size, R15
 	LEAQ    (BX)(R15*1), SI
 	BTSQ    CX, R12

@@ -32,10 +32,10 @@ type work struct {
 }
 
 // maxWork bounds search's stack of nodes to follow. A node may add as many
-// as it has paths that end on a piece, so no small bound holds them all;
-// 16 held every search of the 64 mid-game positions (at most 12) and all
-// but 0.25% of those the package's tests run (at most 21), and search hands
-// a search that needs more to deepSearch.
+// as it has paths that end on a piece (less the first, kept in registers),
+// so no small bound holds them all; 16 held every search of the 64
+// mid-game positions (at most 12) and all but 56 of TestDeepSearch's
+// 146,400, and search hands a search that needs more to deepSearch.
 const maxWork = 16
 
 // search returns every cell where a segment of a chain from c ends, the
@@ -57,6 +57,13 @@ const maxWork = 16
 // the node before, and a bounce costs three stores and a pop three loads,
 // where a frame took five of each (BENCHMARKS.md, issue 39's ninth pass:
 // 0.97 of deepSearch's CPU time a mid-game list).
+//
+// A node's first bounce is not pushed: it is the next node, kept in
+// registers, and the node's other paths are followed by a second loop that
+// pushes their bounces. From one node to the next of a chain the search
+// then waits for the loads of the first bounce's path, not for those of
+// the last one's and a store and a load through the stack (issue 39's
+// eleventh pass: 0.95 of the CPU time a mid-game list).
 func (x *chain) search(c0 int, bounce0 uint64) uint64 {
 	var (
 		ends       uint64
@@ -67,11 +74,14 @@ func (x *chain) search(c0 int, bounce0 uint64) uint64 {
 	// The root, where deepSearch finds it: c0 and bounce0 kept for it in
 	// registers took moves on every path.
 	x.arch.root = work{c: uint64(c0), bounce: bounce0}
-	c1, used, bounce := uint(c0), uint64(0), bounce0
+	c1, used, bounce := uint(c0)&63, uint64(0), bounce0
+nodes:
 	for sp := uint(0); ; {
-		// c is a cell (0–35), to the compiler one below 64: the
-		// per-cell arrays are 65 long and need no mask or check.
-		c := c1 & 63
+		// c is a cell (0–35), used as it comes, from a count of
+		// trailing zeros or the stack: the compiler checks it against
+		// the per-cell arrays' 65, a branch, not a mask between a
+		// node's end and the next node's loads.
+		c := c1
 		// The shifts by c&63 and the index p&1 need no checks: in the Go
 		// build (the Pi's) each check cost instructions on every node.
 		if x.known&(1<<(c&63)) != 0 {
@@ -79,7 +89,7 @@ func (x *chain) search(c0 int, bounce0 uint64) uint64 {
 			oe = x.arch.oe[c]
 			pe, pn, ep = x.arch.pe[c], x.arch.pn[c], x.arch.ep[c]
 		} else {
-			g := &grp[uint8(c*3+uint(x.h[c])-1)]
+			g := &grp[c*3+uint(x.h[c])]
 			open = g.allowed[x.p&1]
 			oe = g.edges
 			tp := g.tp
@@ -94,6 +104,10 @@ func (x *chain) search(c0 int, bounce0 uint64) uint64 {
 			x.arch.oe[c] = oe
 			x.arch.pe[c], x.arch.pn[c], x.arch.ep[c] = pe, pn, ep
 			x.known |= 1 << (c & 63)
+			// This node's paths by all the group's boundaries (a
+			// superset: the others only remove blocked paths), so
+			// that their ANDs need not wait for the blocking loop.
+			oe = g.edges
 		}
 		// The paths crossing a boundary crossed before are out: one AND
 		// per such boundary of the group (stored complemented), no test
@@ -112,16 +126,27 @@ func (x *chain) search(c0 int, bounce0 uint64) uint64 {
 			end := pnArr[bits.TrailingZeros64(open)]
 			ends |= end
 			if end&bounce != 0 {
-				if sp == maxWork {
-					goto deep
+				// The first bounce is the next node, kept in
+				// registers; the other paths' bounces are
+				// pushed.
+				nu := used | peArr[bits.TrailingZeros64(open)]
+				nc := end
+				for open &= open - 1; open != 0; open &= open - 1 {
+					end := pnArr[bits.TrailingZeros64(open)]
+					ends |= end
+					if end&bounce != 0 {
+						if sp == maxWork {
+							goto deep
+						}
+						w := &x.arch.work[sp&(maxWork-1)]
+						w.bounce = end ^ bounce // end is one bit, of bounce
+						w.used = used | peArr[bits.TrailingZeros64(open)]
+						w.c = uint64(bits.TrailingZeros64(end))
+						sp++
+					}
 				}
-				// Field by field, in this order: a literal, or
-				// bounce^end first, took moves on every path.
-				w := &x.arch.work[sp&(maxWork-1)]
-				w.bounce = end ^ bounce // end is one bit, of bounce
-				w.used = used | peArr[bits.TrailingZeros64(open)]
-				w.c = uint64(bits.TrailingZeros64(end))
-				sp++
+				c1, used, bounce = uint(bits.TrailingZeros64(nc)), nu, bounce^nc
+				continue nodes
 			}
 		}
 		if sp == 0 {
@@ -193,7 +218,7 @@ node:
 		oe = x.arch.oe[c]
 		pe, pn, ep = x.arch.pe[c], x.arch.pn[c], x.arch.ep[c]
 	} else {
-		g := &grp[uint8(c*3+uint(x.h[c])-1)]
+		g := &grp[c*3+uint(x.h[c])]
 		open = g.allowed[x.p&1]
 		oe = g.edges
 		tp := g.tp

@@ -15,7 +15,7 @@ import (
 // chain.search: the search the package ran before chain.search had a stack
 // and the boundaries' paths (group.ep), kept to check both.
 func (x *chain) recSearch(c int, used, bounce uint64) uint64 {
-	g := &x.t.grp[c*3+int(x.h[c])-1]
+	g := &x.t.grp[c*3+int(x.h[c])]
 	var open uint64
 	if x.known&(1<<c) != 0 {
 		open = x.open[c]

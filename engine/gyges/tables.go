@@ -70,10 +70,11 @@ type tables struct {
 	// First in tables: its address is the tables' own, with no offset
 	// to add.
 	flat [flatMask + 1 + 65]uint64
-	// grp[c*3+l-1] are the paths of length l from cell c; the groups
-	// past numCells*3 are empty, there so that an index of type uint8
-	// (the Go search keeps group indexes as bytes) needs no bounds check.
-	grp   [256]group
+	// grp[c*3+l] are the paths of length l from cell c; grp[0] and the
+	// groups past numCells*3 are empty, there so that c*3+h for a cell
+	// below 64 and a height of type uint8 is in the array: the Go search
+	// adds the height to 3c with no check.
+	grp   [64*3 + 256]group
 	paths []path // followed by 64 unused paths, so that every group has 64
 
 	thr []uint64
@@ -118,10 +119,10 @@ func init() {
 // shared holds the tables of the boards seen so far, keyed by what
 // buildTables reads, so that every game on one board shares one copy (the
 // L2 cache holds one; a program with many games would otherwise keep a
-// copy of some 130 KB per game: the groups 16 KB, the paths 21 KB, the
-// blocking sets and the boundaries behind each blocking cell 24 KB, the Go
-// search's array of edges, ends and paths per boundary 66 KB, 43 KB of it
-// used).
+// copy of some 140 KB per game: the groups 28 KB, 7 KB of them used, the
+// paths 21 KB, the blocking sets and the boundaries behind each blocking
+// cell 24 KB, the Go search's array of edges, ends and paths per boundary
+// 66 KB, 43 KB of it used).
 var shared struct {
 	sync.Mutex
 	m map[string]*tables
@@ -249,7 +250,7 @@ func buildTables(b *boards.Board) (*tables, error) {
 			if len(list) > 64 {
 				return nil, fmt.Errorf("%w: gyges: board %q: more than 64 ways to go %d steps from %s", engine.ErrConfig, b.Name, l, t.names[c])
 			}
-			g := &t.grp[c*3+l-1]
+			g := &t.grp[c*3+l]
 			off[c*3+l-1] = len(t.paths)
 			lo, hi := numCells, -1
 			for k, w := range list {
@@ -306,8 +307,8 @@ func buildTables(b *boards.Board) (*tables, error) {
 		blk[i] = ^blk[i]
 	}
 	t.thr = blk
-	for i := range t.grp[:numCells*3] {
-		g := &t.grp[i]
+	for i := range numCells * 3 {
+		g := &t.grp[i+1]
 		g.ps = (*[64]path)(t.paths[off[i]:])
 		g.tp = (*[thrTE + 65]uint64)(t.thr[thr[i]+64:])
 	}
@@ -317,8 +318,8 @@ func buildTables(b *boards.Board) (*tables, error) {
 	// lowest boundary of the group's edges to the highest, then 65
 	// unused words.
 	var flat []uint64
-	for i := range t.grp[:numCells*3] {
-		g := &t.grp[i]
+	for i := range numCells * 3 {
+		g := &t.grp[i+1]
 		n := bits.Len64(g.allowed[0] | g.allowed[1])
 		g.pe, g.pn = uint16(len(flat)), uint16(len(flat)+n)
 		for k := 0; k < n; k++ {
@@ -329,8 +330,8 @@ func buildTables(b *boards.Board) (*tables, error) {
 		}
 	}
 	flat = append(flat, make([]uint64, 65)...)
-	for i := range t.grp[:numCells*3] {
-		g := &t.grp[i]
+	for i := range numCells * 3 {
+		g := &t.grp[i+1]
 		if g.edges == 0 {
 			continue
 		}
