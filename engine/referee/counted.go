@@ -90,12 +90,7 @@ func (r *Referee) oneOutcome(cands []candidate) (int, bool) {
 		case c.kind == candMove && (c.ask || strings.Contains(c.text, ";")), c.kind != candMove && c.kind != candRevise:
 			return -1, false
 		case best >= 0 && rank(c) == rank(cands[best]):
-			if tieOff || !pastsApart(c, cands[best]) {
-				return -1, false // two readings that keep as many moves
-			}
-			if c.firstRead && !cands[best].firstRead {
-				best = i // (the past as first recorded)
-			}
+			return -1, false // two readings that keep as many moves
 		case best < 0 || rank(c) < rank(cands[best]):
 			best = i
 		}
@@ -124,22 +119,6 @@ func (r *Referee) oneOutcome(cands []candidate) (int, bool) {
 	}
 	return best, true
 }
-
-// pastsApart: a and b read the same plies back to two different pasts,
-// each with the next player's move after it: the last hand rested on two
-// cells and the next player took the piece on from one or the other. The
-// game goes on the same from both, and neither past has two namings of
-// its next move: one is taken, the move as it was first recorded when it
-// is one of them (a question would ask only how the record names a past
-// no one can tell).
-func pastsApart(a, b candidate) bool {
-	return a.kind == candRevise && b.kind == candRevise && a.depth == b.depth && a.then != "" && b.then != "" &&
-		!strings.Contains(a.then, ";") && !strings.Contains(b.then, ";") && firstPly(a.text) != firstPly(b.text)
-}
-
-// tieOff: oneOutcome gives up on any two readings that keep as many
-// moves (session 20's referee; $TABLA_NOISY_TIEOFF in the tests).
-var tieOff = false
 
 // frameOff: oneOutcome takes one of two readings that revise the same
 // move alike and name the next move otherwise (session 20's referee;

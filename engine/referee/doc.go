@@ -171,14 +171,10 @@
 // most of the moves recorded so far — the plain move of the player to move,
 // else the shallowest revision — is taken unasked (oneOutcome): the same
 // piece moved three plies in a row is three moves, a corrected move and the
-// next player's plain move are recorded so. Two revisions as deep, each
-// with the next player's move (the last hand rested on two cells and the
-// next player took the piece on from one of them), are one to the game as
-// well: the one back to the move as first recorded is taken, else the
-// first found (pastsApart). Two readings of one past that name the next
-// move otherwise are not: after that past two pieces of one height
-// swapped, which is asked as after the move as recorded. Otherwise several
-// readings are asked, and the hand's going on re-reads the board.
+// next player's plain move are recorded so. Two readings of one past that
+// name the next move otherwise are not: after that past two pieces of one
+// height swapped, which is asked as after the move as recorded. Otherwise
+// several readings are asked, and the hand's going on re-reads the board.
 //
 // The other namings of a position so taken — the move before revised and
 // then the move taken, that the touches admit as a hand makes them — are

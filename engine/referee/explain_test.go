@@ -54,7 +54,6 @@ func init() {
 	gapOff = os.Getenv("TABLA_NOISY_GAPOFF") != ""
 	boundaryOff = os.Getenv("TABLA_NOISY_BOUNDARYOFF") != ""
 	frameOff = os.Getenv("TABLA_NOISY_FRAMEOFF") != ""
-	tieOff = os.Getenv("TABLA_NOISY_TIEOFF") != ""
 }
 
 // judgeFrameOff: a swap of two pieces of one height after a revision (two

@@ -1475,11 +1475,6 @@ func (r *Referee) revisionsThenAt(d int, out []candidate) []candidate {
 		after := r.afterDiff(r.diff(c, i))
 		n0 := len(out)
 		out = r.thenNext(d, i, c.texts[i], "", nt, since, tsince, moved, [][]uint8{r.cur, after}, []note{nt}, now, out)
-		if len(first.was) > 0 && first.was[0] == c.moves[i] {
-			for k := n0; k < len(out); k++ {
-				out[k].firstRead = true
-			}
-		}
 		// (a revision only asked about, or not seen: the next player's
 		// move of a piece the revision put down — its mover moved on, or
 		// either piece displaced — and the revision's pieces landed

@@ -235,9 +235,6 @@ type candidate struct {
 	// altPast: a revision of the last move as a look-alike past names it
 	// (lookAlikePast); only ever asked
 	altPast bool
-	// firstRead: a revision back to the move as it was first recorded
-	// (the hand's first rest), with the next player's move after it
-	firstRead bool
 }
 
 // Referee turns board events into moves and LED frames. It is pure: time
