@@ -30,7 +30,14 @@ type moveCounts struct {
 
 // count fills mc for the position. mc.total is 0 when the game is over, and
 // when the mover must pass.
-func (g *Game) count(mc *moveCounts) {
+func (g *Game) count(mc *moveCounts) { g.countWith(&g.x, mc) }
+
+// countWith is count with the search state x, which need not be g's:
+// x.init sets it up for g's board and clears x.known, so nothing of the
+// searches of another position is used (BenchmarkMidgameTargetsShared runs
+// the 64 mid-game positions with one x, as the Rust engine's bench runs
+// its boards with one MoveGen).
+func (g *Game) countWith(x *chain, mc *moveCounts) {
 	mc.total, mc.n, mc.place = 0, 0, false
 	if g.status != engine.Playing {
 		return
@@ -59,7 +66,7 @@ func (g *Game) count(mc *moveCounts) {
 	if p == NorthSeat {
 		r, dr = rows-1, -1
 	}
-	x := g.searcher(p)
+	x.init(g, p)
 	// The displacement cells of a replace from s are the free cells not
 	// behind the opponent's nearest row, s included: the row is the
 	// board's, unless s is the opponent side's last piece (dispCells).

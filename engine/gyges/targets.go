@@ -24,8 +24,12 @@ type Targets struct {
 // Targets fills t with the moves Moves would list, without writing them:
 // the chain searches of Moves, their outcomes kept as bit sets. It
 // allocates nothing.
-func (g *Game) Targets(t *Targets) {
-	g.count(&t.mc)
+func (g *Game) Targets(t *Targets) { g.targets(&g.x, t) }
+
+// targets is Targets with the search state x, which need not be g's (see
+// countWith).
+func (g *Game) targets(x *chain, t *Targets) {
+	g.countWith(x, &t.mc)
 	t.pass = g.status == engine.Playing && !t.mc.place && t.mc.total == 0
 }
 
