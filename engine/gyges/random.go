@@ -36,11 +36,12 @@ func (g *Game) count(mc *moveCounts) { g.countWith(&g.x, mc) }
 // x.init sets it up for g's board and clears x.known, so nothing of the
 // searches of another position is used (BenchmarkMidgameTargetsShared runs
 // the 64 mid-game positions with one x, as the Rust engine's bench runs
-// its boards with one MoveGen).
-func (g *Game) countWith(x *chain, mc *moveCounts) {
+// its boards with one MoveGen). It reports whether the mover must pass
+// (for Targets, which is then small enough to be inlined).
+func (g *Game) countWith(x *chain, mc *moveCounts) (pass bool) {
 	mc.total, mc.n, mc.place = 0, 0, false
 	if g.status != engine.Playing {
-		return
+		return false
 	}
 	p := int(g.toMove)
 	if g.inH[0]|g.inH[1] != 0 {
@@ -59,7 +60,7 @@ func (g *Game) countWith(x *chain, mc *moveCounts) {
 			}
 		}
 		mc.total = mc.nHeights * mc.freeCount
-		return
+		return false
 	}
 	occ := g.occ & boardMask
 	r, dr := 0, 1
@@ -97,9 +98,10 @@ func (g *Game) countWith(x *chain, mc *moveCounts) {
 		}
 		if mc.total > 0 {
 			mc.n = n
-			return
+			return false
 		}
 	}
+	return true
 }
 
 // search runs the chain search from mc.from[k] and sets the outcomes and
