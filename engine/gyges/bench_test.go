@@ -89,6 +89,28 @@ func BenchmarkMidgameTargets(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lists/s")
 }
 
+// BenchmarkMidgameTargetsShared is BenchmarkMidgameTargets with one search
+// state (chain) for all 64 positions, as the Rust engine's bench runs its 64
+// boards with one MoveGen: each game keeps only its position, the state is
+// set up anew for each list (countWith), and nothing of one list's searches
+// is used by the next (TestTargetsShared). BenchmarkMidgameTargets, kept so
+// that the earlier figures stay comparable, cycles through 64 states of
+// some 2.5 KB, one per game.
+func BenchmarkMidgameTargetsShared(b *testing.B) {
+	games := midgameGames(b, "advanced")
+	x := new(chain)
+	var t Targets
+	b.ReportAllocs()
+	total, i := 0, 0
+	for b.Loop() {
+		games[i&63].targets(x, &t)
+		total += t.Len()
+		i++
+	}
+	b.ReportMetric(float64(total)/float64(i), "moves")
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lists/s")
+}
+
 func benchLists(b *testing.B, games []*Game) {
 	buf := make([]engine.Move, 0, 4096)
 	b.ReportAllocs()

@@ -58,29 +58,32 @@
 // when the caller's buffer has room.
 //
 // Both searches keep an explicit stack instead of recursing. The Go search
-// (chain.search), the one of every architecture but amd64 and of the purego
-// build tag, keeps a stack of the nodes still to follow (cell, boundaries
-// used, pieces left): a node's walks are followed in one loop, its first
-// bounce the next node (in registers) and each other bounce adding a node
-// to the stack, so the cell of the next node is known before the walks of
-// the one before are done and the processor overlaps their loads. A search
-// that fills that stack (16 nodes; 0.25% of the tests' searches, none of
-// the benchmark's mid-game ones) is run again by chain.deepSearch, whose
-// stack holds the nodes waiting for a bounce's chain (walks left,
-// boundaries used, pieces left), at most one per bounce. Both find where
-// a group's walks are in one array of the tables (tables.flat: 16-bit
-// offsets), and keep per known piece those offsets and its boundaries
-// beside its unblocked walks.
-// The searches' state lives in the Game (a fresh one, over a kilobyte,
-// would be zeroed on every list). On amd64 the search runs in assembly
-// (search_amd64.s, chainSearch): a stack of (paths left, paths, boundaries
-// used, pieces left), the outcomes in a register, and each known piece's
-// paths address kept next to its unblocked paths. TestRunSearch
-// checks the one the build runs against a plain recursive search on every
-// piece of 6 300 positions, both movers; TestDeepSearch the Go build's two
-// searches the same way, with searches that hand over among them. The assembly's hot loop's place in
-// the code matters (15-25% on the development machine), so the function is
-// 64-byte aligned and the loop at a fixed offset.
+// (chain.search), the one of every build but amd64 with the gygesasm build
+// tag (and not purego), keeps a stack of the nodes still to follow (cell,
+// boundaries used, pieces left): a node's walks are followed in one loop,
+// its first bounce the next node (in registers) and each other bounce
+// adding a node to the stack, so the cell of the next node is known before
+// the walks of the one before are done and the processor overlaps their
+// loads. A search that fills that stack (16 nodes; 0.25% of the tests'
+// searches, none of the benchmark's mid-game ones) is run again by
+// chain.deepSearch, whose stack holds the nodes waiting for a bounce's
+// chain (walks left, boundaries used, pieces left), at most one per bounce.
+// Both find where a group's walks are in one array of the tables
+// (tables.flat: 16-bit offsets), and keep per known piece those offsets and
+// its boundaries beside its unblocked walks. The searches' state lives in
+// the Game (a fresh one, over a kilobyte, would be zeroed on every list).
+// On amd64 with -tags gygesasm the search runs in assembly (search_amd64.s,
+// chainSearch): a stack of (paths left, paths, boundaries used, pieces
+// left), the outcomes in a register, and each known piece's paths address
+// kept next to its unblocked paths. TestRunSearch checks the one the build
+// runs against a plain recursive search on every piece of 6 300 positions,
+// both movers; TestDeepSearch the Go build's two searches the same way,
+// with searches that hand over among them. The assembly's hot loop's place
+// in the code matters (15-25% on the development machine), so the function
+// is 64-byte aligned and the loop at a fixed offset. It is no longer the
+// default on amd64: the Go search takes 0.88-0.91 of its CPU time there
+// (full list, undecoded list, perft 3; BENCHMARKS.md, issue 39's twelfth
+// pass).
 //
 // Targets is the list undecoded, what Moves computes before it writes a
 // move: per start piece of the row to move from, its end cells, its

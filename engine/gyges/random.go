@@ -30,10 +30,18 @@ type moveCounts struct {
 
 // count fills mc for the position. mc.total is 0 when the game is over, and
 // when the mover must pass.
-func (g *Game) count(mc *moveCounts) {
+func (g *Game) count(mc *moveCounts) { g.countWith(&g.x, mc) }
+
+// countWith is count with the search state x, which need not be g's:
+// x.init sets it up for g's board and clears x.known, so nothing of the
+// searches of another position is used (BenchmarkMidgameTargetsShared runs
+// the 64 mid-game positions with one x, as the Rust engine's bench runs
+// its boards with one MoveGen). It reports whether the mover must pass
+// (for Targets, which is then small enough to be inlined).
+func (g *Game) countWith(x *chain, mc *moveCounts) (pass bool) {
 	mc.total, mc.n, mc.place = 0, 0, false
 	if g.status != engine.Playing {
-		return
+		return false
 	}
 	p := int(g.toMove)
 	if g.inH[0]|g.inH[1] != 0 {
@@ -52,14 +60,14 @@ func (g *Game) count(mc *moveCounts) {
 			}
 		}
 		mc.total = mc.nHeights * mc.freeCount
-		return
+		return false
 	}
 	occ := g.occ & boardMask
 	r, dr := 0, 1
 	if p == NorthSeat {
 		r, dr = rows-1, -1
 	}
-	x := g.searcher(p)
+	x.init(g, p)
 	// The displacement cells of a replace from s are the free cells not
 	// behind the opponent's nearest row, s included: the row is the
 	// board's, unless s is the opponent side's last piece (dispCells).
@@ -74,7 +82,14 @@ func (g *Game) count(mc *moveCounts) {
 		n := 0
 		for s := occ & rowMask[r]; s != 0 && n < cols; s &= s - 1 {
 			c := Cell(bits.TrailingZeros64(s))
-			ends, lands := x.outcomes(c)
+			// x.outcomes(c), written out: a call less per start piece.
+			via := x.t.via[c]
+			x.known &^= via
+			o := x.all &^ (1 << c)
+			x.occ = o
+			all := x.runSearch(int(c), o)
+			x.known &^= via
+			ends, lands := all&^o&^(1<<c), all&o
 			k := bits.OnesCount64(ends)
 			var dc uint64
 			if g.advanced && lands != 0 {
@@ -90,9 +105,10 @@ func (g *Game) count(mc *moveCounts) {
 		}
 		if mc.total > 0 {
 			mc.n = n
-			return
+			return false
 		}
 	}
+	return true
 }
 
 // search runs the chain search from mc.from[k] and sets the outcomes and

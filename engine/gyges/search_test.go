@@ -43,10 +43,10 @@ func (x *chain) recSearch(c int, used, bounce uint64) uint64 {
 }
 
 // TestRunSearch checks the chain search the package runs (in assembly on
-// amd64, chain.search in Go otherwise) against recSearch, from every piece
-// of the board for both movers, on the positions of seeded random games,
-// with x.open and x.known carried from one start cell to the next as
-// outcomes carries them.
+// amd64 with -tags gygesasm, chain.search in Go otherwise) against
+// recSearch, from every piece of the board for both movers, on the
+// positions of seeded random games, with x.open and x.known carried from
+// one start cell to the next as outcomes carries them.
 func TestRunSearch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(16, 1))
 	buf := make([]engine.Move, 0, 4096)

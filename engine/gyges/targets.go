@@ -24,10 +24,11 @@ type Targets struct {
 // Targets fills t with the moves Moves would list, without writing them:
 // the chain searches of Moves, their outcomes kept as bit sets. It
 // allocates nothing.
-func (g *Game) Targets(t *Targets) {
-	g.count(&t.mc)
-	t.pass = g.status == engine.Playing && !t.mc.place && t.mc.total == 0
-}
+func (g *Game) Targets(t *Targets) { t.pass = g.countWith(&g.x, &t.mc) }
+
+// targets is Targets with the search state x, which need not be g's (see
+// countWith).
+func (g *Game) targets(x *chain, t *Targets) { t.pass = g.countWith(x, &t.mc) }
 
 // Len is the number of moves Moves lists: 0 when the game is over, 1 for a
 // pass.

@@ -131,3 +131,63 @@ func TestTargetsAllocs(t *testing.T) {
 		t.Errorf("%v allocations a run of Targets and All over the mid-game positions", allocs)
 	}
 }
+
+// TestTargetsShared: one search state used for the lists of many positions
+// in turn (BenchmarkMidgameTargetsShared: the 64 mid-game positions, here in
+// shuffled orders, and the positions of random games of both variants)
+// gives each position the moves its Moves lists, and leaves the state as a
+// fresh one would after that position alone: the same pieces searched, with
+// the same open paths, so no search of an earlier position was reused
+// (the state is not read in the setup and when the game is over).
+func TestTargetsShared(t *testing.T) {
+	rng := rand.New(rand.NewPCG(39, 12))
+	x := new(chain)
+	var tg Targets
+	check := func(g *Game) []engine.Move {
+		t.Helper()
+		want := g.Moves(nil)
+		g.targets(x, &tg)
+		if got := tg.Append(nil); !slices.Equal(got, want) {
+			t.Fatalf("advanced %v, %s: shared state gives %v, Moves %v", g.advanced, positionLine(g), got, want)
+		}
+		if g.status != engine.Playing || g.Setup() {
+			return want // no search: the state is not read
+		}
+		var fresh chain
+		var ft Targets
+		g.targets(&fresh, &ft)
+		if x.known != fresh.known {
+			t.Fatalf("advanced %v, %s: shared state knows %#x, a fresh one %#x", g.advanced, positionLine(g), x.known, fresh.known)
+		}
+		for k := x.known; k != 0; k &= k - 1 {
+			c := bits.TrailingZeros64(k)
+			if x.open[c] != fresh.open[c] {
+				t.Fatalf("advanced %v, %s: open paths of %v %#x, fresh %#x", g.advanced, positionLine(g), Cell(c), x.open[c], fresh.open[c])
+			}
+		}
+		return want
+	}
+	games := midgameGames(t, "advanced")
+	for round := 0; round < 4; round++ {
+		for _, i := range rng.Perm(len(games)) {
+			check(games[i])
+		}
+	}
+	positions := 0
+	for _, variant := range []string{"basic", "advanced"} {
+		for game := 0; game < 20; game++ {
+			g := mustGame(t, variant, rowsPosition("321123", "321123", "south"))
+			for ply := 0; ply < 200; ply++ {
+				want := check(g)
+				if len(want) == 0 {
+					break
+				}
+				positions++
+				g.Play(want[rng.IntN(len(want))])
+			}
+		}
+	}
+	if positions < 1000 {
+		t.Errorf("%d positions of random games: too few to tell", positions)
+	}
+}
