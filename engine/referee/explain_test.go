@@ -382,7 +382,9 @@ func (x *explainer) admits(e *evidence, from, to []byte, named []int) bool {
 // off a cell needs a lift there, each that puts one down a fill, in the
 // plies' order, and the players take turns: every change a ply needs comes
 // after every change the ply before it needed, by more than the settle time
-// (two people's hands; $TABLA_NOISY_GAP=off: any time after). The sensors may show more
+// (two people's hands; $TABLA_NOISY_GAP=off: any time after), and in GYGES
+// the pieces a ply picks up stood on their cells when the ply before ended
+// ($TABLA_NOISY_STAND=off: not asked). The sensors may show more
 // (bumps, rests), never less. Within a GYGES ply a piece is put down after
 // it was picked up: the mover's piece lands after its cell was emptied, a
 // replace's displaced piece after its landing cell was.
