@@ -102,8 +102,11 @@ func (r *Referee) oneOutcome(cands []candidate) (int, bool) {
 	// move otherwise are a swap of two pieces of one height after that
 	// revision: asked, as after the move as recorded.
 	for i, c := range cands {
+		if frameOff || c.kind != candRevise || c.then == "" {
+			continue
+		}
 		for _, e := range cands[i+1:] {
-			if !frameOff && c.kind == candRevise && e.kind == candRevise && c.depth == e.depth && c.then != "" && e.then != "" && c.then != e.then && firstPly(c.text) == firstPly(e.text) {
+			if e.kind == candRevise && e.depth == c.depth && e.then != "" && e.then != c.then && firstPly(e.text) == firstPly(c.text) {
 				return -1, false
 			}
 		}

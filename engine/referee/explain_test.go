@@ -904,8 +904,12 @@ func oneToTheGame(readings []string, hashes []uint64) bool {
 	// otherwise are a swap of two pieces of one height there, which the
 	// referee asks about as it would after the plain past.
 	for i, r := range readings {
+		past, ok := strings.CutPrefix(r, "revise:")
+		if judgeFrameOff || !ok {
+			continue
+		}
 		for _, q := range readings[i+1:] {
-			if !judgeFrameOff && strings.HasPrefix(r, "revise:") && strings.HasPrefix(q, "revise:") && firstPly(r[len("revise:"):]) == firstPly(q[len("revise:"):]) {
+			if qp, ok := strings.CutPrefix(q, "revise:"); ok && firstPly(qp) == firstPly(past) {
 				return false
 			}
 		}
